@@ -1,0 +1,45 @@
+# Two commands matter: `make run` (the product with demo data) and `make test` (the whole suite).
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.install-stamp
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: install run test test-fast services worker beat lint bench migrate
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	@touch $(STAMP)
+
+migrate: install
+	$(PY) manage.py migrate --noinput
+
+run: migrate
+	$(PY) manage.py seed_demo_if_empty
+	$(PY) manage.py runserver $(HOST):$(PORT)
+
+# Starts PostgreSQL and Redis if they are installed but stopped; the suite decides what to do
+# if they are still missing (skip with a warning, or fail under REQUIRE_SERVICES=1).
+services:
+	@bash .ci/services || true
+
+test: install services
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+test-fast: install
+	$(PY) -m pytest -m "not slow and not browser" $(PYTEST_ARGS)
+
+worker: install
+	$(VENV)/bin/celery -A grading.celery worker --loglevel=INFO --concurrency=$${CONCURRENCY:-2}
+
+beat: install
+	$(VENV)/bin/celery -A grading.celery beat --loglevel=INFO
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy grading/engine
+	$(VENV)/bin/lint-imports

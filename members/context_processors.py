@@ -1,0 +1,14 @@
+"""What the navigation bar needs: who is signed in and which clubs they administer."""
+
+from clubs.selectors import clubs_with_admin_role
+from members.selectors import member_for_user
+
+
+def navigation(request):
+    user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated:
+        return {}
+    return {
+        "nav_member": member_for_user(user=user),
+        "nav_admin_clubs": list(clubs_with_admin_role(user=user).only("name", "slug")),
+    }

@@ -1,0 +1,55 @@
+"""Writes to members. Keyword-only arguments; each function names the thing and the verb."""
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from grading.engine.types import normalise_number
+from members.models import Member
+
+
+class InvalidMembershipNumber(ValueError):
+    pass
+
+
+def member_get_or_create(*, number: str, name: str) -> tuple[Member, list[str]]:
+    """The member with this number, created with ``name`` if new (S14.2).
+
+    Returns the member and warnings: a name that differs from the record is a warning, never
+    a new member.
+    """
+    normalised = normalise_number(number)
+    if normalised is None:
+        raise InvalidMembershipNumber(f"{number!r} is not a membership number")
+    member, created = Member.objects.get_or_create(
+        national_number=normalised, defaults={"name": name.strip() or normalised}
+    )
+    warnings = []
+    if not created and name.strip() and _names_differ(member.name, name):
+        warnings.append(
+            f"Membership number {normalised} is {member.name} in our records, "
+            f"but the file says {name.strip()!r}."
+        )
+    return member, warnings
+
+
+def _names_differ(recorded: str, given: str) -> bool:
+    def simplify(text: str) -> str:
+        return " ".join(text.lower().replace(",", " ").split())
+
+    return simplify(recorded) != simplify(given) and sorted(simplify(recorded).split()) != sorted(
+        simplify(given).split()
+    )
+
+
+@transaction.atomic
+def member_login_create(*, member: Member, username: str, password: str, is_staff: bool = False):
+    """Give a member a login (or reset an existing one's password)."""
+    user_model = get_user_model()
+    user, _ = user_model.objects.get_or_create(username=username)
+    user.set_password(password)
+    user.is_staff = is_staff
+    user.save()
+    if member.user_id != user.pk:
+        member.user = user
+        member.save(update_fields=["user"])
+    return user

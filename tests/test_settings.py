@@ -1,0 +1,56 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grading.settings import database_from_url
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_database_url_postgres_is_parsed():
+    db = database_from_url("postgres://alice:s%40cret@db.example:6543/grades?sslmode=require")
+    assert db["ENGINE"] == "django.db.backends.postgresql"
+    assert (db["NAME"], db["USER"], db["PASSWORD"]) == ("grades", "alice", "s@cret")
+    assert (db["HOST"], db["PORT"]) == ("db.example", "6543")
+    assert db["OPTIONS"] == {"sslmode": "require"}
+
+
+def test_unknown_database_scheme_is_refused():
+    from django.core.exceptions import ImproperlyConfigured
+
+    with pytest.raises(ImproperlyConfigured):
+        database_from_url("mysql://root@localhost/x")
+
+
+def run_manage(*args: str, **env: str) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DATABASE_URL"))}
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_production_settings_pass_check_deploy():
+    result = run_manage(
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        DJANGO_DEBUG="0",
+        DJANGO_SECRET_KEY="x" * 20 + "a-long-random-production-secret-key-0123456789",
+        DJANGO_ALLOWED_HOSTS="grades.example.org",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_production_without_secret_key_refuses_to_start():
+    result = run_manage("check", DJANGO_DEBUG="0", DJANGO_ALLOWED_HOSTS="grades.example.org")
+    assert result.returncode != 0
+    assert "DJANGO_SECRET_KEY" in result.stderr
