@@ -20,6 +20,8 @@ urlpatterns = [
         auth_views.PasswordChangeDoneView.as_view(),
         name="password_change_done",
     ),
+    path("tools/vp-scale/", views.vp_scale, name="vp-scale"),
+    path("tools/score/", views.score_tool, name="score-tool"),
     path("clubs/", include("clubs.urls")),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
