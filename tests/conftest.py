@@ -2,9 +2,9 @@ import os
 from pathlib import Path
 
 import pytest
-from django.db import connection
 
-from tests.factories import ClubFactory, ClubRoleFactory, MemberFactory, UserFactory
+# Django-dependent imports stay inside the fixtures, so the pure engine and parser tests can
+# also run without Django (pytest -p no:django tests/engine).
 
 ARTIFACTS = Path(__file__).parent / "artifacts"
 REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES", "") == "1"
@@ -19,6 +19,8 @@ def skip_or_fail(reason: str):
 
 @pytest.fixture
 def postgres(db):
+    from django.db import connection
+
     if connection.vendor != "postgresql":
         skip_or_fail("this test needs PostgreSQL (set DATABASE_URL or start the local server)")
     return connection
@@ -27,6 +29,8 @@ def postgres(db):
 @pytest.fixture
 def member_user(db):
     """A member with a login, in one club, and no administrator role."""
+    from tests.factories import ClubRoleFactory, MemberFactory, UserFactory
+
     user = UserFactory()
     member = MemberFactory(user=user)
     role = ClubRoleFactory(member=member)
@@ -35,6 +39,8 @@ def member_user(db):
 
 @pytest.fixture
 def club_admin(db):
+    from tests.factories import ClubRoleFactory, MemberFactory, UserFactory
+
     user = UserFactory()
     member = MemberFactory(user=user)
     role = ClubRoleFactory(member=member, role="admin")
@@ -43,6 +49,8 @@ def club_admin(db):
 
 @pytest.fixture
 def other_club(db):
+    from tests.factories import ClubFactory
+
     return ClubFactory()
 
 
