@@ -238,6 +238,9 @@ class LedgerEntry(models.Model):
         SessionVersion, on_delete=models.PROTECT, related_name="ledger_entries"
     )
     params_name = models.CharField(max_length=40)
+    host_pair = models.CharField(
+        max_length=20, blank=True, help_text="An approved host request's pair (S3.9)."
+    )
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -1,0 +1,412 @@
+"""The grading fold on the database (S5.2-S5.4): one ledger operation at a time.
+
+Each worker process keeps a ``ReplayState`` in memory and brings it up to date from the
+``LedgerEntry`` table before every operation, under the lock on the single ``LedgerHead`` row,
+so however many workers run, operations are appended strictly in sequence and each sees every
+operation before it. A state that may have diverged from the database (an exception after an
+operation was applied) is dropped and rebuilt by replaying the ledger.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterable
+
+from django.db import transaction
+from django.utils import timezone
+
+from grading.engine import codec
+from grading.engine.ngs import (
+    NGS_DEFAULT,
+    ProcessOp,
+    ReplayState,
+    StepResult,
+    WithdrawOp,
+    apply,
+    get_params,
+    why_not_graded,
+)
+from grading.engine.types import SessionResult
+from grading.models import (
+    CurrentGrade,
+    LedgerEntry,
+    LedgerHead,
+    PairResult,
+    PartnershipGrade,
+    SessionGrade,
+    SessionVersion,
+    Upload,
+)
+from members.models import Member
+
+log = logging.getLogger(__name__)
+ENGINE_PATH = os.environ.get("GRADING_ENGINE_PATH", "reference")
+_states: dict[str, ReplayState] = {}
+_last_applied: dict[str, int] = {}  # params name -> primary key of the last entry applied
+
+
+def ledger_head_lock() -> LedgerHead:
+    """The ledger head, locked until the transaction ends (PostgreSQL row lock)."""
+    head, _ = LedgerHead.objects.get_or_create(pk=1, defaults={"params_name": NGS_DEFAULT.name})
+    return LedgerHead.objects.select_for_update().get(pk=head.pk)
+
+
+def ledger_ops(entries: Iterable[LedgerEntry]) -> Iterable[ProcessOp | WithdrawOp]:
+    for entry in entries:
+        if entry.operation == LedgerEntry.Operation.PROCESS:
+            session = codec.load(SessionResult, entry.version.payload)
+            yield ProcessOp(entry.seq, str(entry.version_id), session, entry.host_pair or None)
+        else:
+            yield WithdrawOp(entry.seq, str(entry.version_id))
+
+
+def ledger_state(params_name: str) -> ReplayState:
+    """This process's state, caught up with every ledger entry in the database.
+
+    A cached state whose last entry is no longer in the database (a rolled-back transaction,
+    a restored backup) is dropped and rebuilt from empty.
+    """
+    state = _states.get(params_name)
+    if state is not None and state.last_seq and not LedgerEntry.objects.filter(
+        seq=state.last_seq, pk=_last_applied.get(params_name)
+    ).exists():
+        state = None
+    if state is None:
+        state = _states[params_name] = ReplayState(get_params(params_name), ENGINE_PATH)
+    pending = LedgerEntry.objects.filter(seq__gt=state.last_seq).select_related("version")
+    for entry in pending.order_by("seq").iterator(chunk_size=500):
+        (op,) = ledger_ops([entry])
+        apply(state, op)
+        state.steps.clear()
+        _last_applied[params_name] = entry.pk
+    return state
+
+
+def ledger_state_forget() -> None:
+    _states.clear()
+    _last_applied.clear()
+
+
+def versions_grade_pending() -> int:
+    """Grade every stored version in the order stored, one transaction each (S5.2)."""
+    graded = 0
+    while True:
+        try:
+            with transaction.atomic():
+                head = ledger_head_lock()
+                version = (
+                    SessionVersion.objects.select_for_update()
+                    .filter(state=SessionVersion.State.STORED)
+                    .order_by("pk")
+                    .first()
+                )
+                if version is None:
+                    return graded
+                version_grade(head=head, version=version)
+        except Exception:
+            ledger_state_forget()
+            raise
+        graded += 1
+
+
+def version_grade(*, head: LedgerHead, version: SessionVersion) -> None:
+    """Withdraw the session's previous live version, then process this one (S5.3)."""
+    state = ledger_state(head.params_name)
+    session = version.session
+    previous = session.live_version
+    if previous is not None and previous.state == SessionVersion.State.GRADED:
+        version_withdraw(head=head, version=previous, state=state)
+    result = codec.load(SessionResult, version.payload)
+    version.late = head.reference_date is not None and result.date < head.reference_date
+    reason = why_not_graded(result, state.params)
+    if reason:
+        _store_not_graded(version, result, reason, state)
+    else:
+        step, entry = _append(head, state, LedgerEntry.Operation.PROCESS, version, result)
+        _store_step(step, entry, version, state)
+    session.live_version = version
+    session.save(update_fields=["live_version"])
+    _finish_uploads([version.upload_id])
+
+
+def version_withdraw(
+    *, head: LedgerHead, version: SessionVersion, state: ReplayState | None = None
+) -> StepResult:
+    """Withdraw a graded version: its session grades leave every history (S5.3)."""
+    state = state or ledger_state(head.params_name)
+    step, _ = _append(head, state, LedgerEntry.Operation.WITHDRAW, version, None)
+    SessionGrade.objects.filter(version=version).update(live=False)
+    version.state = SessionVersion.State.WITHDRAWN
+    version.save(update_fields=["state"])
+    _store_grades(step, state)
+    return step
+
+
+def _append(head, state, operation, version, result) -> tuple[StepResult, LedgerEntry]:
+    seq = head.last_seq + 1
+    if operation == LedgerEntry.Operation.PROCESS:
+        op: ProcessOp | WithdrawOp = ProcessOp(seq, str(version.pk), result, None)
+    else:
+        op = WithdrawOp(seq, str(version.pk))
+    step = apply(state, op)
+    state.steps.clear()
+    entry = LedgerEntry.objects.create(
+        seq=seq, operation=operation, version=version, params_name=head.params_name
+    )
+    _last_applied[head.params_name] = entry.pk
+    head.last_seq = seq
+    head.reference_date = step.reference_date
+    head.save(update_fields=["last_seq", "reference_date"])
+    return step, entry
+
+
+def _members_by_number(numbers: Iterable[str]) -> dict[str, Member]:
+    return {m.national_number: m for m in Member.objects.filter(national_number__in=set(numbers))}
+
+
+def _store_step(
+    step: StepResult, entry: LedgerEntry, version: SessionVersion, state: ReplayState
+) -> None:
+    outcome = step.outcome
+    assert outcome is not None
+    _store_pair_figures(version, outcome)
+    after = {grade.subject: grade.grade for grade in step.current_grades}
+    members = _members_by_number(r.number for r in outcome.players)
+    partners = _members_by_number(r.partner for r in outcome.players if r.partner)
+    date = outcome.key.date
+    SessionGrade.objects.bulk_create(
+        SessionGrade(
+            entry=entry,
+            version=version,
+            member=members[r.number],
+            partner=partners.get(r.partner) if r.partner else None,
+            date=date,
+            pair_id=r.pair_id,
+            grade_before=r.grade_before,
+            partner_grade=r.partner_grade,
+            sopp=r.sopp,
+            score_term=r.score_term,
+            excess=r.excess,
+            regular_adjustment=r.regular_adjustment,
+            gain=r.gain,
+            par=r.par,
+            boards=r.boards,
+            boards_reported=r.boards_reported,
+            factor=r.factor,
+            session_grade=r.session_grade,
+            grade_after=after.get(r.number),
+            reason=r.reason,
+        )
+        for r in outcome.players
+    )
+    version.state = SessionVersion.State.GRADED
+    version.sof = outcome.sof
+    version.known_pairs = outcome.known_pairs
+    version.total_pairs = outcome.total_pairs
+    version.save(update_fields=["state", "sof", "known_pairs", "total_pairs", "late"])
+    _store_grades(step, state)
+
+
+def _store_pair_figures(version: SessionVersion, outcome) -> None:
+    rows = {row.pair_id: row for row in version.pairs.all()}
+    for pair in outcome.pairs:
+        row = rows.get(pair.pair_id)
+        if row is None:
+            continue
+        row.score_term, row.sopp, row.par, row.excess = (
+            pair.score_term, pair.sopp, pair.par, pair.excess,
+        )  # fmt: skip
+    PairResult.objects.bulk_update(rows.values(), ["score_term", "sopp", "par", "excess"])
+
+
+def _store_not_graded(version, result: SessionResult, reason: str, state: ReplayState) -> None:
+    version.state = SessionVersion.State.NOT_GRADED
+    version.not_graded_reason = reason[:255]
+    version.known_pairs = sum(pair.known for pair in result.pairs)
+    version.total_pairs = len(result.pairs)
+    version.save(update_fields=["state", "not_graded_reason", "known_pairs", "total_pairs", "late"])
+    numbers = {p.number for pair in result.pairs for p in pair.players if p.number}
+    members = _members_by_number(numbers)
+    rows = []
+    for pair in result.pairs:
+        a, b = pair.players
+        for me, partner in ((a, b), (b, a)):
+            if me.number is None or me.number not in members:
+                continue
+            before = state.player_grade(me.number, result.date)
+            rows.append(
+                SessionGrade(
+                    version=version, member=members[me.number],
+                    partner=members.get(partner.number) if partner.number else None,
+                    date=result.date, pair_id=pair.pair_id,
+                    grade_before=before.grade if before else state.params.first_grade(
+                        result.weighting),
+                    gain=state.params.gain, boards=pair.boards or state.params.default_boards,
+                    boards_reported=pair.boards is not None, reason=reason[:255], live=False,
+                )
+            )  # fmt: skip
+    SessionGrade.objects.bulk_create(rows)
+
+
+def _store_grades(step: StepResult, state: ReplayState) -> None:
+    members = _members_by_number(g.subject for g in step.current_grades)
+    existing = {
+        cg.member_id: cg
+        for cg in CurrentGrade.objects.filter(member__in=[m.pk for m in members.values()])
+    }
+    to_create, to_update = [], []
+    for grade in step.current_grades:
+        member = members[grade.subject]
+        history = state.players[grade.subject]
+        row = existing.get(member.pk) or CurrentGrade(member=member)
+        row.grade, row.status, row.band = grade.grade, grade.status.value, grade.band
+        row.boards_in_window = grade.boards_in_window
+        row.sessions_in_window = grade.sessions_in_window
+        row.as_of, row.seq = grade.as_of, step.seq
+        row.initial_grade = history.initial
+        entries = history.history().entries
+        row.last_session_date = max((e.date for e in entries), default=None)
+        (to_update if row.pk else to_create).append(row)
+    CurrentGrade.objects.bulk_create(to_create)
+    CurrentGrade.objects.bulk_update(
+        to_update,
+        ["grade", "status", "band", "boards_in_window", "sessions_in_window", "initial_grade",
+         "last_session_date", "as_of", "seq"],
+    )  # fmt: skip
+    _store_partnerships(step, state)
+
+
+def _store_partnerships(step: StepResult, state: ReplayState) -> None:
+    keys = [tuple(g.subject.split("+", 1)) for g in step.partnership_grades]
+    members = _members_by_number(n for key in keys for n in key)
+    for grade, (a, b) in zip(step.partnership_grades, keys, strict=True):
+        history = state.partnerships[(a, b)]
+        entries = history.history().entries
+        row, _ = PartnershipGrade.objects.get_or_create(
+            member_a=members[a], member_b=members[b],
+            defaults={"grade": grade.grade, "first_value": history.initial, "as_of": grade.as_of},
+        )  # fmt: skip
+        row.grade, row.boards_in_window = grade.grade, grade.boards_in_window
+        row.as_of, row.seq = grade.as_of, step.seq
+        row.first_value = history.initial
+        row.boards_together = history.graded_boards()
+        row.sessions_together = len(entries)
+        row.last_played = max((e.date for e in entries), default=None)
+        row.shown = grade.status.value != CurrentGrade.Status.PROVISIONAL
+        row.save()
+
+
+def _finish_uploads(upload_ids: Iterable[int | None]) -> None:
+    for upload in Upload.objects.filter(pk__in=[u for u in upload_ids if u]):
+        if not upload.versions.filter(state=SessionVersion.State.STORED).exists():
+            upload.status = Upload.Status.GRADED
+            upload.finished = timezone.now()
+            upload.save(update_fields=["status", "finished"])
+
+
+def _differs(stored: float | None, computed: float | None, tol: float) -> bool:
+    if stored is None or computed is None:
+        return stored is not computed
+    return abs(stored - computed) > tol
+
+
+SESSION_GRADE_PARTS = (
+    "grade_before", "partner_grade", "sopp", "score_term", "excess", "regular_adjustment",
+    "par", "session_grade",
+)  # fmt: skip
+
+
+def ledger_check(tol: float = 1e-9) -> list[str]:
+    """Replay the whole ledger from empty and list every stored figure it does not reproduce
+    (S5.4, S14.11). An empty list means the database is exactly the fold of its ledger."""
+    head = LedgerHead.objects.first()
+    params = get_params(head.params_name if head else NGS_DEFAULT.name)
+    state = ReplayState(params, ENGINE_PATH)
+    stored: dict[int, dict[str, SessionGrade]] = {}
+    for row in SessionGrade.objects.filter(entry__isnull=False).select_related("member"):
+        stored.setdefault(row.version_id, {})[row.member.national_number] = row
+    problems: list[str] = []
+    entries = LedgerEntry.objects.select_related("version").order_by("seq")
+    for op in ledger_ops(entries.iterator(chunk_size=500)):
+        step = apply(state, op)
+        state.steps.clear()
+        if isinstance(op, ProcessOp) and step.outcome is not None:
+            problems += _check_outcome(op, step, stored.pop(int(op.version), {}), tol)
+    problems += [f"version {v}: session grades stored but not in the ledger" for v in stored]
+    problems += _check_current_grades(state, tol)
+    problems += _check_partnerships(state, tol)
+    return problems
+
+
+def _check_outcome(op: ProcessOp, step: StepResult, rows: dict, tol: float) -> list[str]:
+    problems = []
+    assert step.outcome is not None
+    for record in step.outcome.players:
+        row = rows.pop(record.number, None)
+        where = f"seq {op.seq} version {op.version} member {record.number}"
+        if row is None:
+            problems.append(f"{where}: session grade missing")
+            continue
+        for part in SESSION_GRADE_PARTS:
+            if _differs(getattr(row, part), getattr(record, part), tol):
+                problems.append(
+                    f"{where}: {part} stored {getattr(row, part)} computed {getattr(record, part)}"
+                )
+    problems += [f"seq {op.seq}: member {n} has a grade the fold does not give" for n in rows]
+    return problems
+
+
+def _check_current_grades(state: ReplayState, tol: float) -> list[str]:
+    problems = []
+    for row in CurrentGrade.objects.select_related("member"):
+        number = row.member.national_number
+        computed = state.player_grade(number, row.as_of)
+        if computed is None:
+            problems.append(f"member {number}: current grade stored but never graded")
+        elif _differs(row.grade, computed.grade, tol) or (row.status, row.boards_in_window) != (
+            computed.status.value, computed.boards_in_window
+        ):
+            problems.append(
+                f"member {number}: stored {row.grade} {row.status} {row.boards_in_window}, "
+                f"computed {computed.grade} {computed.status.value} {computed.boards_in_window}"
+            )
+    return problems
+
+
+def _check_partnerships(state: ReplayState, tol: float) -> list[str]:
+    problems = []
+    for row in PartnershipGrade.objects.select_related("member_a", "member_b"):
+        key = (row.member_a.national_number, row.member_b.national_number)
+        history = state.partnerships.get(key)
+        if history is None:
+            problems.append(f"partnership {key}: stored but never graded")
+            continue
+        computed = history.grade(row.as_of, state.params, subject=f"{key[0]}+{key[1]}")
+        if _differs(row.grade, computed.grade, tol):
+            problems.append(f"partnership {key}: stored {row.grade}, computed {computed.grade}")
+    return problems
+
+
+@transaction.atomic
+def ledger_refold() -> int:
+    """Recompute every stored grade by folding the ledger from empty. Returns the steps."""
+    head = ledger_head_lock()
+    SessionGrade.objects.filter(entry__isnull=False).delete()
+    CurrentGrade.objects.all().delete()
+    PartnershipGrade.objects.all().delete()
+    ledger_state_forget()
+    state = ReplayState(get_params(head.params_name), ENGINE_PATH)
+    entries = list(LedgerEntry.objects.select_related("version").order_by("seq"))
+    for entry, op in zip(entries, ledger_ops(entries), strict=True):
+        step = apply(state, op)
+        state.steps.clear()
+        if isinstance(op, ProcessOp):
+            _store_step(step, entry, entry.version, state)
+        else:
+            SessionGrade.objects.filter(version=entry.version).update(live=False)
+            _store_grades(step, state)
+    _states[head.params_name] = state
+    if entries:
+        _last_applied[head.params_name] = entries[-1].pk
+    return len(entries)

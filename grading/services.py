@@ -1,0 +1,281 @@
+"""Writes of the grading app: uploads stored all-or-nothing (S12), then graded in order (S5).
+
+``upload_create`` parses and validates a file inside one transaction: when anything is wrong
+nothing is stored but the refused upload's record with every problem. Each session in the file
+becomes a new ``SessionVersion`` (a correction when the session exists, S5.3), and grading is
+dispatched once the transaction commits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from clubs.models import Club, ClubRole
+from clubs.services import club_role_set
+from grading.engine import codec
+from grading.engine.types import PairEntry, SessionResult
+from grading.ingest import parse_file
+from grading.ingest.problems import ParseResult, Problem
+from grading.models import (
+    Event,
+    Match,
+    PairResult,
+    Session,
+    SessionVersion,
+    TravellerLine,
+    Upload,
+)
+from members.models import Member
+from members.services import member_get_or_create
+
+
+@dataclass
+class StoredSessions:
+    summaries: list[dict] = field(default_factory=list)
+    warnings: list[dict] = field(default_factory=list)
+    new_versions: list[SessionVersion] = field(default_factory=list)
+
+
+def problem_json(problem: Problem) -> dict:
+    return {"location": problem.location, "message": problem.message, "line": problem.line}
+
+
+def upload_create(
+    *, club: Club, user=None, filename: str, data: bytes, check_club: bool = True
+) -> Upload:
+    """Receive one results file for ``club``: refuse it, recognise a duplicate, or store it.
+
+    Stored sessions are graded by a Celery task dispatched when the transaction commits.
+    """
+    digest = hashlib.sha256(data).hexdigest()
+    upload = Upload(club=club, uploaded_by=user, filename=filename[:255], size=len(data),
+                    sha256=digest)
+    if len(data) > settings.UPLOAD_MAX_BYTES:
+        return _refuse(upload, [_too_large(len(data))])
+    previous = _previous_upload(club, digest)
+    if previous is not None:
+        upload.status = Upload.Status.DUPLICATE
+        upload.duplicate_of = previous
+        upload.finished = timezone.now()
+        upload.summary = {"message": f"This file was already uploaded on "
+                                     f"{timezone.localtime(previous.created):%d %b %Y at %H:%M}; "
+                                     "it is not graded again."}
+        upload.save()
+        return upload
+
+    parsed = parse_file(filename, data, club=club.slug)
+    problems = list(parsed.problems) + (_club_problems(parsed, club) if check_club else [])
+    if problems:
+        return _refuse(upload, problems, warnings=list(parsed.warnings))
+    with transaction.atomic():
+        upload.content = data
+        upload.status = Upload.Status.STORED
+        upload.save()
+        stored = _store_sessions(upload, parsed.sessions)
+        upload.warnings = [problem_json(w) for w in parsed.warnings] + stored.warnings
+        upload.summary = {"format": parsed.meta.format, "program": parsed.meta.program,
+                          "sessions": stored.summaries}
+        if not stored.new_versions:
+            upload.status = Upload.Status.GRADED
+            upload.finished = timezone.now()
+        upload.save()
+        if stored.new_versions:
+            transaction.on_commit(lambda: _dispatch_grading(upload.pk))
+    return upload
+
+
+def _dispatch_grading(upload_id: int) -> None:
+    from grading.tasks import grade_upload
+
+    grade_upload.delay(upload_id)
+
+
+def _too_large(size: int) -> Problem:
+    limit_mb = settings.UPLOAD_MAX_BYTES // (1024 * 1024)
+    return Problem(
+        "file",
+        f"The file is {size / (1024 * 1024):.1f} MB; results files are limited to {limit_mb} MB. "
+        "Export one event at a time from your scoring program.",
+    )
+
+
+def _previous_upload(club: Club, digest: str) -> Upload | None:
+    return (
+        Upload.objects.filter(
+            club=club, sha256=digest, status__in=[Upload.Status.STORED, Upload.Status.GRADED]
+        )
+        .order_by("created")
+        .first()
+    )
+
+
+def _refuse(upload: Upload, problems: list[Problem], warnings: list[Problem] = ()) -> Upload:
+    upload.status = Upload.Status.REFUSED
+    upload.problems = [problem_json(p) for p in problems]
+    upload.warnings = [problem_json(w) for w in warnings]
+    upload.finished = timezone.now()
+    upload.save()
+    return upload
+
+
+def _club_problems(parsed: ParseResult, club: Club) -> list[Problem]:
+    """A file for another club is refused (S12); a file without a club number is accepted."""
+    number = (parsed.meta.national_club_id or "").lstrip("0")
+    ours = club.national_number.lstrip("0")
+    if number and ours and number != ours:
+        named = f" ({parsed.meta.club_name})" if parsed.meta.club_name else ""
+        return [
+            Problem(
+                "file",
+                f"This file is for club number {number}{named}, not {club.name} (number {ours}). "
+                "Upload it from that club's page, or check the club number in your scoring "
+                "program.",
+            )
+        ]
+    return []
+
+
+def _store_sessions(upload: Upload, sessions: tuple[SessionResult, ...]) -> StoredSessions:
+    stored = StoredSessions()
+    for result in sessions:
+        session = _session_for(upload.club, result)
+        live = session.live_version
+        content_hash = codec.fingerprint(result)
+        summary = {
+            "event": result.event_name,
+            "date": result.date.isoformat(),
+            "session": result.key.session,
+            "pairs": len(result.pairs),
+            "known_players": sum(p.known for pair in result.pairs for p in pair.players),
+            "unknown_players": sorted(
+                p.name or "(no name)" for pair in result.pairs for p in pair.players if not p.known
+            ),
+        }
+        latest = session.versions.order_by("-number").first()
+        if latest is not None and latest.content_hash == content_hash and latest.state != (
+            SessionVersion.State.WITHDRAWN
+        ):
+            summary.update(outcome="unchanged", version=latest.number)
+            stored.summaries.append(summary)
+            continue
+        version = _version_create(upload, session, result, content_hash, latest)
+        stored.warnings += _pairs_create(version, result, upload.club)
+        summary.update(
+            outcome="correction" if live is not None or latest is not None else "new",
+            version=version.number,
+            version_id=version.pk,
+        )
+        stored.summaries.append(summary)
+        stored.new_versions.append(version)
+    return stored
+
+
+def _session_for(club: Club, result: SessionResult) -> Session:
+    event, created = Event.objects.get_or_create(
+        club=club, event_id=result.key.event_id[:200], defaults={"name": result.event_name[:255]}
+    )
+    if not created and result.event_name and event.name != result.event_name:
+        event.name = result.event_name[:255]
+        event.save(update_fields=["name"])
+    session, _ = Session.objects.select_for_update().get_or_create(
+        event=event,
+        number=result.key.session,
+        date=result.date,
+        defaults={"start": result.start},
+    )
+    if result.start and session.start != result.start:
+        session.start = result.start
+        session.save(update_fields=["start"])
+    return session
+
+
+def _version_create(
+    upload: Upload,
+    session: Session,
+    result: SessionResult,
+    content_hash: str,
+    latest: SessionVersion | None,
+) -> SessionVersion:
+    version = SessionVersion.objects.create(
+        session=session,
+        number=(latest.number + 1) if latest else 1,
+        upload=upload,
+        scoring=result.scoring.value,
+        movement=result.movement.value,
+        weighting=result.weighting,
+        boards=result.boards,
+        content_hash=content_hash,
+        payload=codec.dump(result),
+        not_graded_reason=result.not_graded_reason[:255],
+    )
+    Match.objects.bulk_create(
+        Match(version=version, pair_id=m.pair_id, round=m.round, opponents=list(m.opponents),
+              boards=m.boards, score=m.score)
+        for m in result.matches
+    )
+    TravellerLine.objects.bulk_create(
+        TravellerLine(
+            version=version, board=t.board, ns_pair=t.ns_pair, ew_pair=t.ew_pair,
+            contract=t.contract[:20], declarer=t.declarer[:2], lead=t.lead[:4], tricks=t.tricks,
+            ns_score=t.ns_score, ew_score=t.ew_score, ns_adjusted=t.ns_adjusted or "",
+            ew_adjusted=t.ew_adjusted or "",
+        )
+        for t in result.travellers
+    )
+    return version
+
+
+def _pairs_create(version: SessionVersion, result: SessionResult, club: Club) -> list[dict]:
+    """Pair rows, with members created or matched by number (S14.2); name mismatches warn."""
+    warnings: list[dict] = []
+    rows = []
+    for pair in result.pairs:
+        members = [_member_for(player.number, player.name, warnings, pair) for player in pair.players]
+        for member in members:
+            if member is not None:
+                _club_membership(club, member)
+        rows.append(_pair_row(version, pair, members))
+    PairResult.objects.bulk_create(rows)
+    return warnings
+
+
+def _member_for(number, name, warnings, pair: PairEntry) -> Member | None:
+    if number is None:
+        return None
+    member, name_warnings = member_get_or_create(number=number, name=name)
+    warnings += [
+        {"location": f"pair {pair.pair_id}", "message": text, "line": None}
+        for text in name_warnings
+    ]
+    return member
+
+
+def _club_membership(club: Club, member: Member) -> None:
+    # Someone who plays in a club's session is listed among its members (docs/decisions.md).
+    if not ClubRole.objects.filter(club=club, member=member).exists():
+        club_role_set(club=club, member=member)
+
+
+def _pair_row(version: SessionVersion, pair: PairEntry, members: list) -> PairResult:
+    first, second = pair.players
+    return PairResult(
+        version=version,
+        pair_id=pair.pair_id[:20],
+        direction=pair.direction.value if pair.direction else "",
+        section=pair.section[:20],
+        team=pair.team[:100],
+        player1=members[0],
+        player1_name=first.name[:200],
+        player2=members[1],
+        player2_name=second.name[:200],
+        score=pair.score,
+        boards=pair.boards,
+        direction_mean=pair.direction_mean,
+        host=not pair.rateable,
+        known=pair.known,
+    )

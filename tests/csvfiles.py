@@ -1,0 +1,39 @@
+"""S12.1 CSV files built in tests: one row per pair per session."""
+
+import csv
+import io
+
+HEADER = [
+    "event_id", "event_name", "session", "date", "start", "scoring", "movement", "weighting",
+    "pair", "direction", "player1_number", "player1_name", "player2_number", "player2_name",
+    "score", "direction_mean", "boards", "rateable",
+]  # fmt: skip
+
+
+def mp_session_rows(
+    *, event_id="MON", date="2026-11-16", scores=None, numbers=None, boards=24, start="19:30",
+    session=1, rateable=None,
+):  # fmt: skip
+    """A one-winner match-pointed session of len(scores) pairs, players 1001, 1002, ..."""
+    scores = scores or [62.5, 55.0, 52.5, 50.0, 47.5, 45.0, 44.0, 43.5]
+    rows = []
+    for i, score in enumerate(scores):
+        a, b = (numbers[i] if numbers else (str(1001 + 2 * i), str(1002 + 2 * i)))
+        rows.append({
+            "event_id": event_id, "event_name": f"{event_id} Pairs", "session": session,
+            "date": date, "start": start, "scoring": "MP", "movement": "ONE_WINNER",
+            "weighting": 1, "pair": i + 1, "direction": "", "player1_number": a,
+            "player1_name": f"Player {a}", "player2_number": b, "player2_name": f"Player {b}",
+            "score": score, "direction_mean": "", "boards": boards,
+            "rateable": (rateable or {}).get(i + 1, ""),
+        })  # fmt: skip
+    return rows
+
+
+def csv_bytes(*sessions) -> bytes:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=HEADER, lineterminator="\n")
+    writer.writeheader()
+    for rows in sessions:
+        writer.writerows(rows)
+    return out.getvalue().encode()

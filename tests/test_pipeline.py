@@ -1,0 +1,172 @@
+"""The results pipeline on the database (issue 5; S5.2-S5.4, S12, S14.9)."""
+
+import pytest
+
+from grading.ledger import ledger_check, ledger_refold
+from grading.models import (
+    CurrentGrade,
+    Event,
+    LedgerEntry,
+    PartnershipGrade,
+    SessionGrade,
+    SessionVersion,
+    Upload,
+)
+from grading.services import upload_create
+from members.models import Member
+from tests.csvfiles import csv_bytes, mp_session_rows
+from tests.factories import ClubFactory
+
+
+@pytest.fixture
+def club(db):
+    return ClubFactory(slug="riverside", national_number="1101")
+
+
+@pytest.fixture
+def upload(club, django_capture_on_commit_callbacks):
+    """Upload bytes as a club admin would; grading runs when the transaction commits."""
+
+    def send(data: bytes, name: str = "results.csv", target=None) -> Upload:
+        with django_capture_on_commit_callbacks(execute=True):
+            result = upload_create(club=target or club, filename=name, data=data)
+        result.refresh_from_db()
+        return result
+
+    return send
+
+
+def test_a_session_is_stored_and_graded(upload):
+    result = upload(csv_bytes(mp_session_rows()))
+
+    assert result.status == Upload.Status.GRADED
+    assert result.summary["sessions"][0]["outcome"] == "new"
+    version = SessionVersion.objects.get()
+    assert version.state == SessionVersion.State.GRADED
+    assert LedgerEntry.objects.get().operation == "process"
+    assert SessionGrade.objects.filter(session_grade__isnull=False).count() == 16
+    # Everyone new starts at 42 (S5.1): SoF 42, par 50%, so pair 1's 62.5% is +12.5 excess.
+    top = SessionGrade.objects.get(member__national_number="1001")
+    assert top.grade_before == 42 and top.sopp == pytest.approx(42)
+    assert top.excess == pytest.approx(12.5)
+    assert top.session_grade == pytest.approx(42 + 2 * 12.5)
+    assert CurrentGrade.objects.count() == 16
+    assert CurrentGrade.objects.get(member__national_number="1001").status == "P"
+    assert PartnershipGrade.objects.count() == 8
+    assert ledger_check() == []
+
+
+def test_no_drift_in_a_one_winner_session(upload):
+    """S3.4 / issue 4: with only known players, session grades minus grades sum to zero."""
+    upload(csv_bytes(mp_session_rows(scores=[60, 58, 51, 50, 49, 47, 45, 40])))
+    total = sum(g.session_grade - g.grade_before for g in SessionGrade.objects.all())
+    assert total == pytest.approx(0, abs=1e-9)
+
+
+def test_duplicate_file_is_recognised_and_not_graded_twice(upload):
+    data = csv_bytes(mp_session_rows())
+    first = upload(data)
+    second = upload(data)
+    assert second.status == Upload.Status.DUPLICATE
+    assert second.duplicate_of == first
+    assert LedgerEntry.objects.count() == 1
+    assert SessionVersion.objects.count() == 1
+
+
+def test_resending_the_same_content_in_a_new_file_is_unchanged(upload):
+    """S14.9: content equal to the live version changes nothing."""
+    upload(csv_bytes(mp_session_rows()))
+    again = upload(csv_bytes(mp_session_rows()) + b"\n")
+    assert again.summary["sessions"][0]["outcome"] == "unchanged"
+    assert SessionVersion.objects.count() == 1
+    assert LedgerEntry.objects.count() == 1
+
+
+def test_a_correction_withdraws_the_old_version_and_grades_the_new(upload):
+    """S5.3: same club, event, session number and date makes a new version."""
+    upload(csv_bytes(mp_session_rows()))
+    corrected = upload(csv_bytes(mp_session_rows(scores=[45, 55, 52.5, 50, 47.5, 45, 44, 61])))
+
+    assert corrected.summary["sessions"][0]["outcome"] == "correction"
+    old, new = SessionVersion.objects.order_by("number")
+    assert (old.state, new.state) == ("withdrawn", "graded")
+    assert [e.operation for e in LedgerEntry.objects.all()] == ["process", "withdraw", "process"]
+    assert not SessionGrade.objects.filter(version=old, live=True).exists()
+    assert SessionGrade.objects.filter(version=new, live=True).count() == 16
+    assert new.session.live_version == new
+    top = CurrentGrade.objects.get(member__national_number="1001")
+    # Only the corrected session counts: 45% is 5 below par.
+    assert SessionGrade.objects.get(version=new, member__national_number="1001").excess == (
+        pytest.approx(-5)
+    )
+    assert top.grade < 42
+    assert ledger_check() == []
+
+
+def test_late_upload_takes_its_place_by_date_and_replay_reproduces_everything(upload):
+    upload(csv_bytes(mp_session_rows(event_id="MON", date="2026-11-16")))
+    upload(csv_bytes(mp_session_rows(event_id="WED", date="2026-11-18", scores=[40, 45, 50, 55,
+                                                                             60, 52, 48, 50])))
+    late = upload(csv_bytes(mp_session_rows(event_id="TUE", date="2026-11-10")))
+    version = SessionVersion.objects.get(session__event__event_id="TUE")
+    assert version.late
+    assert late.status == Upload.Status.GRADED
+    upload(csv_bytes(mp_session_rows(event_id="MON", date="2026-11-16", scores=[50] * 8)))
+    assert ledger_check() == []
+    before = {g.member_id: g.grade for g in CurrentGrade.objects.all()}
+    assert ledger_refold() == LedgerEntry.objects.count()
+    after = {g.member_id: g.grade for g in CurrentGrade.objects.all()}
+    assert after == pytest.approx(before, abs=1e-9)
+    assert ledger_check() == []
+
+
+def test_ledger_check_finds_a_tampered_grade(upload):
+    upload(csv_bytes(mp_session_rows()))
+    SessionGrade.objects.filter(member__national_number="1003").update(session_grade=99.0)
+    CurrentGrade.objects.filter(member__national_number="1005").update(grade=12.0)
+    problems = ledger_check()
+    assert any("member 1003: session_grade stored 99.0" in p for p in problems)
+    assert any(p.startswith("member 1005: stored 12.0") for p in problems)
+
+
+def test_invalid_file_is_refused_and_nothing_is_stored(upload):
+    rows = mp_session_rows()
+    rows[3]["score"] = "lots"
+    rows[5]["date"] = "16/11/2026x"
+    result = upload(csv_bytes(rows))
+    assert result.status == Upload.Status.REFUSED
+    assert len(result.problems) >= 2
+    assert all(p["location"] and p["message"] for p in result.problems)
+    assert not Member.objects.exists()
+    assert not Event.objects.exists()
+    assert not LedgerEntry.objects.exists()
+
+
+def test_file_over_the_limit_is_refused_unread(upload, settings):
+    settings.UPLOAD_MAX_BYTES = 1000
+    result = upload(b"x" * 1001)
+    assert result.status == Upload.Status.REFUSED
+    assert "limited to" in result.problems[0]["message"]
+    assert not Event.objects.exists()
+
+
+def test_not_enough_known_pairs_is_stored_not_graded(upload):
+    """S3.8 / S14.3: 6 known pairs of 9 is not more than 2/3."""
+    numbers = [(str(2001 + 2 * i), str(2002 + 2 * i)) for i in range(6)] + [("", "")] * 3
+    scores = [55, 54, 53, 52, 51, 50, 45, 40, 50]
+    result = upload(csv_bytes(mp_session_rows(scores=scores, numbers=numbers)))
+    version = SessionVersion.objects.get()
+    assert version.state == SessionVersion.State.NOT_GRADED
+    assert "2/3" in version.not_graded_reason
+    assert not LedgerEntry.objects.exists()
+    assert SessionGrade.objects.filter(reason__contains="2/3").count() == 12
+    assert result.status == Upload.Status.GRADED
+
+
+def test_name_mismatch_is_a_warning(upload):
+    upload(csv_bytes(mp_session_rows()))
+    rows = mp_session_rows(event_id="TUE", date="2026-11-17")
+    rows[0]["player1_name"] = "Somebody Else"
+    result = upload(csv_bytes(rows))
+    assert any("Somebody Else" in w["message"] for w in result.warnings)
+    assert Member.objects.get(national_number="1001").name == "Player 1001"
