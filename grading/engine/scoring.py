@@ -12,8 +12,8 @@ import enum
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from fractions import Fraction
 from itertools import product
 
@@ -399,8 +399,8 @@ def _expected_units(distributions: Sequence[Distribution]) -> list[Fraction]:
     for points in sorted(mass):
         below[points] = running
         running += mass[points]
-    result = []
-    for distribution in distributions:
+
+    def units_of(distribution: Distribution) -> Fraction:
         own = _total_weights([distribution])
         units = Fraction(0)
         for weight, points in distribution:
@@ -408,22 +408,38 @@ def _expected_units(distributions: Sequence[Distribution]) -> list[Fraction]:
             beaten = below[points] - own_below
             tied = mass[points] - own[points]
             units += weight * (2 * beaten + tied)
-        result.append(units)
-    return result
+        return units
+
+    return _once_per_distinct(distributions, units_of)
 
 
 def _expected_cross_imps(distributions: Sequence[Distribution]) -> list[Fraction]:
     """Each entry's expected cross-IMP total against the others (S2.5, S2.6)."""
     mass = _total_weights(distributions)
-    result = []
-    for distribution in distributions:
+
+    def total_of(distribution: Distribution) -> Fraction:
         own = _total_weights([distribution])
         total = Fraction(0)
         for weight, points in distribution:
             against_all = sum(w * imps(points - p) for p, w in mass.items())
             against_self = sum(w * imps(points - p) for p, w in own.items())
             total += weight * (against_all - against_self)
-        result.append(total)
+        return total
+
+    return _once_per_distinct(distributions, total_of)
+
+
+def _once_per_distinct(
+    distributions: Sequence[Distribution], compute: Callable[[Distribution], Fraction]
+) -> list[Fraction]:
+    """``compute`` for each entry, once per distinct distribution (big fields repeat scores)."""
+    cache: dict[tuple[tuple[Fraction, Fraction], ...], Fraction] = {}
+    result = []
+    for distribution in distributions:
+        key = tuple(distribution)
+        if key not in cache:
+            cache[key] = compute(distribution)
+        result.append(cache[key])
     return result
 
 
@@ -457,6 +473,9 @@ def _mp_group(
     return _GroupScores(values)
 
 
+MAX_WEIGHTED_COMBINATIONS = 100_000  # Butler enumerates them; real boards have one or two
+
+
 def _butler_group(outcomes: Sequence[SideOutcome], sign: int, drop: int) -> _GroupScores:
     """Butler IMPs in one comparison group (S2.5); weighted scores weight the IMPs (S2.6).
 
@@ -464,6 +483,8 @@ def _butler_group(outcomes: Sequence[SideOutcome], sign: int, drop: int) -> _Gro
     is scored with its own datum and weighted by its probability.
     """
     real = [i for i, outcome in enumerate(outcomes) if not outcome.is_artificial]
+    if math.prod(len(outcomes[i].components) for i in real) > MAX_WEIGHTED_COMBINATIONS:
+        raise ValueError("too many weighted scores on one board to score at Butler")
     values = [
         artificial_imps(o.percent) if o.percent is not None else Fraction(0) for o in outcomes
     ]
@@ -749,7 +770,7 @@ class _Tally:
     total: Fraction = Fraction(0)
     top: Fraction = Fraction(0)
     mean: Fraction = Fraction(0)
-    directions: set[str] | None = None
+    directions: set[str] = field(default_factory=set)
 
     def add(
         self, value: Fraction, top: Fraction | None, mean: Fraction | None, direction: str
@@ -758,7 +779,7 @@ class _Tally:
         self.total += value
         self.top += top or 0
         self.mean += mean or 0
-        self.directions = (self.directions or set()) | {direction}
+        self.directions.add(direction)
 
 
 def score_session(
@@ -811,7 +832,7 @@ def score_session(
             total=tally.total,
             top=tally.top if method is Method.MP else None,
             direction_mean=tally.mean if method is Method.AGGREGATE else None,
-            directions=frozenset(tally.directions or ()),
+            directions=frozenset(tally.directions),
         )
         for pair, tally in tallies.items()
     }

@@ -1,0 +1,113 @@
+"""Results-file parsers (S12): USEBIO XML, PBN with results, and the product's CSV (S12.1).
+
+Pure Python: no Django, Celery or settings. The one entry point is :func:`parse_file`, which
+never raises on bad input: any file either parses into sessions or comes back with problems.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+
+from grading.ingest.common import MAX_UPLOAD_BYTES
+from grading.ingest.problems import FileMeta, ParseResult, Problem, ProblemLog
+
+__all__ = ["MAX_UPLOAD_BYTES", "FileMeta", "ParseResult", "Problem", "parse_file"]
+
+logger = logging.getLogger(__name__)
+
+_UTF8_BOM = b"\xef\xbb\xbf"
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def parse_file(name: str, data: bytes, club: str) -> ParseResult:
+    """Read an uploaded results file for the club whose slug is ``club``.
+
+    ``name`` is the uploaded file name (used in messages only: the format is recognised from
+    the content). Returns sessions, or problems and no sessions (S12: all or nothing).
+    """
+    if len(data) > MAX_UPLOAD_BYTES:
+        size_mb = len(data) / (1024 * 1024)
+        return _refused(
+            f"The file is {size_mb:.1f} MB; files over 10 MB are refused. A club session's "
+            "results are normally well under 1 MB: check that this is the right file, or "
+            "export it without hand records.",
+            "too-large",
+        )
+    if not data.strip():
+        return _refused(
+            "The file is empty. Export the results from your scoring program again.", "empty"
+        )
+    try:
+        return _with_crosscheck(_dispatch(name, data, club))
+    except Exception:  # never raise on bad input; log the bug and tell the administrator
+        logger.exception("Parser failure on %r", name)
+        return _refused(
+            "The file could not be read because of an error in the product, not in your file. "
+            "It has been logged; please send the file to the product's support.",
+            "internal-error",
+        )
+
+
+def _dispatch(name: str, data: bytes, club: str) -> ParseResult:
+    head = _text_head(data)
+    if head.startswith("<"):
+        return _parse_xml(data, club)
+    if head.startswith("%") or head.startswith("["):
+        from grading.ingest.pbn import parse_pbn
+
+        return parse_pbn(data, club)
+    first_line = head.splitlines()[0].lower() if head else ""
+    if "event_id" in first_line and "," in first_line:
+        from grading.ingest.csvformat import parse_csv
+
+        return parse_csv(data, club)
+    return _refused(
+        f'"{name}" is not a results file the product can read. Upload the USEBIO XML file '
+        "your scoring program writes for the EBU, a PBN file with results (TotalScoreTable), "
+        "or the product's CSV format with a header row starting event_id.",
+        "unknown-format",
+    )
+
+
+def _with_crosscheck(result: ParseResult) -> ParseResult:
+    """Warn where the file's totals disagree with its own travellers (S2)."""
+    from grading.ingest.crosscheck import crosscheck
+
+    extra = [w for s in result.sessions if s.graded_flag for w in crosscheck(s)]
+    if not extra:
+        return result
+    return replace(result, warnings=result.warnings + tuple(extra))
+
+
+def _text_head(data: bytes) -> str:
+    """The start of the file as text, for recognising its format."""
+    head = data[:4096]
+    if head.startswith(_UTF16_BOMS):
+        return head.decode("utf-16", errors="replace").lstrip("\ufeff \t\r\n")
+    if head.startswith(_UTF8_BOM):
+        head = head[len(_UTF8_BOM):]
+    return head.decode("latin-1").lstrip(" \t\r\n")
+
+
+def _parse_xml(data: bytes, club: str) -> ParseResult:
+    from grading.ingest.usebio import parse_usebio
+    from grading.ingest.xmlsafe import read_xml
+
+    doc, problems = read_xml(data)
+    if doc is None:
+        return ParseResult(problems=tuple(problems), meta=FileMeta(format="usebio"))
+    tag = doc.root.tag if isinstance(doc.root.tag, str) else ""
+    if tag.upper() != "USEBIO":
+        return _refused(
+            f"The file is XML but not USEBIO (its top element is <{tag[:40]}>, not <USEBIO>). "
+            "Upload the USEBIO results file your scoring program writes for the EBU.",
+            "not-usebio",
+        )
+    log = ProblemLog()
+    sessions, meta = parse_usebio(doc, club, log)
+    return log.result(sessions, meta)
+
+
+def _refused(message: str, code: str) -> ParseResult:
+    return ParseResult(problems=(Problem("file", message, code=code),))

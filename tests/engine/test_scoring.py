@@ -592,3 +592,22 @@ def test_frequency_of_results_is_order_independent() -> None:
     forward = score_board(plain(1, TABLE_A), Method.MP)
     backward = score_board(plain(1, TABLE_A)[::-1], Method.MP)
     assert Counter(ns_values(forward)) == Counter(ns_values(backward))
+
+
+def test_artificial_score_can_leave_a_small_group() -> None:
+    """S2.3 with S2.4 (docs/.decisions-scoring.md): on a 4-table board an A60 leaves three real
+    scores, fewer than the 4 expected, so they get 70/60/50 % of the top of 6."""
+    lines = plain(5, [420, -50, 170]) + [TravellerLine(5, "X", "Y", ns_adjusted="A60")]
+    result = score_board(lines, Method.MP)
+    assert [line.ns_percent for line in result.lines] == [70, 50, 60, 60]
+    assert [line.ew_percent for line in result.lines] == [50, 70, 60, 40]
+
+
+def test_butler_refuses_an_absurd_number_of_weighted_combinations() -> None:
+    """S2.6: Butler enumerates weighted combinations; a board needing over 100 000 is refused
+    rather than left running."""
+    weighting = tuple((Fraction(1, 4), points) for points in (100, 200, 300, 400))
+    lines = [TravellerLine(1, f"N{i}", f"E{i}", ns_weighted=weighting) for i in range(9)]
+    with pytest.raises(ValueError, match="too many"):
+        score_board(lines, Method.BUTLER)
+    assert score_board(lines, Method.MP).lines[0].ns == 8

@@ -1,0 +1,186 @@
+"""Small normalisations every format needs: numbers, dates, adjusted-score codes, phantoms,
+charge codes, event ids and the host-pair rule (S12, S14)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import replace
+
+from grading.engine.types import PairEntry, Player
+from grading.ingest.problems import ProblemLog
+
+MAX_UPLOAD_BYTES = 10 * 1024 * 1024  # S12: 10 MB per file
+
+# The largest score one table can produce is 7600 (13 down, redoubled, vulnerable).
+MAX_TABLE_SCORE = 7600
+
+# S12: EBU charge codes that are stored but not graded, compared numerically (FORMATS 5.8).
+NOT_GRADED_CHARGE_CODES = {
+    11: "EBU charge code 11 (social or supervised session): the EBU does not grade it",
+    22: "EBU charge code 22 (novice session with magazine points): the EBU does not grade it",
+    4: "EBU charge code 04 (novice session without magazine points): the EBU does not grade it",
+    2: (
+        "EBU charge code 02: this is the overall-results file of a multi-session event; its "
+        "sessions are graded from their own files, so grading it again would count them twice"
+    ),
+}
+
+_PHANTOM_WORDS = re.compile(r"^\s*(phantom|sit[\s\-_]*out|sitout|bye|vacant|no\s*pair)\s*$", re.I)
+_ADJUSTED = re.compile(r"^A(\d{2})(\d{2})$", re.I)
+_ADJUSTED_PERCENT = {"40": "A40", "50": "A50", "60": "A60"}
+
+
+def parse_decimal(text: str | None) -> float | None:
+    """A decimal number as files write it ("49.09", "-8.86", "+3", " 63.89 "), else None."""
+    if text is None:
+        return None
+    cleaned = text.strip()
+    if len(cleaned) > 30 or not re.fullmatch(r"[+-]?(\d+(\.\d*)?|\.\d+)", cleaned):
+        return None
+    value = float(cleaned)
+    return value if math.isfinite(value) else None
+
+
+def parse_whole(text: str | None) -> int | None:
+    """A whole number ("24", " 3 ", "+5"), else None."""
+    if text is None:
+        return None
+    cleaned = text.strip()
+    if not re.fullmatch(r"[+-]?\d{1,9}", cleaned):
+        return None
+    return int(cleaned)
+
+
+_DATE_FORMATS = (
+    (re.compile(r"^(\d{1,2})[/\-.](\d{1,2})[/\-.](\d{4})$"), ("d", "m", "y")),
+    (re.compile(r"^(\d{4})[\-./](\d{1,2})[\-./](\d{1,2})$"), ("y", "m", "d")),
+)
+
+
+def parse_date(text: str | None) -> dt.date | None:
+    """DD/MM/YYYY (USEBIO 1.0-1.2, never US order), DD-MM-YYYY, YYYY-MM-DD (USEBIO 1.3, CSV)
+    and YYYY.MM.DD (PBN). Returns None for anything else or an impossible date."""
+    if text is None:
+        return None
+    cleaned = text.strip()
+    for pattern, order in _DATE_FORMATS:
+        match = pattern.match(cleaned)
+        if match:
+            parts = dict(zip(order, (int(g) for g in match.groups()), strict=True))
+            try:
+                return dt.date(parts["y"], parts["m"], parts["d"])
+            except ValueError:
+                return None
+    return None
+
+
+def parse_adjusted_code(code: str) -> tuple[str, str] | None:
+    """USEBIO artificial score ``A<NS%><EW%>`` (FORMATS 5.5) as the engine's (NS, EW) codes.
+
+    ``A6040`` -> ("A60", "A40"). Only 40, 50 and 60 percent exist (S2.4); anything else is None.
+    """
+    match = _ADJUSTED.match(code.strip())
+    if not match:
+        return None
+    ns, ew = (_ADJUSTED_PERCENT.get(g) for g in match.groups())
+    if ns is None or ew is None:
+        return None
+    return ns, ew
+
+
+def looks_adjusted(code: str) -> bool:
+    return code.strip()[:1].upper() == "A" and code.strip()[1:2].isdigit()
+
+
+def plausible_table_score(value: int) -> bool:
+    return abs(value) <= MAX_TABLE_SCORE and value % 10 == 0
+
+
+def is_phantom_name(name: str) -> bool:
+    return bool(_PHANTOM_WORDS.match(name or ""))
+
+
+def is_phantom_pair(players: Iterable[Player]) -> bool:
+    """A sit-out or phantom pair: every player is named like a phantom, or there are no names
+    and no numbers at all (FORMATS 5.3)."""
+    listed = list(players)
+    if not listed:
+        return True
+    if all(is_phantom_name(p.name) for p in listed):
+        return True
+    return all(not p.name.strip() and p.number is None for p in listed)
+
+
+def clean_club_id(raw: str | None) -> str | None:
+    """A national club number with spaces and leading zeros removed ("00458128" -> "458128")."""
+    if raw is None:
+        return None
+    text = "".join(raw.split()).lstrip("0")
+    return text or None
+
+
+def charge_code_reason(raw: str) -> str:
+    """Why a session with this EBU charge code is not graded, or "" when it is (S12)."""
+    code = parse_whole(raw)
+    if code is None:
+        return ""
+    return NOT_GRADED_CHARGE_CODES.get(code, "")
+
+
+def slugify(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def derived_event_id(*parts: str) -> str:
+    """A stable event id for a file that gives none (S14.1): ``auto-<slug>-<hash>`` from the
+    event's name. The same name exported again (a correction) gives the same id."""
+    label = next((p.strip() for p in parts if p and p.strip()), "")
+    slug = slugify(label)[:40] or "event"
+    digest = hashlib.sha256(label.casefold().encode("utf-8")).hexdigest()[:8]
+    return f"auto-{slug}-{digest}"
+
+
+def apply_first_host_rule(
+    pairs: list[PairEntry], locations: dict[str, str], log: ProblemLog
+) -> list[PairEntry]:
+    """S14.4: only the first pair marked as host (RATEABLE="N", rateable=N) is honoured; the
+    others are graded as usual, with a warning."""
+    hosts = [p for p in pairs if not p.rateable]
+    if len(hosts) <= 1:
+        return pairs
+    first = hosts[0]
+    result = []
+    for pair in pairs:
+        if pair.rateable or pair is first:
+            result.append(pair)
+            continue
+        log.warn(
+            locations.get(pair.pair_id, f"pair {pair.pair_id}"),
+            f"Pair {pair.pair_id} is also marked as a host pair, but only one host pair per "
+            f"session is allowed and pair {first.pair_id} comes first. Pair {pair.pair_id} "
+            "will be graded as usual; if it should not be, correct the file and upload it again.",
+            code="second-host",
+        )
+        players = tuple(replace(p, rateable=True) for p in pair.players)
+        result.append(replace(pair, players=(players[0], players[1])))
+    return result
+
+
+def suggested_weighting(scale: str, points_type: str, charge: str) -> int:
+    """The event weighting the file suggests (S3.10); the club's event setting overrides it.
+
+    EBU charge code 60 or green points above club scale: 3; another scale above club: 2;
+    otherwise 1. Green points at club scale (Australian club files) stay 1.
+    """
+    scale_l, type_l = scale.strip().lower(), points_type.strip().lower()
+    code = parse_whole(charge)
+    above_club = bool(scale_l) and scale_l != "club"
+    if code == 60 or (above_club and type_l == "green"):
+        return 3
+    if above_club:
+        return 2
+    return 1

@@ -1,0 +1,106 @@
+"""Check a file's pair totals against the travellers it carries (S2, S12).
+
+The file's totals are what grading uses (FORMATS 7.5); when the product's own scoring of the
+travellers gives a different figure beyond rounding, the administrator is warned so they can
+check the session in their scoring program. Nothing is refused here.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+
+from grading.engine import scoring as engine_scoring
+from grading.engine.types import Scoring, SessionResult
+from grading.ingest.problems import Problem
+
+logger = logging.getLogger(__name__)
+
+_METHODS = {Scoring.MP: "MP", Scoring.BUTLER: "BUTLER", Scoring.CROSS_IMP: "CROSS_IMP"}
+_UNITS = {Scoring.MP: "%", Scoring.BUTLER: " IMPs", Scoring.CROSS_IMP: " IMPs"}
+
+
+def tolerance(scoring: Scoring, boards: int | None) -> float:
+    """How far apart two totals may be and still agree 'to rounding'.
+
+    Percentages are written to 2 decimals; cross-IMPs round each board's average, so their
+    error grows with the boards played; Butler IMPs are whole numbers.
+    """
+    if scoring is Scoring.MP:
+        return 0.06
+    if scoring is Scoring.BUTLER:
+        return 0.5
+    return 0.06 + 0.005 * (boards or 24)
+
+
+def compare_totals(session: SessionResult, recomputed: Mapping[str, float]) -> list[Problem]:
+    """Warnings for pairs whose file total and recomputed total differ beyond rounding."""
+    warnings = []
+    unit = _UNITS.get(session.scoring, "")
+    for pair in session.pairs:
+        ours = recomputed.get(pair.pair_id)
+        if ours is None or pair.score is None:
+            continue
+        if abs(ours - pair.score) <= tolerance(session.scoring, pair.boards):
+            continue
+        section = f" in section {pair.section}" if pair.section else ""
+        warnings.append(
+            Problem(
+                f"session {session.key.session}, pair {pair.pair_id}",
+                f"Pair {pair.pair_id}{section} has {pair.score:g}{unit} in the file, but scoring "
+                f"its traveller lines gives {ours:.2f}{unit}. The file's figure is used; check "
+                "the session's travellers and adjustments in your scoring program.",
+                code="total-mismatch",
+            )
+        )
+    if len(warnings) > 3 and len(warnings) * 3 > len(session.pairs):
+        return [_summary(session, warnings)]
+    return warnings
+
+
+def _summary(session: SessionResult, warnings: list[Problem]) -> Problem:
+    """Most pairs disagree: the scoring program uses another method (a trimmed Butler datum,
+    another way of factoring), not an error on one line, so say it once."""
+    shown = "; ".join(w.location.split(", ", 1)[1] for w in warnings[:5])
+    return Problem(
+        f"session {session.key.session}",
+        f"Scoring the travellers gives different totals from the file for {len(warnings)} of "
+        f"{len(session.pairs)} pairs ({shown}). Your scoring program probably uses a different "
+        "method (for example a trimmed Butler datum or another way of factoring boards played "
+        "fewer times). The file's totals are used.",
+        code="total-mismatch",
+    )
+
+
+def recompute_totals(session: SessionResult) -> dict[str, float] | None:
+    """Pair totals from the travellers in the file's units, or None when they cannot be had."""
+    method = _METHODS.get(session.scoring)
+    score_session = getattr(engine_scoring, "score_session", None)
+    if method is None or not session.travellers or score_session is None:
+        return None
+    results = score_session(session.travellers, method)
+    totals: dict[str, float] = {}
+    for pair_id, result in results.items():
+        value = result.percentage if session.scoring is Scoring.MP else float(result.total)
+        if value is not None:
+            totals[pair_id] = value
+    return totals
+
+
+def crosscheck(session: SessionResult) -> list[Problem]:
+    """Warnings for one parsed session; a traveller the engine cannot score is one warning."""
+    try:
+        totals = recompute_totals(session)
+    except Exception as exc:  # a best-effort check must never stop an upload
+        logger.warning("Cross-check failed for %s: %s", session.key, exc)
+        return [
+            Problem(
+                f"session {session.key.session}",
+                f"The travellers could not be scored to check the pair totals ({exc}). The "
+                "file's totals are used.",
+                code="crosscheck-failed",
+            )
+        ]
+    if totals is None:
+        return []
+    return compare_totals(session, totals)

@@ -1,0 +1,530 @@
+"""PBN files with results: TotalScoreTable (pair ranking) and ScoreTable (travellers).
+
+FORMATS 3; PBN 2.1 sections 5.2, 5.9, 5.10. Rows are split with a quote-aware tokenizer, not by
+column widths (widths are minimums and programs get them wrong). A PBN file with only hand
+records and bare travellers has no pair results and is refused with a clear message.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from grading.engine.types import (
+    Direction,
+    Movement,
+    PairEntry,
+    Player,
+    Scoring,
+    SessionKey,
+    SessionResult,
+    TravellerLine,
+    normalise_number,
+)
+from grading.ingest import common
+from grading.ingest.problems import FileMeta, ParseResult, ProblemLog
+
+_TAG = re.compile(r'^\[\s*([A-Za-z0-9_]+)\s+"(.*)"\s*\]\s*$')
+_META = re.compile(r'^%\s*<META\s+name=(\S+)\s+content="(.*)"\s*>', re.I)
+_TOKEN = re.compile(r'"([^"]*)"|(\S+)')
+_NAME_SPLIT = re.compile(r"\s+-\s+|\s*&\s*|\s+and\s+", re.I)
+
+
+@dataclass
+class _Table:
+    name: str
+    columns: list[str]
+    line: int
+    rows: list[tuple[int, list[str]]] = field(default_factory=list)
+
+    def records(self) -> list[tuple[int, dict[str, str]]]:
+        return [(n, dict(zip(self.columns, tokens, strict=False))) for n, tokens in self.rows]
+
+
+@dataclass
+class _Facts:
+    """What the ScoreTables say per pair: boards seen and the sum of their MP/IMP column."""
+
+    boards: dict[str, set[int]] = field(default_factory=dict)
+    points: dict[str, float] = field(default_factory=dict)
+    skipped: bool = False
+
+
+@dataclass
+class _Game:
+    tags: dict[str, str] = field(default_factory=dict)
+    tag_lines: dict[str, int] = field(default_factory=dict)
+    tables: list[_Table] = field(default_factory=list)
+
+
+def _decode(data: bytes) -> tuple[str, str]:
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        return data.decode("cp1252", errors="replace"), "cp1252"
+
+
+def _columns(spec: str) -> list[str]:
+    """``"Rank\\1R;PairId\\2R"`` -> ["Rank", "PairId"] (PBN 5.2: sort sign, width, alignment)."""
+    names = []
+    for part in spec.split(";"):
+        name = part.split("\\")[0].strip().lstrip("+-")
+        names.append(name)
+    return names
+
+
+def _read_games(text: str) -> tuple[list[_Game], dict[str, str]]:
+    games: list[_Game] = []
+    meta: dict[str, str] = {}
+    game = _Game()
+    table: _Table | None = None
+    previous: dict[str, str] = {}
+    in_comment = False
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if in_comment:
+            in_comment = "}" not in line
+            continue
+        if line.startswith("%"):
+            found = _META.match(line)
+            if found:
+                meta[found.group(1).lower()] = found.group(2).strip()
+            continue
+        if line.startswith("{"):
+            in_comment = "}" not in line
+            continue
+        if not line:
+            if game.tags or game.tables:
+                games.append(game)
+                previous = {**previous, **game.tags}
+            game, table = _Game(), None
+            continue
+        tag = _TAG.match(line)
+        if tag:
+            name, value = tag.group(1), tag.group(2)
+            if value == "#":  # PBN: same value as the previous game
+                value = previous.get(name, "")
+            game.tags[name] = value
+            game.tag_lines[name] = number
+            table = None
+            if name.endswith("Table"):
+                table = _Table(name, _columns(value), number)
+                game.tables.append(table)
+            continue
+        if table is not None and not line.startswith("["):
+            tokens = [m.group(1) if m.group(1) is not None else m.group(2) for m in _TOKEN.finditer(line)]
+            table.rows.append((number, tokens))
+    if game.tags or game.tables:
+        games.append(game)
+    return games, meta
+
+
+def _scoring(text: str, columns: list[str]) -> Scoring | None:
+    lowered = text.lower()
+    if "butler" in lowered:
+        return Scoring.BUTLER
+    if "cross" in lowered:
+        return Scoring.CROSS_IMP
+    if lowered.startswith(("mp", "matchpoint")) or "matchpoints" in lowered:
+        return Scoring.MP
+    if not lowered and ("TotalPercentage" in columns or "MeanPercentage" in columns):
+        return Scoring.MP
+    return None
+
+
+def _direction(text: str) -> Direction | None:
+    value = text.upper().replace("-", "").replace("/", "").strip()
+    return Direction(value) if value in ("NS", "EW") else None
+
+
+def parse_pbn(data: bytes, club: str) -> ParseResult:
+    log = ProblemLog()
+    text, encoding = _decode(data)
+    games, meta_tags = _read_games(text)
+    version = next((ln[1:].strip() for ln in text.splitlines()[:3] if ln.startswith("% PBN")), "")
+    program = meta_tags.get("generator", "") or _creator(text)
+    meta = FileMeta(
+        format="pbn",
+        format_version=version,
+        program=program,
+        club_name=meta_tags.get("arranger", "") or meta_tags.get("licencee", ""),
+        encoding=encoding,
+    )
+    ranking = next(
+        ((g, t) for g in games for t in g.tables if t.name == "TotalScoreTable"), None
+    )
+    if ranking is None:
+        log.problem(
+            "file",
+            "This PBN file has hand records and travellers but no pair results (no "
+            "TotalScoreTable), and no membership numbers, so it cannot be graded. Upload the "
+            "USEBIO XML results file your scoring program writes for the EBU instead.",
+            code="pbn-no-results",
+        )
+        return log.result([], meta)
+    session = _Session(ranking[0], ranking[1], games, meta_tags, club, program, log).build()
+    return log.result([session] if session else [], meta)
+
+
+def _creator(text: str) -> str:
+    for line in text.splitlines()[:10]:
+        if line.lower().startswith("%creator:"):
+            return line.split(":", 1)[1].strip()
+    return ""
+
+
+@dataclass
+class _Row:
+    pair_id: str
+    line: int
+    section: str
+    players: tuple[Player, Player] | None
+    direction: Direction | None
+    boards: int | None
+    score_text: str
+    rank: str
+
+
+class _Session:
+    def __init__(
+        self,
+        game: _Game,
+        table: _Table,
+        games: list[_Game],
+        meta: dict[str, str],
+        club: str,
+        program: str,
+        log: ProblemLog,
+    ) -> None:
+        self.game, self.table, self.games, self.meta = game, table, games, meta
+        self.club, self.program, self.log = club, program, log
+        self.scoring_text = game.tags.get("Scoring", "") or meta.get("scoringtype", "")
+        self.means_converted: list[str] = []
+
+    def build(self) -> SessionResult | None:
+        date = self._date()
+        scoring = _scoring(self.scoring_text, self.table.columns)
+        if scoring is None:
+            self.log.problem(
+                f"line {self.game.tag_lines.get('Scoring', self.table.line)}",
+                f'The PBN scoring "{self.scoring_text or "(none)"}" is not one the product '
+                "grades from a PBN ranking (match points, Butler or cross-IMPs). Upload the "
+                "USEBIO XML results file instead.",
+                line=self.game.tag_lines.get("Scoring", self.table.line),
+                code="pbn-scoring",
+            )
+        if "PairId" not in self.table.columns:
+            self.log.problem(
+                f"line {self.table.line}",
+                "The TotalScoreTable has no PairId column, so pairs cannot be told apart. "
+                "Export the results again from your scoring program.",
+                line=self.table.line,
+                code="pbn-columns",
+            )
+        if date is None or scoring is None or "PairId" not in self.table.columns:
+            return None
+        rows = [r for r in (self._row(n, rec) for n, rec in self.table.records()) if r]
+        if self.log.problems:
+            return None
+        played = [r for r in rows if r.boards != 0]
+        for row in rows:
+            if row.boards == 0:
+                self.log.warn(
+                    f"line {row.line}",
+                    f"Pair {row.pair_id} played no boards; it is left out as a sit-out.",
+                    line=row.line,
+                    code="phantom",
+                )
+        ids = self._unique_ids(played)
+        lines, per_pair = self._travellers(ids, played)
+        complete = bool(lines) and not per_pair.skipped and all(
+            r.boards is None or len(per_pair.boards.get(ids[id(r)], ())) == r.boards
+            for r in played
+        )
+        if lines and not complete:
+            self.log.warn(
+                "file",
+                "The travellers do not cover every board each pair played, so they are kept "
+                "out; pair results come from the TotalScoreTable.",
+                code="travellers-incomplete",
+            )
+        movement = self._movement(played)
+        entries = []
+        locations = {}
+        for row in played:
+            entry = self._entry(row, ids[id(row)], scoring, movement, per_pair, complete)
+            if entry is not None:
+                entries.append(entry)
+                locations[entry.pair_id] = f"line {row.line}"
+        if self.log.problems:
+            return None
+        if self.means_converted:
+            self.log.warn(
+                f"line {self.table.line}",
+                f"The ranking gives IMPs as an average per board for {len(self.means_converted)} "
+                "pair(s); each pair's session total (average times boards played, or the sum "
+                "of its traveller IMPs) is used, as grading needs (S3.3).",
+                line=self.table.line,
+                code="mean-imps",
+            )
+        entries = common.apply_first_host_rule(entries, locations, self.log)
+        event_name = self.game.tags.get("Event", "") or self.meta.get("contestname", "")
+        raw_id = self.meta.get("contestid", "")
+        if not raw_id:
+            self.log.warn(
+                "file",
+                "The file has no contest id, so the event is identified by its name "
+                f'("{event_name}") and date: another upload with the same name and date will '
+                "be treated as a correction of it.",
+                code="derived-event-id",
+            )
+        assert date is not None
+        return SessionResult(
+            key=SessionKey(
+                self.club,
+                raw_id or common.derived_event_id(event_name, self.program),
+                common.parse_whole(self.meta.get("crsession", "")) or 1,
+                date,
+            ),
+            event_name=event_name,
+            scoring=scoring,
+            movement=movement,
+            pairs=tuple(entries),
+            boards=len({ln.board for ln in lines}) if complete else None,
+            travellers=tuple(lines) if complete else (),
+            source=self.program,
+            extra=(("pbn_scoring", self.scoring_text),),
+        )
+
+    def _date(self) -> dt.date | None:
+        for tag in ("Date", "EventDate"):
+            value = common.parse_date(self.game.tags.get(tag))
+            if value is not None:
+                return value
+        value = common.parse_date(self.meta.get("contestdate"))
+        if value is None:
+            line = self.game.tag_lines.get("Date", self.table.line)
+            self.log.problem(
+                f"line {line}",
+                f'The date of play "{self.game.tags.get("Date", "")}" is missing or not a '
+                "date (PBN writes YYYY.MM.DD). Set the date in your scoring program and export "
+                "again.",
+                line=line,
+                code="date",
+            )
+        return value
+
+    def _row(self, line: int, rec: dict[str, str]) -> _Row | None:
+        pair_id = rec.get("PairId", "").strip()
+        if not pair_id or pair_id in ("-", "?"):
+            self.log.problem(
+                f"line {line}",
+                "This ranking line has no pair number. Export the results again.",
+                line=line,
+                code="pair-number",
+            )
+            return None
+        return _Row(
+            pair_id=pair_id,
+            line=line,
+            section=rec.get("Section", ""),
+            players=self._players(line, rec),
+            direction=_direction(rec.get("Direction", "")),
+            boards=common.parse_whole(rec.get("NrBoards")),
+            score_text="",
+            rank=rec.get("Rank", ""),
+        )
+
+    def _players(self, line: int, rec: dict[str, str]) -> tuple[Player, Player] | None:
+        names = [n.strip() for n in _NAME_SPLIT.split(rec.get("Names", ""), maxsplit=1)]
+        names = (names + ["", ""])[:2]
+        numbers = [rec.get("MemberID1"), rec.get("MemberID2")]
+        if numbers == [None, None] and rec.get("MemberID"):
+            numbers = (re.split(r"[,\s;-]+", rec["MemberID"]) + [None, None])[:2]
+        players = []
+        for name, raw in zip(names, numbers, strict=True):
+            number = normalise_number(raw) if raw not in ("?", "-") else None
+            if number is not None and not number.isdigit():
+                self.log.warn(
+                    f"line {line}",
+                    f'{name or "A player"}\'s member id "{raw}" is not a number; the player is '
+                    "treated as unknown.",
+                    line=line,
+                    code="bad-number",
+                )
+                number = None
+            players.append(Player(number=number, name=name))
+        return players[0], players[1]
+
+    def _unique_ids(self, rows: list[_Row]) -> dict[int, str]:
+        plain = [r.pair_id for r in rows]
+        if len(set(plain)) == len(plain):
+            return {id(r): r.pair_id for r in rows}
+        return {id(r): f"{r.section}{r.pair_id}" for r in rows}
+
+    def _travellers(
+        self, ids: dict[int, str], rows: list[_Row]
+    ) -> tuple[list[TravellerLine], _Facts]:
+        by_key = {(r.section, r.pair_id): ids[id(r)] for r in rows}
+        by_number = {r.pair_id: ids[id(r)] for r in rows}
+        boards: dict[str, set[int]] = defaultdict(set)
+        points: dict[str, float] = defaultdict(float)
+        lines: list[TravellerLine] = []
+        skipped: list[str] = []
+        point_cols = {
+            Scoring.BUTLER: ("IMP_NS", "IMP_EW"),
+            Scoring.CROSS_IMP: ("IMP_NS", "IMP_EW"),
+        }.get(_scoring(self.scoring_text, self.table.columns) or Scoring.MP, ("MP_NS", "MP_EW"))
+        for game in self.games:
+            board = common.parse_whole(game.tags.get("Board"))
+            for table in game.tables:
+                if table.name != "ScoreTable" or board is None:
+                    continue
+                for line_no, rec in table.records():
+                    section = rec.get("Section", "")
+                    ns_id = by_key.get((section, rec.get("PairId_NS", ""))) or by_number.get(rec.get("PairId_NS", ""))
+                    ew_id = by_key.get((section, rec.get("PairId_EW", ""))) or by_number.get(rec.get("PairId_EW", ""))
+                    if ns_id is None or ew_id is None:
+                        skipped.append(f"line {line_no}")
+                        continue
+                    for pair_id, col in ((ns_id, point_cols[0]), (ew_id, point_cols[1])):
+                        boards[pair_id].add(board)
+                        points[pair_id] += common.parse_decimal(rec.get(col)) or 0.0
+                    score = _ns_score(rec)
+                    if score is None:
+                        skipped.append(f"line {line_no}")
+                        continue
+                    lines.append(
+                        TravellerLine(
+                            board=board,
+                            ns_pair=ns_id,
+                            ew_pair=ew_id,
+                            ns_score=score,
+                            contract=rec.get("Contract", "").strip("-"),
+                            declarer=rec.get("Declarer", "").strip("-"),
+                            lead=rec.get("Lead", "").strip("-"),
+                            tricks=common.parse_whole(rec.get("Result")),
+                        )
+                    )
+        if skipped:
+            shown = ", ".join(skipped[:5]) + (f" and {len(skipped) - 5} more" if len(skipped) > 5 else "")
+            self.log.warn(
+                skipped[0],
+                f"{len(skipped)} traveller line(s) were left out (pair not in the ranking, or "
+                f"a score no bridge contract can produce): {shown}.",
+                code="traveller-line",
+            )
+        return lines, _Facts(dict(boards), dict(points), bool(skipped))
+
+    def _movement(self, rows: list[_Row]) -> Movement:
+        """Two-winner when the ranking restarts for each direction (both have a rank 1)."""
+        firsts = {r.direction for r in rows if r.rank.strip().rstrip("=") == "1"}
+        if firsts == {Direction.NS, Direction.EW}:
+            return Movement.TWO_WINNER
+        return Movement.ONE_WINNER
+
+    def _entry(
+        self,
+        row: _Row,
+        pair_id: str,
+        scoring: Scoring,
+        movement: Movement,
+        per_pair: _Facts,
+        complete: bool,
+    ) -> PairEntry | None:
+        rec = dict(self.table.records())[row.line]
+        score = self._score(row, rec, scoring, pair_id, per_pair, complete)
+        if score is None:
+            return None
+        if row.players is None:
+            return None
+        boards = row.boards
+        if boards is None and complete:
+            boards = len(per_pair.boards.get(pair_id, ()))
+        direction = row.direction if movement is Movement.TWO_WINNER else None
+        return PairEntry(
+            pair_id=pair_id,
+            players=row.players,
+            score=score,
+            direction=direction,
+            boards=boards,
+            section=row.section,
+        )
+
+    def _score(
+        self,
+        row: _Row,
+        rec: dict[str, str],
+        scoring: Scoring,
+        pair_id: str,
+        per_pair: _Facts,
+        complete: bool,
+    ) -> float | None:
+        if scoring is Scoring.MP:
+            column = "TotalPercentage" if "TotalPercentage" in rec else "MeanPercentage"
+        else:
+            column = next(
+                (c for c in ("TotalIMP", "TotalScoreIMP", "MeanIMP") if c in rec), "TotalIMP"
+            )
+        value = common.parse_decimal(rec.get(column))
+        if value is None:
+            self.log.problem(
+                f"line {row.line}",
+                f'Pair {row.pair_id} has no {column} ("{rec.get(column, "")}"). Export the '
+                "results again after the session is complete.",
+                line=row.line,
+                code="score",
+            )
+            return None
+        if scoring is Scoring.MP:
+            if not 0 <= value <= 100:
+                self.log.problem(
+                    f"line {row.line}",
+                    f"Pair {row.pair_id}'s percentage {value:g} is not between 0 and 100.",
+                    line=row.line,
+                    code="score",
+                )
+                return None
+            return value
+        return self._imp_total(row, column, value, pair_id, per_pair, complete)
+
+    def _imp_total(
+        self,
+        row: _Row,
+        column: str,
+        value: float,
+        pair_id: str,
+        per_pair: _Facts,
+        complete: bool,
+    ) -> float:
+        """FORMATS 3.4: Ruter writes a per-board mean in TotalScoreIMP. A mean column, or a
+        figure the travellers show to be a mean, is turned into the session total (S3.3)."""
+        if not row.boards:
+            return value
+        summed = per_pair.points.get(pair_id)
+        every_board = len(per_pair.boards.get(pair_id, ())) == row.boards
+        is_mean = column.startswith("Mean")
+        if not is_mean and every_board and summed is not None:
+            is_mean = abs(value - summed / row.boards) < abs(value - summed)
+        if not is_mean:
+            return value
+        self.means_converted.append(row.pair_id)
+        if every_board and summed is not None:
+            return round(summed, 2)  # exact, where the mean was rounded
+        return round(value * row.boards, 2)
+
+
+def _ns_score(rec: dict[str, str]) -> int | None:
+    ns = common.parse_whole(rec.get("Score_NS"))
+    if ns is None:
+        ew = common.parse_whole(rec.get("Score_EW"))
+        ns = -ew if ew is not None else None
+    if ns is None and rec.get("Contract", "").lower() == "pass":
+        ns = 0
+    if ns is None or not common.plausible_table_score(ns):
+        return None
+    return ns

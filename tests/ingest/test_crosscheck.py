@@ -1,0 +1,69 @@
+"""Pair totals against the file's own travellers (S2)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from grading.engine.types import (
+    Movement,
+    PairEntry,
+    Player,
+    Scoring,
+    SessionKey,
+    SessionResult,
+    TravellerLine,
+)
+from grading.ingest.crosscheck import compare_totals, crosscheck
+from tests.ingest.conftest import parse_fixture
+
+
+def _session(scores: dict[str, float]) -> SessionResult:
+    """Four pairs, one board played twice: 1 v 2 scores +420, 3 v 4 scores -50."""
+    pairs = tuple(
+        PairEntry(pid, (Player(str(i * 2 + 1)), Player(str(i * 2 + 2))), score, boards=1)
+        for i, (pid, score) in enumerate(scores.items())
+    )
+    travellers = (
+        TravellerLine(board=1, ns_pair="1", ew_pair="2", ns_score=420),
+        TravellerLine(board=1, ns_pair="3", ew_pair="4", ns_score=-50),
+    )
+    return SessionResult(
+        key=SessionKey("c", "E", 1, dt.date(2026, 1, 1)),
+        event_name="tiny",
+        scoring=Scoring.MP,
+        movement=Movement.TWO_WINNER,
+        pairs=pairs,
+        travellers=travellers,
+    )
+
+
+def test_agreeing_totals_give_no_warning():
+    assert crosscheck(_session({"1": 100.0, "2": 0.0, "3": 0.0, "4": 100.0})) == []
+
+
+def test_one_disagreeing_pair_is_named():
+    warnings = crosscheck(_session({"1": 100.0, "2": 0.0, "3": 0.0, "4": 60.0}))
+    assert [w.location for w in warnings] == ["session 1, pair 4"]
+    assert "gives 100.00%" in warnings[0].message
+
+
+def test_rounding_is_tolerated():
+    session = _session({"1": 100.0, "2": 0.0, "3": 0.0, "4": 100.0})
+    assert compare_totals(session, {"1": 99.995, "2": 0.004, "3": 0.05, "4": 99.96}) == []
+
+
+def test_a_different_method_for_most_pairs_is_one_summary_warning():
+    # Compscore's Butler datum differs from S2.5's: every pair differs, said once
+    result = parse_fixture("usebio/cobalt/butler_howell.xml")
+    mismatches = [w for w in result.warnings if w.code == "total-mismatch"]
+    assert len(mismatches) == 1 and "8 of 8 pairs" in mismatches[0].message
+
+
+def test_samples_whose_totals_match_their_travellers():
+    for path in (
+        "usebio/ukbridge-club/mp-pairs.usebio.xml",
+        "usebio/ukbridge-club/realbridge.usebio.xml",
+        "usebio/cobalt/cross_imp_howell.xml",
+        "usebio/cobalt/mp_pairs_howell.xml",
+    ):
+        assert not [w for w in parse_fixture(path).warnings if w.code == "total-mismatch"], path

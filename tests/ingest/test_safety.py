@@ -1,0 +1,66 @@
+"""Hostile and broken files are refused quickly with located problems (S12, FORMATS 2.1, 5.1)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from grading.ingest import MAX_UPLOAD_BYTES, parse_file
+from tests.ingest.conftest import parse_fixture
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "malformed/billion-laughs.xml",
+        "malformed/external-entity.xml",
+        "malformed/external-parameter-entity.xml",
+    ],
+)
+def test_entity_declarations_are_refused_quickly(path):
+    started = time.perf_counter()
+    result = parse_fixture(path)
+    assert time.perf_counter() - started < 1.0
+    assert [p.code for p in result.problems] == ["xml-unsafe"]
+    assert result.sessions == ()
+    assert "refused for safety" in result.problems[0].message
+
+
+def test_doctype_with_remote_dtd_is_accepted_without_fetching():
+    # every EBU sample has <!DOCTYPE USEBIO SYSTEM "http://www.ebu.co.uk/...">; no network here
+    assert parse_fixture("usebio/ukbridge-club/mp-pairs.usebio.xml").ok
+
+
+def test_truncated_file_is_refused_with_its_line():
+    result = parse_fixture("malformed/truncated.usebio.xml")
+    (problem,) = result.problems
+    assert problem.code == "xml-syntax" and problem.line is not None
+    assert problem.location == f"line {problem.line}"
+    assert "cut short" in problem.message
+
+
+def test_not_well_formed_xml_is_refused_with_its_line():
+    (problem,) = parse_fixture("malformed/not-well-formed.xml").problems
+    assert (problem.code, problem.line) == ("xml-syntax", 3)
+
+
+def test_xml_that_is_not_usebio_is_refused():
+    assert [p.code for p in parse_fixture("malformed/not-usebio.xml").problems] == ["not-usebio"]
+
+
+def test_file_over_10_mb_is_refused():
+    data = b"<USEBIO>" + b" " * MAX_UPLOAD_BYTES + b"</USEBIO>"
+    result = parse_file("big.xml", data, "club")
+    assert [p.code for p in result.problems] == ["too-large"]
+    assert "10 MB" in result.problems[0].message
+
+
+def test_empty_and_unknown_files_are_refused():
+    assert [p.code for p in parse_file("a.xml", b"  \n", "c").problems] == ["empty"]
+    assert [p.code for p in parse_file("a.txt", b"hello world", "c").problems] == ["unknown-format"]
+
+
+def test_problem_str_names_the_place():
+    (problem,) = parse_fixture("malformed/not-well-formed.xml").problems
+    assert str(problem).startswith("line 3: The XML cannot be read")
