@@ -37,3 +37,52 @@ class ClubRole(models.Model):
 
     def __str__(self) -> str:
         return f"{self.member} — {self.get_role_display()} of {self.club}"
+
+
+class PlannedSession(models.Model):
+    """An upcoming session a club publishes: members use it for host exemptions (S3.9) and the
+    forecast; results matching it (same club and date) get the approved host pair excluded."""
+
+    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="planned_sessions")
+    event_name = models.CharField(max_length=200)
+    date = models.DateField()
+    start = models.TimeField()
+    scoring = models.CharField(max_length=20, default="MP")
+    created_by = models.ForeignKey(
+        "auth.User", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["date", "start"]
+        indexes = [models.Index(fields=["club", "date"])]
+
+    def __str__(self) -> str:
+        return f"{self.event_name} {self.date:%Y-%m-%d} {self.start:%H:%M}"
+
+
+class HostExemptionRequest(models.Model):
+    """A host's request not to be graded in one session (S3.9, FAQ 10). One per session."""
+
+    class Status(models.TextChoices):
+        WAITING = "waiting", "Waiting for the club"
+        APPROVED = "approved", "Approved"
+        DECLINED = "declined", "Declined"
+
+    planned_session = models.OneToOneField(
+        PlannedSession, on_delete=models.CASCADE, related_name="exemption"
+    )
+    member = models.ForeignKey("members.Member", on_delete=models.CASCADE, related_name="+")
+    partner = models.ForeignKey("members.Member", on_delete=models.CASCADE, related_name="+")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.WAITING)
+    created = models.DateTimeField()
+    decided_by = models.ForeignKey(
+        "auth.User", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["status"])]
+
+    def __str__(self) -> str:
+        return f"{self.member} & {self.partner}: {self.planned_session} ({self.status})"

@@ -1,8 +1,12 @@
 """Writes to clubs."""
 
+import datetime as dt
+
+from django.db import transaction
+from django.utils import timezone
 from django.utils.text import slugify
 
-from clubs.models import Club, ClubRole
+from clubs.models import Club, ClubRole, HostExemptionRequest, PlannedSession
 from members.models import Member
 
 
@@ -23,3 +27,81 @@ def club_role_set(*, club: Club, member: Member, role: str = ClubRole.Role.MEMBE
         club_role.role = role
         club_role.save(update_fields=["role"])
     return club_role
+
+
+class ExemptionRefused(ValueError):
+    """A host-exemption request the rules refuse (S3.9); the message says why."""
+
+
+EXEMPTION_DEADLINE = dt.timedelta(minutes=30)
+
+
+def planned_session_start(planned: PlannedSession) -> dt.datetime:
+    """The session's start as an aware datetime in the site's time zone."""
+    return timezone.make_aware(dt.datetime.combine(planned.date, planned.start))
+
+
+def planned_session_create(
+    *, club: Club, event_name: str, date: dt.date, start: dt.time, scoring: str = "MP", user=None
+) -> PlannedSession:
+    return PlannedSession.objects.create(
+        club=club, event_name=event_name.strip(), date=date, start=start, scoring=scoring,
+        created_by=user,
+    )  # fmt: skip
+
+
+@transaction.atomic
+def exemption_request_create(
+    *, member: Member, partner: Member, planned_session: PlannedSession, now: dt.datetime
+) -> HostExemptionRequest:
+    """A member asks to host a session with ``partner`` (S3.9, FAQ 10).
+
+    Refused after 30 minutes past the start, when the session already has a request, when
+    the member does not belong to the club, or when the member names themselves as partner.
+    """
+    planned = PlannedSession.objects.select_for_update().get(pk=planned_session.pk)
+    deadline = planned_session_start(planned) + EXEMPTION_DEADLINE
+    if now > deadline:
+        raise ExemptionRefused(
+            f"Too late: requests for {planned} close 30 minutes after the start, at "
+            f"{timezone.localtime(deadline):%H:%M on %d %b %Y}."
+        )
+    if HostExemptionRequest.objects.filter(planned_session=planned).exists():
+        raise ExemptionRefused(
+            f"{planned} already has a host request; only one pair per session can be exempt."
+        )
+    if partner.pk == member.pk:
+        raise ExemptionRefused("Name your partner: you cannot partner yourself.")
+    if not ClubRole.objects.filter(club=planned.club, member=member).exists():
+        raise ExemptionRefused(
+            f"You are not a member of {planned.club.name}, so you cannot host its sessions."
+        )
+    return HostExemptionRequest.objects.create(
+        planned_session=planned, member=member, partner=partner, created=now
+    )
+
+
+def exemption_decide(
+    *, request: HostExemptionRequest, approve: bool, user, now: dt.datetime
+) -> HostExemptionRequest:
+    """The club's administrator approves or declines (S3.9). Decisions can be changed until
+    the session's results are graded; the approved pair is excluded then."""
+    request.status = (
+        HostExemptionRequest.Status.APPROVED if approve else HostExemptionRequest.Status.DECLINED
+    )
+    request.decided_by = user
+    request.decided_at = now
+    request.save(update_fields=["status", "decided_by", "decided_at"])
+    return request
+
+
+def approved_host_numbers(*, club: Club, date: dt.date) -> list[tuple[str, str]]:
+    """The membership numbers of the approved host pairs of a club's sessions on a date."""
+    return [
+        (r.member.national_number, r.partner.national_number)
+        for r in HostExemptionRequest.objects.filter(
+            planned_session__club=club,
+            planned_session__date=date,
+            status=HostExemptionRequest.Status.APPROVED,
+        ).select_related("member", "partner")
+    ]

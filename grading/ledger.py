@@ -38,6 +38,7 @@ from grading.models import (
     SessionVersion,
     Upload,
 )
+from clubs.services import approved_host_numbers
 from members.models import Member
 
 log = logging.getLogger(__name__)
@@ -123,7 +124,8 @@ def version_grade(*, head: LedgerHead, version: SessionVersion) -> None:
     if reason:
         _store_not_graded(version, result, reason, state)
     else:
-        step, entry = _append(head, state, LedgerEntry.Operation.PROCESS, version, result)
+        host = approved_host_pair(version, result)
+        step, entry = _append(head, state, LedgerEntry.Operation.PROCESS, version, result, host)
         _store_step(step, entry, version, state)
     session.live_version = version
     session.save(update_fields=["live_version"])
@@ -143,17 +145,32 @@ def version_withdraw(
     return step
 
 
-def _append(head, state, operation, version, result) -> tuple[StepResult, LedgerEntry]:
+def approved_host_pair(version: SessionVersion, result: SessionResult) -> str | None:
+    """The pair of an approved host request for this club and date (S3.9), if it played."""
+    approved = {
+        frozenset(numbers)
+        for numbers in approved_host_numbers(club=version.session.event.club, date=result.date)
+    }
+    for pair in result.pairs:
+        if frozenset(p.number for p in pair.players) in approved:
+            return pair.pair_id
+    return None
+
+
+def _append(
+    head, state, operation, version, result, host_pair: str | None = None
+) -> tuple[StepResult, LedgerEntry]:
     seq = head.last_seq + 1
     if operation == LedgerEntry.Operation.PROCESS:
-        op: ProcessOp | WithdrawOp = ProcessOp(seq, str(version.pk), result, None)
+        op: ProcessOp | WithdrawOp = ProcessOp(seq, str(version.pk), result, host_pair)
     else:
         op = WithdrawOp(seq, str(version.pk))
     step = apply(state, op)
     state.steps.clear()
     entry = LedgerEntry.objects.create(
-        seq=seq, operation=operation, version=version, params_name=head.params_name
-    )
+        seq=seq, operation=operation, version=version, params_name=head.params_name,
+        host_pair=host_pair or "",
+    )  # fmt: skip
     _last_applied[head.params_name] = entry.pk
     head.last_seq = seq
     head.reference_date = step.reference_date

@@ -23,6 +23,8 @@ urlpatterns = [
     path("tools/vp-scale/", views.vp_scale, name="vp-scale"),
     path("tools/score/", views.score_tool, name="score-tool"),
     path("clubs/", include("clubs.urls")),
+    path("api/v1/clubs/", include("clubs.api_urls")),
+    path("", include("members.urls")),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),

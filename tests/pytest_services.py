@@ -12,7 +12,8 @@ from urllib.parse import urlparse
 
 import pytest
 
-LOCAL_POSTGRES = "postgres://postgres@127.0.0.1:5432/grading"
+# One database per run (pytest-django prefixes it with test_), so concurrent runs never meet.
+LOCAL_POSTGRES = f"postgres://postgres@127.0.0.1:5432/grading_{os.getpid()}"
 LOCAL_REDIS = "redis://127.0.0.1:6379/15"
 CHROMIUM = "/usr/bin/chromium"
 REQUIRE_SERVICES = os.environ.get("REQUIRE_SERVICES", "") == "1"

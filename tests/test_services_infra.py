@@ -35,7 +35,12 @@ def redis_worker():
 
     app = Celery("grading-test")
     app.config_from_object("django.conf:settings", namespace="CELERY")
-    app.conf.update(broker_url=redis_url, result_backend=redis_url, task_always_eager=False)
+    app.conf.update(
+        broker_url=redis_url,
+        result_backend=redis_url,
+        task_always_eager=False,
+        task_default_queue=f"test-{os.getpid()}",  # concurrent runs never take each other's tasks
+    )
     app.autodiscover_tasks(["grading"])
     app.set_current()
     try:

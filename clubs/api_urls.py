@@ -1,0 +1,4 @@
+"""The clubs' API (/api/v1/clubs/...)."""
+
+app_name = "clubs-api"
+urlpatterns: list = []
