@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from django.db import transaction
 from django.utils import timezone
 
+from clubs.services import approved_host_numbers
 from grading.engine import codec
 from grading.engine.ngs import (
     NGS_DEFAULT,
@@ -38,7 +39,6 @@ from grading.models import (
     SessionVersion,
     Upload,
 )
-from clubs.services import approved_host_numbers
 from members.models import Member
 
 log = logging.getLogger(__name__)

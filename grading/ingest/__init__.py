@@ -39,7 +39,7 @@ def parse_file(name: str, data: bytes, club: str) -> ParseResult:
             "The file is empty. Export the results from your scoring program again.", "empty"
         )
     try:
-        return _with_crosscheck(_dispatch(name, data, club))
+        return _with_crosscheck(_refuse_repeated_pairs(_dispatch(name, data, club)))
     except Exception:  # never raise on bad input; log the bug and tell the administrator
         logger.exception("Parser failure on %r", name)
         return _refused(
@@ -68,6 +68,29 @@ def _dispatch(name: str, data: bytes, club: str) -> ParseResult:
         "or the product's CSV format with a header row starting event_id.",
         "unknown-format",
     )
+
+
+def _refuse_repeated_pairs(result: ParseResult) -> ParseResult:
+    """Every format: a pair id may appear once per session, or grading could not tell the
+    pairs apart (a damaged file, or a column the program filled wrongly)."""
+    problems = []
+    for session in result.sessions:
+        seen: set[str] = set()
+        for pair in session.pairs:
+            if pair.pair_id in seen:
+                problems.append(
+                    Problem(
+                        f"{session.event_name or session.key.event_id}, pair {pair.pair_id}",
+                        f"Pair {pair.pair_id} appears more than once in the session of "
+                        f"{session.date:%d %b %Y}. Check the pair numbers in your scoring "
+                        "program and export the results again.",
+                        code="pair-repeated",
+                    )
+                )
+            seen.add(pair.pair_id)
+    if not problems:
+        return result
+    return ParseResult((), result.problems + tuple(problems), result.warnings, result.meta)
 
 
 def _with_crosscheck(result: ParseResult) -> ParseResult:

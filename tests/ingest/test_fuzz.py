@@ -51,3 +51,16 @@ def test_parse_file_never_raises(data):
         assert result.sessions == ()
     for session in result.sessions:
         assert len({p.pair_id for p in session.pairs}) == len(session.pairs)
+
+
+def test_repeated_pair_ids_are_refused_in_every_format():
+    """Found by the fuzz test: a damaged PBN gave two pairs the id "N-S". S12: refused whole."""
+    rows = [
+        "event_id,session,date,scoring,movement,pair,player1_number,player2_number,score",
+        "E1,1,2026-11-16,MP,ONE_WINNER,1,11,12,55",
+        "E1,1,2026-11-16,MP,ONE_WINNER,2,13,14,50",
+        "E1,1,2026-11-16,MP,ONE_WINNER,1,15,16,45",
+    ]
+    result = parse_file("dup.csv", "\n".join(rows).encode(), "club")
+    assert result.sessions == ()
+    assert any("pair 1 appears" in p.message.lower() for p in result.problems)
