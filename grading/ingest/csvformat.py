@@ -357,3 +357,39 @@ def _unique_pair_ids(entries: list[PairEntry], movement: Movement) -> list[PairE
     return [
         replace(e, pair_id=e.pair_id + (e.direction.value if e.direction else "")) for e in entries
     ]
+
+
+CSV_COLUMNS = REQUIRED[:1] + ("event_name",) + REQUIRED[1:3] + (
+    "start", "scoring", "movement", "weighting", "pair", "direction", "player1_number",
+    "player1_name", "player2_number", "player2_name", "score", "direction_mean", "boards",
+    "rateable",
+)  # fmt: skip
+
+
+def write_csv(sessions: list[SessionResult]) -> bytes:
+    """The S12.1 CSV of match-pointed, Butler, cross-IMP and aggregate pairs sessions.
+
+    The inverse of :func:`parse_csv` for what the format can hold (no travellers or matches).
+    """
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for session in sessions:
+        if session.scoring.value not in CSV_SCORING:
+            raise ValueError(f"the CSV format cannot hold {session.scoring.value} sessions")
+        for pair in session.pairs:
+            writer.writerow(_csv_row(session, pair))
+    return out.getvalue().encode("utf-8")
+
+
+def _csv_row(session: SessionResult, pair: PairEntry) -> list:
+    first, second = pair.players
+    return [
+        session.key.event_id, session.event_name, session.key.session,
+        session.date.isoformat(), session.start.strftime("%H:%M") if session.start else "",
+        session.scoring.value, session.movement.value, session.weighting, pair.pair_id,
+        pair.direction.value if pair.direction else "", first.number or "", first.name,
+        second.number or "", second.name, "" if pair.score is None else repr(pair.score),
+        "" if pair.direction_mean is None else repr(pair.direction_mean),
+        "" if pair.boards is None else pair.boards, "" if pair.rateable else "N",
+    ]  # fmt: skip

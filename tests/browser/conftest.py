@@ -34,11 +34,22 @@ def page(browser):
     context.close()
 
 
+DEMO_WEEKS = 12  # a shorter history than make run's year: the live server's database is
+# flushed after every test, so each browser test seeds again
+
+
 @pytest.fixture
 def demo_site(live_server, transactional_db):
-    from grading.demo import demo_seed
+    """The live server with the demo people, 12 weeks of graded results at both clubs,
+    planned sessions and a waiting host request (grading.demo)."""
+    from django.utils import timezone
+
+    from grading.demo import demo_plans_create, demo_results_import, demo_seed
 
     demo_seed()
+    today = timezone.localdate()
+    demo_results_import(today=today, weeks=DEMO_WEEKS)
+    demo_plans_create(today=today)
     return live_server
 
 
