@@ -279,3 +279,24 @@ def _pair_row(version: SessionVersion, pair: PairEntry, members: list) -> PairRe
         host=not pair.rateable,
         known=pair.known,
     )
+
+
+def upload_refuse_oversize(*, club: Club, user=None, filename: str, size: int) -> Upload:
+    """A file over the limit, refused from its declared size without reading it (S12)."""
+    upload = Upload(club=club, uploaded_by=user, filename=filename[:255], size=size, sha256="")
+    return _refuse(upload, [_too_large(size)])
+
+
+def session_withdraw(*, version: SessionVersion) -> SessionVersion:
+    """Withdraw a session's live graded version through the ledger (S5.3, S5.4): its session
+    grades leave every history and nothing replaces it."""
+    from grading.ledger import ledger_head_lock, version_withdraw
+
+    with transaction.atomic():
+        head = ledger_head_lock()
+        version = SessionVersion.objects.select_for_update().get(pk=version.pk)
+        if version.state != SessionVersion.State.GRADED:
+            raise ValueError(f"{version} is {version.get_state_display().lower()}, not graded")
+        version_withdraw(head=head, version=version)
+        Session.objects.filter(pk=version.session_id).update(live_version=None)
+    return version

@@ -22,6 +22,13 @@ urlpatterns = [
     ),
     path("tools/vp-scale/", views.vp_scale, name="vp-scale"),
     path("tools/score/", views.score_tool, name="score-tool"),
+    path("clubs/<slug:slug>/uploads/", views.uploads, name="uploads"),
+    path("clubs/<slug:slug>/uploads/<int:pk>/status/", views.upload_status, name="upload-status"),
+    path(
+        "clubs/<slug:slug>/versions/<int:pk>/withdraw/",
+        views.version_withdraw,
+        name="version-withdraw",
+    ),
     path("clubs/", include("clubs.urls")),
     path("api/v1/clubs/", include("clubs.api_urls")),
     path("", include("members.urls")),

@@ -58,3 +58,38 @@ def other_club(db):
 def artifacts() -> Path:
     ARTIFACTS.mkdir(exist_ok=True)
     return ARTIFACTS
+
+
+@pytest.fixture
+def redis_worker():
+    """A real Celery worker thread consuming from Redis (not eager mode).
+
+    A fresh app, made current for the test: ``shared_task`` proxies resolve against the
+    current app, so the product's tasks run through Redis without touching the eager app.
+    """
+    redis_url = os.environ.get("TEST_REDIS_URL")
+    if not redis_url:
+        skip_or_fail("Redis is not reachable: start it or set TEST_REDIS_URL")
+    from celery import Celery
+    from celery.contrib.testing.worker import start_worker
+
+    from grading.celery import app as product_app
+
+    app = Celery("grading-test")
+    app.config_from_object("django.conf:settings", namespace="CELERY")
+    app.conf.update(
+        broker_url=redis_url,
+        result_backend=redis_url,
+        task_always_eager=False,
+        task_default_queue=f"test-{os.getpid()}",  # concurrent runs never take each other's tasks
+    )
+    app.autodiscover_tasks(["grading"])
+    app.set_current()
+    app.set_default()  # the live server's request threads dispatch to this app too
+    try:
+        with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
+            yield app
+    finally:
+        product_app.set_current()
+        product_app.set_default()
+        app.close()

@@ -1,0 +1,29 @@
+"""Reads of the grading app."""
+
+from django.db.models import Count, Prefetch, Q, QuerySet
+
+from clubs.models import Club
+from grading.models import SessionVersion, Upload
+
+
+def club_uploads(*, club: Club, limit: int = 50) -> QuerySet[Upload]:
+    """A club's latest uploads with their session versions (one query each)."""
+    versions = SessionVersion.objects.select_related("session__event").order_by("pk")
+    return (
+        Upload.objects.filter(club=club)
+        .select_related("uploaded_by")
+        .prefetch_related(Prefetch("versions", queryset=versions))
+        .order_by("-created")[:limit]
+    )
+
+
+def upload_progress(*, upload: Upload) -> dict:
+    """How far grading of an upload has gone: versions graded (or not) of those stored."""
+    counts = upload.versions.aggregate(
+        total=Count("pk"), done=Count("pk", filter=~Q(state=SessionVersion.State.STORED))
+    )
+    finished = upload.status not in (Upload.Status.RECEIVED, Upload.Status.STORED)
+    total = counts["total"] or 0
+    done = total if finished else counts["done"]
+    return {"total": total, "done": done, "finished": finished,
+            "percent": 100 if finished or not total else round(100 * done / total)}
