@@ -300,3 +300,29 @@ def session_withdraw(*, version: SessionVersion) -> SessionVersion:
         version_withdraw(head=head, version=version)
         Session.objects.filter(pk=version.session_id).update(live_version=None)
     return version
+
+
+def upload_import(*, filename: str, data: bytes, club: Club | None = None, user=None) -> Upload:
+    """An operator's import (the ``import_results`` command). With ``club`` the file must
+    belong to it, as on the upload page; without, the club is the file's national club number
+    or name, created if new (S12)."""
+    if club is not None:
+        return upload_create(club=club, user=user, filename=filename, data=data)
+    meta = parse_file(filename, data, club="-").meta
+    club = _club_of_file(meta.national_club_id, meta.club_name, filename)
+    return upload_create(club=club, user=user, filename=filename, data=data, check_club=False)
+
+
+def _club_of_file(number: str | None, name: str, filename: str) -> Club:
+    from clubs.services import club_get_or_create
+
+    if number:
+        found = Club.objects.filter(national_number=number).first()
+        if found:
+            return found
+    if name:
+        found = Club.objects.filter(name__iexact=name.strip()).first()
+        if found:
+            return found
+    label = name.strip() or (f"Club {number}" if number else f"Imported from {filename}")
+    return club_get_or_create(name=label, national_number=number or "")

@@ -10,6 +10,7 @@ from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlparse
 
 import plotly
+from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -156,6 +157,12 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = TIME_ZONE
+CELERY_BEAT_SCHEDULE = {
+    # The 3-year window and the statuses move with the calendar (S4): refresh every night.
+    "refresh-grades": {"task": "grading.refresh_grades", "schedule": crontab(hour=3, minute=0)},
+    # Versions stored while the broker was down are graded by the next sweep.
+    "grade-pending": {"task": "grading.grade_pending", "schedule": 5 * 60},
+}
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -17,3 +17,21 @@ def grade_upload(upload_id: int) -> int:
     from grading.ledger import versions_grade_pending
 
     return versions_grade_pending()
+
+
+@shared_task(name="grading.refresh_grades")
+def refresh_grades() -> int:
+    """Nightly: current and partnership grades move with the calendar (S4 window, statuses)."""
+    from django.utils import timezone
+
+    from grading.ledger import grades_refresh
+
+    return grades_refresh(today=timezone.localdate())
+
+
+@shared_task(name="grading.grade_pending", acks_late=True)
+def grade_pending() -> int:
+    """A sweep for versions stored but not graded (a broker that was down at upload time)."""
+    from grading.ledger import versions_grade_pending
+
+    return versions_grade_pending()

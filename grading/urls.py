@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from grading import views
+from grading import api, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -30,6 +30,12 @@ urlpatterns = [
         name="version-withdraw",
     ),
     path("clubs/", include("clubs.urls")),
+    path("api/v1/clubs/<slug:slug>/uploads/", api.UploadListCreate.as_view(), name="api-uploads"),
+    path(
+        "api/v1/clubs/<slug:slug>/uploads/<int:pk>/",
+        api.UploadDetail.as_view(),
+        name="api-upload",
+    ),
     path("api/v1/clubs/", include("clubs.api_urls")),
     path("", include("members.urls")),
     path("admin/", admin.site.urls),

@@ -1,0 +1,54 @@
+import csv
+import datetime as dt
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from grading.ledger import grades_as_of
+from grading.models import CurrentGrade
+from members.models import Member
+
+COLUMNS = ["number", "name", "grade", "status", "band", "boards_in_window"]
+
+
+class Command(BaseCommand):
+    help = (
+        "Current grades: number, name, grade, status, band, boards in window. An operator's "
+        "command: private grades are included."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--member", help="one membership number")
+        parser.add_argument("--format", choices=["json", "csv"], default="csv")
+        parser.add_argument("--as-of", type=dt.date.fromisoformat, help="YYYY-MM-DD")
+
+    def handle(self, *args, member=None, format="csv", as_of=None, **options):
+        rows = self.rows_as_of(as_of) if as_of else self.stored_rows()
+        if member:
+            rows = [r for r in rows if r["number"] == member.lstrip("0")]
+            if not rows:
+                raise CommandError(f"No grade for member {member}.")
+        if format == "json":
+            self.stdout.write(json.dumps(rows, indent=2))
+            return
+        writer = csv.DictWriter(self.stdout, fieldnames=COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+
+    def stored_rows(self) -> list[dict]:
+        grades = CurrentGrade.objects.select_related("member").order_by("member__national_number")
+        return [
+            {"number": g.member.national_number, "name": g.member.name, "grade": round(g.grade, 2),
+             "status": g.status, "band": g.band, "boards_in_window": g.boards_in_window}
+            for g in grades
+        ]  # fmt: skip
+
+    def rows_as_of(self, as_of: dt.date) -> list[dict]:
+        grades = grades_as_of(as_of=as_of)
+        names = dict(Member.objects.filter(national_number__in=grades).values_list(
+            "national_number", "name"))  # fmt: skip
+        return [
+            {"number": n, "name": names.get(n, ""), "grade": round(g.grade, 2),
+             "status": g.status.value, "band": g.band, "boards_in_window": g.boards_in_window}
+            for n, g in sorted(grades.items())
+        ]  # fmt: skip
