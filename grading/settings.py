@@ -185,6 +185,15 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
 }
 
+# Login throttling counts (grading/auth.py) and other shared state: Redis when configured, so
+# every web process sees the same counts.
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+    if REDIS_URL
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+}
+LOGIN_THROTTLE_DELAY = env_bool("LOGIN_THROTTLE_DELAY", True)
+
 # Results files (S12): refused above this size before they are read into memory.
 UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(10 * 1024 * 1024)))
 DATA_UPLOAD_MAX_MEMORY_SIZE = UPLOAD_MAX_BYTES + 1024 * 1024
