@@ -1,0 +1,270 @@
+"""The fast paths equal the reference path (SPEC S4, S5.2-S5.4, S6, S14.5-S14.11).
+
+``ngs_fast`` (incremental windows behind ``ReplayState(path="fast")``) and ``ngs_kernel`` (the
+lean national-scale fold) are compared with the reference transcription of S4 on random
+ledgers built to reach every corner of the window logic: few players with long histories (the
+2000-board cut, blocks cut exactly at 2000), big same-day blocks, gaps of more than 3 years
+(careers, restarts, "300 once", out-of-date), late uploads far back (across the cut and the
+3-year edge), corrections and withdrawals, hosts, visitors, regular partners, green-pointed
+events, Butler, cross-IMP and aggregate sessions. Tolerance 1e-9 (S14.11).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from grading.bench import replay_benchmark
+from grading.engine.ngs import (
+    NGS_2018,
+    LedgerOp,
+    ProcessOp,
+    WithdrawOp,
+    compare_steps,
+    replay,
+    why_not_graded,
+)
+from grading.engine.ngs_fast import STATUS_CODES, IncrementalHistory, WindowState, rules_for
+from grading.engine.ngs_kernel import compare_kernel_steps, kernel_replay
+from grading.engine.ngs_params import NGS_DEFAULT
+from grading.engine.ngs_synthetic import synthetic_ledger
+from grading.engine.ngs_types import HistoryEntry
+from grading.engine.types import (
+    Direction,
+    Movement,
+    PairEntry,
+    Player,
+    Scoring,
+    SessionKey,
+    SessionResult,
+)
+from tests.engine.test_ngs_histories import random_ledger
+
+START = dt.date(2012, 2, 27)  # near a leap day (S14.6)
+
+
+def long_session(rng: random.Random, index: int, date: dt.date, pool: int) -> SessionResult:
+    n_pairs = rng.randint(2, min(5, pool // 2))
+    members = rng.sample(range(pool), 2 * n_pairs)
+    if rng.random() < 0.5:  # steady partnerships: regular pairs (S14.5)
+        members.sort()
+    two = rng.random() < 0.3 and n_pairs >= 4
+    scoring = rng.choice([Scoring.MP] * 6 + [Scoring.BUTLER, Scoring.CROSS_IMP, Scoring.AGGREGATE])
+    boards = rng.choice([18, 24, 27, 60, 110, 240, None])
+    host = rng.randrange(n_pairs) if rng.random() < 0.1 else -1
+    pairs = []
+    for i in range(n_pairs):
+        a, b = f"m{members[2 * i]}", f"m{members[2 * i + 1]}"
+        players = (Player(a, rateable=i != host), Player(None if rng.random() < 0.04 else b))
+        direction = (Direction.NS if i % 2 == 0 else Direction.EW) if two else None
+        score = rng.uniform(-30.0, 30.0) if scoring is not Scoring.MP else rng.uniform(30, 70)
+        if rng.random() < 0.03:
+            score = None
+        pairs.append(PairEntry(str(i + 1), players, score, direction, boards))
+    return SessionResult(
+        key=SessionKey("club", f"e{index}", 1, date),
+        event_name=f"Event {index}",
+        scoring=scoring,
+        movement=Movement.TWO_WINNER if two else Movement.ONE_WINNER,
+        pairs=tuple(pairs),
+        weighting=rng.choice([1, 1, 1, 2, 3]),
+    )
+
+
+def long_ledger(seed: int, operations: int = 160, pool: int = 6) -> list[LedgerOp]:
+    rng = random.Random(seed)
+    ops: list[LedgerOp] = []
+    live: list[tuple[str, SessionResult]] = []
+    date = START
+    seq = 0
+    for index in range(operations):
+        seq += 1
+        roll = rng.random()
+        if live and roll < 0.06:
+            version, _ = live.pop(rng.randrange(len(live)))
+            ops.append(WithdrawOp(seq, version))
+            continue
+        if live and roll < 0.12:
+            version, old = live.pop(rng.randrange(len(live)))
+            ops.append(WithdrawOp(seq, version))
+            seq += 1
+            new = long_session(rng, index, old.date, pool)
+            ops.append(ProcessOp(seq, f"v{seq}", new))
+            if not why_not_graded(new):
+                live.append((f"v{seq}", new))
+            continue
+        step = rng.choice([0, 0, 1, 3, 7, 14, 30, 90])
+        if rng.random() < 0.03:
+            step = rng.choice([1095, 1096, 1200, 1500])
+        date = date + dt.timedelta(days=step)
+        played = date
+        if rng.random() < 0.12:
+            played = date - dt.timedelta(days=rng.choice([1, 20, 200, 700, 1094, 1096]))
+        s = long_session(rng, index, played, pool)
+        ops.append(ProcessOp(seq, f"v{seq}", s))
+        if not why_not_graded(s):
+            live.append((f"v{seq}", s))
+    return ops
+
+
+def _check_final_grades(reference, fast) -> None:
+    latest = reference.latest_date()
+    assert latest is not None
+    for number in reference.players:
+        for as_of in (latest, latest + dt.timedelta(days=500), latest - dt.timedelta(days=400)):
+            a = reference.player_grade(number, as_of)
+            b = fast.player_grade(number, as_of)
+            assert a is not None and b is not None
+            assert (a.status, a.boards_in_window, a.padding_boards, a.sessions_in_window) == (
+                b.status, b.boards_in_window, b.padding_boards, b.sessions_in_window,
+            )  # fmt: skip
+            assert a.regular_partner == b.regular_partner
+            assert a.grade == pytest.approx(b.grade, abs=1e-9)
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 10**9))
+def test_fast_path_equals_reference_on_long_histories(seed):
+    """ReplayState(path="fast") and the kernel give the reference's every step (S5.4)."""
+    ledger = long_ledger(seed, operations=140)
+    reference = replay(ledger, path="reference")
+    fast = replay(ledger, path="fast")
+    assert compare_steps(reference.steps, fast.steps) == []
+    kernel = kernel_replay(ledger, record=True)
+    assert compare_kernel_steps(reference.steps, kernel.steps) == []
+    _check_final_grades(reference, fast)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 10**9))
+def test_kernel_equals_reference_on_random_ledgers(seed):
+    ledger = random_ledger(seed, operations=60, pool=10)
+    reference = replay(ledger, path="reference")
+    assert compare_kernel_steps(reference.steps, kernel_replay(ledger, record=True).steps) == []
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.integers(0, 10**9))
+def test_kernel_equals_reference_under_2018_rules(seed):
+    """S9.1: the new-partner rule needs each player's graded boards and status."""
+    ledger = long_ledger(seed, operations=100)
+    reference = replay(ledger, NGS_2018, path="reference")
+    kernel = kernel_replay(ledger, NGS_2018, record=True)
+    assert compare_kernel_steps(reference.steps, kernel.steps) == []
+    fast = replay(ledger, NGS_2018, path="fast")
+    assert compare_steps(reference.steps, fast.steps) == []
+
+
+def test_synthetic_ledger_is_deterministic_and_replays_equal():
+    """The benchmark's ledger: same seed, same ledger; kernel and fast equal the reference."""
+    ledger = synthetic_ledger(300, 160, seed=7)
+    assert ledger == synthetic_ledger(300, 160, seed=7)
+    kinds = {type(op) for op in ledger}
+    assert kinds == {ProcessOp, WithdrawOp}
+    reference = replay(ledger[:70])
+    assert compare_steps(reference.steps, replay(ledger[:70], path="fast").steps) == []
+    kernel = kernel_replay(ledger[:70], record=True)
+    assert compare_kernel_steps(reference.steps, kernel.steps) == []
+
+
+def test_replay_benchmark_reports_its_figures():
+    """The figures ``manage.py bench`` reads (no timing is asserted)."""
+    ledger = synthetic_ledger(200, 40, seed=3)
+    kernel = replay_benchmark(ledger, "kernel")
+    fast = replay_benchmark(ledger, "fast")
+    for result in (kernel, fast):
+        assert set(result) >= {"path", "player_sessions", "seconds", "player_sessions_per_s",
+                               "peak_rss_mb"}  # fmt: skip
+    assert kernel["player_sessions"] == fast["player_sessions"] > 0
+
+
+# ------------------------------------------------------------------ the window state itself
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 2000),  # day offset
+            st.sampled_from([12, 24, 27, 100, 500, 1000, 1976]),
+            st.floats(20, 80),
+            st.sampled_from([1.0, 2.0]),
+            st.sampled_from([None, "p", "q"]),
+            st.booleans(),  # withdrawn afterwards
+        ),
+        min_size=1,
+        max_size=40,
+    ),
+    st.integers(0, 1500),
+)
+def test_incremental_history_equals_reference_current_grade(rows, later):
+    """Any order of adds (late ones included), removals and query dates (S4, S14.7, S14.8)."""
+    from grading.engine.ngs_ledger import ReferenceHistory
+
+    fast = IncrementalHistory(42.0)
+    ref = ReferenceHistory(42.0)
+    day0 = dt.date(2016, 2, 29)
+    for seq, (off, boards, grade, factor, partner, _) in enumerate(rows, 1):
+        e = HistoryEntry(seq, day0 + dt.timedelta(days=off), boards, grade, factor, partner)
+        fast.add(e)
+        ref.add(e)
+        last = max(x.date for x in ref.entries)
+        for as_of in (last, last + dt.timedelta(days=later)):
+            a = ref.grade(as_of, NGS_DEFAULT)
+            b = fast.grade(as_of, NGS_DEFAULT)
+            assert (a.status, a.boards_in_window, a.padding_boards, a.sessions_in_window) == (
+                b.status, b.boards_in_window, b.padding_boards, b.sessions_in_window,
+            )  # fmt: skip
+            assert a.regular_partner == b.regular_partner
+            assert a.grade == pytest.approx(b.grade, abs=1e-9)
+    for seq, row in enumerate(rows, 1):
+        if row[5]:
+            fast.remove(seq)
+            ref.remove(seq)
+            if ref.entries:
+                last = max(x.date for x in ref.entries)
+                a = ref.grade(last, NGS_DEFAULT)
+                b = fast.grade(last, NGS_DEFAULT)
+                assert (a.status, a.boards_in_window) == (b.status, b.boards_in_window)
+                assert a.grade == pytest.approx(b.grade, abs=1e-9)
+    assert fast.history() == ref.history().__class__(42.0, tuple(
+        sorted(ref.entries, key=lambda e: (e.date, e.seq))))  # fmt: skip
+
+
+def test_window_state_codes_and_restart():
+    """No session in the last 3 years: the restart value; out of date once 300 was reached."""
+    ws = WindowState(rules_for(NGS_DEFAULT), 42.0)
+    d = dt.date(2020, 1, 6).toordinal()
+    ws.add(1, d, 300, 55.0, 1.0)
+    grade, code, boards, padding = ws.current(d)
+    assert STATUS_CODES[code].value == "E" and boards == 300 and padding == 0
+    assert grade == pytest.approx(55.0)
+    grade, code, boards, _ = ws.current(d + 3 * 366)
+    assert (grade, STATUS_CODES[code].value, boards) == (50.0, "O", 0)
+
+
+@pytest.mark.parametrize("late", [False, True])
+def test_window_of_exactly_2000_boards_cuts_nothing(late):
+    """S4: when the recent sessions hold exactly 2000 boards, older ones get no weight and do
+    not count as sessions in the window (nor toward a regular partner, S14.5)."""
+    from grading.engine.ngs_ledger import ReferenceHistory
+
+    day = dt.date(2021, 5, 3)
+    rows = [(1, 0, 500, 40.0, "p"), (2, 1, 1976, 60.0, "q"), (3, 2, 24, 50.0, "q")]
+    if late:
+        rows = [rows[1], rows[2], rows[0]]
+    fast, ref = IncrementalHistory(42.0), ReferenceHistory(42.0)
+    for seq, off, boards, grade, partner in rows:
+        e = HistoryEntry(seq, day + dt.timedelta(days=off), boards, grade, 1.0, partner)
+        fast.add(e)
+        ref.add(e)
+        as_of = day + dt.timedelta(days=2)
+        a, b = ref.grade(as_of, NGS_DEFAULT), fast.grade(as_of, NGS_DEFAULT)
+        assert (a.sessions_in_window, a.regular_partner) == (b.sessions_in_window,
+                                                             b.regular_partner)  # fmt: skip
+        assert a.grade == pytest.approx(b.grade, abs=1e-9)
+    assert b.sessions_in_window == 2 and b.regular_partner == "q"
