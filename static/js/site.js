@@ -1,0 +1,9 @@
+// Small behaviours without inline scripts (the Content-Security-Policy forbids them).
+document.addEventListener("click", (event) => {
+  const button = event.target.closest("[data-print]");
+  if (button) window.print();
+});
+document.addEventListener("submit", (event) => {
+  const message = event.target.getAttribute("data-confirm");
+  if (message && !window.confirm(message)) event.preventDefault();
+});
