@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from grading import api, views
+from grading import api, staff_views, views
 from grading.auth import ThrottledLoginView
 
 urlpatterns = [
@@ -23,6 +23,7 @@ urlpatterns = [
     ),
     path("tools/vp-scale/", views.vp_scale, name="vp-scale"),
     path("tools/score/", views.score_tool, name="score-tool"),
+    path("staff/quality/", staff_views.quality, name="staff-quality"),
     path("clubs/<slug:slug>/uploads/", views.uploads, name="uploads"),
     path("clubs/<slug:slug>/uploads/<int:pk>/status/", views.upload_status, name="upload-status"),
     path(
