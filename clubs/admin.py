@@ -11,7 +11,8 @@ class ClubRoleInline(admin.TabularInline):
 
 @admin.register(Club)
 class ClubAdmin(admin.ModelAdmin):
-    list_display = ["name", "slug", "national_number"]
+    list_display = ["name", "slug", "national_number", "keeps_brambledown"]
+    list_editable = ["keeps_brambledown"]
     search_fields = ["name", "slug", "national_number"]
     prepopulated_fields = {"slug": ["name"]}
     inlines = [ClubRoleInline]

@@ -7,6 +7,9 @@ class Club(models.Model):
     national_number = models.CharField(
         max_length=20, blank=True, help_text="The club's national (EBU) club number, if any."
     )
+    keeps_brambledown = models.BooleanField(
+        default=False, help_text="The club also keeps Brambledown grades (S11)."
+    )
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -39,10 +39,11 @@ from grading.models import (
     SessionVersion,
     Upload,
 )
+from grading.schemes import schemes_after_step
 from members.models import Member
 
 log = logging.getLogger(__name__)
-ENGINE_PATH = os.environ.get("GRADING_ENGINE_PATH", "reference")
+ENGINE_PATH = os.environ.get("GRADING_ENGINE_PATH", "fast")  # equal to "reference" (tests)
 _states: dict[str, ReplayState] = {}
 _last_applied: dict[str, int] = {}  # params name -> primary key of the last entry applied
 
@@ -130,6 +131,7 @@ def version_grade(*, head: LedgerHead, version: SessionVersion) -> None:
     session.live_version = version
     session.save(update_fields=["live_version"])
     _finish_uploads([version.upload_id])
+    schemes_after_step(version=version)  # PPI and Brambledown (issue 8), same transaction
 
 
 def version_withdraw(
@@ -142,6 +144,7 @@ def version_withdraw(
     version.state = SessionVersion.State.WITHDRAWN
     version.save(update_fields=["state"])
     _store_grades(step, state)
+    schemes_after_step(version=version)  # PPI and Brambledown (issue 8), same transaction
     return step
 
 

@@ -162,6 +162,11 @@ CELERY_BEAT_SCHEDULE = {
     "refresh-grades": {"task": "grading.refresh_grades", "schedule": crontab(hour=3, minute=0)},
     # Versions stored while the broker was down are graded by the next sweep.
     "grade-pending": {"task": "grading.grade_pending", "schedule": 5 * 60},
+    # Brambledown (S11): regrade the quarter just ended, on the first day of each quarter.
+    "regrade-brambledown": {
+        "task": "grading.regrade_brambledown",
+        "schedule": crontab(hour=2, minute=30, day_of_month=1, month_of_year="1,4,7,10"),
+    },
 }
 
 REST_FRAMEWORK = {

@@ -35,3 +35,15 @@ def grade_pending() -> int:
     from grading.ledger import versions_grade_pending
 
     return versions_grade_pending()
+
+
+@shared_task(name="grading.regrade_brambledown", acks_late=True)
+def regrade_brambledown() -> dict:
+    """Quarterly (S11): close the quarter just ended at every club keeping Brambledown grades
+    (new grades, A, B and pairs lists). Idempotent: a closed quarter is not regraded again."""
+    from django.utils import timezone
+
+    from grading.schemes import brambledown_regrade_due
+
+    done = brambledown_regrade_due(today=timezone.localdate())
+    return {slug: list(update.closed) for slug, update in done.items()}

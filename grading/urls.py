@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from grading import api, staff_views, views
+from grading import api, schemes_api, staff_views, views
 from grading.auth import ThrottledLoginView
 
 urlpatterns = [
@@ -37,6 +37,12 @@ urlpatterns = [
         "api/v1/clubs/<slug:slug>/uploads/<int:pk>/",
         api.UploadDetail.as_view(),
         name="api-upload",
+    ),
+    path("api/v1/me/schemes/", schemes_api.MySchemes.as_view(), name="api-my-schemes"),
+    path(
+        "api/v1/clubs/<slug:slug>/schemes/",
+        schemes_api.ClubSchemesView.as_view(),
+        name="api-club-schemes",
     ),
     path("api/v1/clubs/", include("clubs.api_urls")),
     path("", include("members.urls")),

@@ -9,6 +9,11 @@ from grading.models import CurrentGrade
 from members.models import Member
 
 COLUMNS = ["number", "name", "grade", "status", "band", "boards_in_window"]
+SCHEME_COLUMNS = {
+    "ngs": COLUMNS,
+    "ppi": ["number", "name", "ppi", "boards", "recent_boards", "shown", "active", "suit"],
+    "brambledown": ["club", "number", "name", "grade", "tournaments", "a_list", "b_list"],
+}
 
 
 class Command(BaseCommand):
@@ -21,9 +26,18 @@ class Command(BaseCommand):
         parser.add_argument("--member", help="one membership number")
         parser.add_argument("--format", choices=["json", "csv"], default="csv")
         parser.add_argument("--as-of", type=dt.date.fromisoformat, help="YYYY-MM-DD")
+        parser.add_argument(
+            "--scheme", choices=list(SCHEME_COLUMNS), default="ngs",
+            help="ngs (default), ppi (S10) or brambledown (S11, per club)",
+        )  # fmt: skip
 
-    def handle(self, *args, member=None, format="csv", as_of=None, **options):
-        rows = self.rows_as_of(as_of) if as_of else self.stored_rows()
+    def handle(self, *args, member=None, format="csv", as_of=None, scheme="ngs", **options):
+        if scheme != "ngs":
+            from grading.schemes_selectors import scheme_rows
+
+            rows = scheme_rows(scheme=scheme, as_of=as_of)
+        else:
+            rows = self.rows_as_of(as_of) if as_of else self.stored_rows()
         if member:
             rows = [r for r in rows if r["number"] == member.lstrip("0")]
             if not rows:
@@ -31,7 +45,8 @@ class Command(BaseCommand):
         if format == "json":
             self.stdout.write(json.dumps(rows, indent=2))
             return
-        writer = csv.DictWriter(self.stdout, fieldnames=COLUMNS, lineterminator="\n")
+        columns = SCHEME_COLUMNS[scheme]
+        writer = csv.DictWriter(self.stdout, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)
 

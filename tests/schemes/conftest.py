@@ -1,0 +1,40 @@
+"""Uploads through the real pipeline (upload_create, graded when the transaction commits)."""
+
+from pathlib import Path
+
+import pytest
+
+from grading.engine import codec
+from grading.engine.types import SessionResult
+from grading.models import SessionVersion, Upload
+from grading.services import upload_create
+from tests.factories import ClubFactory
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+@pytest.fixture
+def club(db):
+    return ClubFactory(slug="riverside", national_number="1101", keeps_brambledown=True)
+
+
+@pytest.fixture
+def upload(club, django_capture_on_commit_callbacks):
+    def send(data: bytes, name: str = "results.csv", target=None) -> Upload:
+        with django_capture_on_commit_callbacks(execute=True):
+            result = upload_create(club=target or club, filename=name, data=data)
+        result.refresh_from_db()
+        assert result.status == Upload.Status.GRADED, result.problems
+        return result
+
+    return send
+
+
+def session_of(version: SessionVersion) -> SessionResult:
+    return codec.load(SessionResult, version.payload)
+
+
+def live_sessions_in_processing_order() -> list[SessionResult]:
+    from grading.schemes import live_entries
+
+    return [session_of(e.version) for e in live_entries()]

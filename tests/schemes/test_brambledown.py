@@ -1,0 +1,144 @@
+"""Brambledown on the database (S11, issue 8): per club that keeps it, the open quarter's
+sessions recorded after each upload, quarters closed by the command, the task, or a session of
+a later quarter; everything equal to the engine's replay of the same sessions."""
+
+import datetime as dt
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from grading.engine.brambledown import brambledown_replay
+from grading.models import (
+    BrambledownClubState,
+    BrambledownGrade,
+    BrambledownListEntry,
+    BrambledownPoint,
+    BrambledownQuarter,
+    BrambledownRating,
+)
+from grading.schemes import brambledown_regrade_due
+from tests.csvfiles import csv_bytes, mp_session_rows
+from tests.factories import ClubFactory
+from tests.schemes.conftest import live_sessions_in_processing_order
+
+Q3_DATES = ["2026-07-06", "2026-07-20", "2026-08-03", "2026-08-17", "2026-09-07"]
+SCORES = [
+    [62.5, 55.0, 52.5, 50.0, 47.5, 45.0, 44.0, 43.5],
+    [48.0, 58.0, 51.0, 49.0, 53.0, 47.0, 46.0, 48.0],
+    [60.0, 50.0, 45.0, 55.0, 44.0, 52.0, 46.0, 48.0],
+    [57.0, 53.0, 49.0, 51.0, 50.0, 46.0, 47.0, 47.0],
+    [55.0, 61.0, 43.0, 50.0, 48.0, 49.0, 47.0, 47.0],
+]
+
+
+def run(*args) -> str:
+    out = StringIO()
+    call_command(*args, stdout=out)
+    return out.getvalue()
+
+
+@pytest.fixture
+def quarter_uploaded(upload):
+    """Five sessions of 2026Q3 in one file (graded one after another, in file order)."""
+    upload(csv_bytes(*[
+        mp_session_rows(event_id=f"E{i}", date=day, scores=scores)
+        for i, (day, scores) in enumerate(zip(Q3_DATES, SCORES, strict=True))
+    ]))  # fmt: skip
+
+
+def grades() -> dict[str, int | None]:
+    return {
+        g.member.national_number: g.grade for g in BrambledownGrade.objects.select_related("member")
+    }
+
+
+def test_sessions_of_the_open_quarter_are_recorded(club, quarter_uploaded):
+    engine = brambledown_replay(live_sessions_in_processing_order(), "2026Q2")
+    assert BrambledownRating.objects.filter(club=club).count() == 5 * 16
+    ipr = {(r.date, r.member.national_number): r.ipr
+           for r in BrambledownRating.objects.select_related("member")}  # fmt: skip
+    for ratings in engine.open_sessions:
+        for player in ratings.players:
+            assert ipr[(ratings.date, player.number)] == pytest.approx(player.ipr, abs=1e-9)
+    first = BrambledownRating.objects.get(member__national_number="1001", date="2026-07-06")
+    assert first.field_average == 135 and first.own is None  # everyone new at first
+    assert first.ppr == pytest.approx(first.ipr)  # new with a new partner: the PPR itself
+    # New players get their grade at the third performance, at once (S11).
+    assert grades() == {n: p.grade for n, p in engine.state.players.items()}
+    assert all(g is not None for g in grades().values())
+    assert BrambledownPoint.objects.filter(reason="new").count() == 16
+    state = BrambledownClubState.objects.get(club=club)
+    assert (state.regraded, state.open_quarter) == ("", "2026Q3")
+    assert not BrambledownQuarter.objects.exists()
+
+
+def test_regrade_command_closes_the_quarter_with_grades_and_lists(club, quarter_uploaded):
+    out = run("regrade_brambledown", "--quarter", "2026Q3")
+    assert "riverside: 2026Q3; open quarter 2026Q4, 5 sessions rated" in out
+    engine = brambledown_replay(live_sessions_in_processing_order(), "2026Q3")
+    (closed,) = engine.quarters
+    assert grades() == {n: p.grade for n, p in closed.state.players.items()}
+    quarter = BrambledownQuarter.objects.get(club=club)
+    assert quarter.quarter == "2026Q3" and quarter.sessions == 5
+    assert quarter.changes == [[c.number, c.old, c.new, len(c.iprs)] for c in closed.changes]
+    lists = BrambledownListEntry.objects.filter(club=club, quarter="2026Q3")
+    b_list = [e.member.national_number for e in lists.filter(kind="B").order_by("rank")]
+    assert b_list == [e.number for e in closed.b_list] and len(b_list) == 16  # 5 tournaments
+    assert not lists.filter(kind="A").exists()  # 20 tournaments needed
+    pairs = [(e.member.national_number, e.partner.national_number)
+             for e in lists.filter(kind="pairs").order_by("rank")]  # fmt: skip
+    assert pairs == [e.players for e in closed.pairs_list] and len(pairs) == 8
+    assert BrambledownGrade.objects.filter(on_b_list=True, quarter="2026Q3").count() == 16
+    assert BrambledownPoint.objects.filter(reason="regrade", date="2026-10-01").count() == 16
+    # Again: the quarter is closed already and nothing changes.
+    assert "2026Q3 already closed" in run("regrade_brambledown", "--quarter", "2026Q3")
+    assert BrambledownQuarter.objects.count() == 1
+
+
+def test_a_session_of_a_later_quarter_closes_the_open_one(club, upload, quarter_uploaded):
+    upload(csv_bytes(mp_session_rows(event_id="OCT", date="2026-10-05")))
+    engine = brambledown_replay(live_sessions_in_processing_order(), "2026Q3")
+    assert BrambledownClubState.objects.get(club=club).open_quarter == "2026Q4"
+    assert BrambledownQuarter.objects.get(club=club).quarter == "2026Q3"
+    assert grades() == {n: p.grade for n, p in engine.state.players.items()}
+    assert BrambledownRating.objects.filter(date="2026-10-05").count() == 16
+    assert BrambledownGrade.objects.get(member__national_number="1001").quarter_iprs == 1
+
+
+def test_a_late_session_of_a_closed_quarter_replays(club, upload, quarter_uploaded):
+    run("regrade_brambledown", "--quarter", "2026Q3", "--club", "riverside")
+    upload(csv_bytes(mp_session_rows(event_id="LATE", date="2026-09-21", scores=[50] * 8)))
+    engine = brambledown_replay(live_sessions_in_processing_order(), "2026Q3")
+    assert grades() == {n: p.grade for n, p in engine.state.players.items()}
+    assert BrambledownQuarter.objects.get(club=club).sessions == 6
+    assert BrambledownRating.objects.filter(club=club).count() == 6 * 16
+
+
+def test_the_quarterly_task_is_idempotent(club, quarter_uploaded):
+    done = brambledown_regrade_due(today=dt.date(2026, 10, 1))
+    assert done["riverside"].closed == ("2026Q3",)
+    again = brambledown_regrade_due(today=dt.date(2026, 10, 2))
+    assert again["riverside"].closed == ()
+    assert BrambledownQuarter.objects.count() == 1
+
+
+def test_a_club_that_does_not_keep_brambledown_gets_nothing(upload):
+    other = ClubFactory(slug="elsewhere", national_number="", keeps_brambledown=False)
+    upload(csv_bytes(mp_session_rows(date="2026-07-06")), target=other)
+    assert not BrambledownRating.objects.exists()
+    assert not BrambledownGrade.objects.exists()
+    assert not BrambledownClubState.objects.exists()
+    with pytest.raises(CommandError, match="does not keep"):
+        run("regrade_brambledown", "--quarter", "2026Q3", "--club", "elsewhere")
+    with pytest.raises(CommandError, match="not a quarter"):
+        run("regrade_brambledown", "--quarter", "2026-13")
+
+
+def test_beat_schedule_has_the_quarterly_task():
+    from django.conf import settings
+
+    entry = settings.CELERY_BEAT_SCHEDULE["regrade-brambledown"]
+    assert entry["task"] == "grading.regrade_brambledown"
+    schedule = entry["schedule"]
+    assert schedule.day_of_month == {1} and schedule.month_of_year == {1, 4, 7, 10}
