@@ -105,3 +105,40 @@ def approved_host_numbers(*, club: Club, date: dt.date) -> list[tuple[str, str]]
             status=HostExemptionRequest.Status.APPROVED,
         ).select_related("member", "partner")
     ]
+
+
+# --------------------------------------------------------------------------------------------
+# Club administration writes (issue 7)
+
+
+class PlannedSessionRefused(ValueError):
+    """A change to a planned session the rules refuse; the message says why."""
+
+
+def planned_session_delete(*, planned: PlannedSession, today: dt.date) -> None:
+    """Remove a planned session that has not happened yet, with any host request for it.
+
+    Past sessions stay: their host decisions are what grading applied (S3.9)."""
+    if planned.date < today:
+        raise PlannedSessionRefused(
+            f"{planned} has already been played; past sessions stay on record."
+        )
+    planned.delete()
+
+
+def exemption_decision_record(
+    *, request: HostExemptionRequest, approve: bool, user, now: dt.datetime
+) -> HostExemptionRequest:
+    """An administrator's decision on a host request (S3.9), through ``exemption_decide``.
+
+    Refused once the session's results are in: grading has applied the decision it found then,
+    and changing it now would say something that did not happen."""
+    from clubs.selectors import planned_session_results_in
+
+    if planned_session_results_in(planned=request.planned_session):
+        raise ExemptionRefused(
+            f"The results of {request.planned_session} are already in, graded with the "
+            f"decision as it stood ({request.get_status_display().lower()}); it can no "
+            "longer change."
+        )
+    return exemption_decide(request=request, approve=approve, user=user, now=now)

@@ -1,9 +1,49 @@
+"""The club administration pages (S13): only the club's administrators and staff.
+
+Views are thin: they check who asks (``administered_club``), read through ``clubs.selectors``
+and ``clubs.handicaps``, write through ``clubs.services``, and render or export.
+"""
+
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.shortcuts import get_object_or_404, render
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_POST
 
-from clubs.models import Club
-from clubs.selectors import club_members, user_can_administer
+from clubs import charts, exports
+from clubs.forms import (
+    ExemptionDecisionForm,
+    GradeListForm,
+    HandicapForm,
+    PlannedSessionForm,
+    handicap_entries,
+)
+from clubs.handicaps import SLOTS, TEAMS, handicap_form_rows, handicap_table_build
+from clubs.models import Club, HostExemptionRequest, PlannedSession
+from clubs.selectors import (
+    ROLLING_WINDOW,
+    band_distribution,
+    club_exemption_rows,
+    club_grade_rows,
+    club_grade_summary,
+    club_members,
+    club_recent_uploads,
+    club_session_detail,
+    club_session_rows,
+    club_top_grades,
+    planned_sessions_upcoming,
+    sof_series,
+    user_can_administer,
+)
+from clubs.services import (
+    ExemptionRefused,
+    PlannedSessionRefused,
+    exemption_decision_record,
+    planned_session_create,
+    planned_session_delete,
+)
 
 
 def administered_club(request, slug: str) -> Club:
@@ -14,11 +54,263 @@ def administered_club(request, slug: str) -> Club:
     return club
 
 
+def uploads_path(club: Club) -> str:
+    """The upload page (built in the grading app); linked by path, not by name."""
+    return f"/clubs/{club.slug}/uploads/"
+
+
+def _page(request, club: Club, template: str, context: dict, *, tab: str):
+    return render(
+        request, template, {"club": club, "tab": tab, "uploads_path": uploads_path(club), **context}
+    )
+
+
 @login_required
+@require_GET
 def club_dashboard(request, slug: str):
     club = administered_club(request, slug)
-    return render(
-        request,
-        "clubs/dashboard.html",
-        {"club": club, "roles": club_members(club=club)},
+    today = timezone.localdate()
+    sessions = club_session_rows(club=club)
+    return _page(
+        request, club, "clubs/dashboard.html",
+        {
+            "roles": club_members(club=club),
+            "summary": club_grade_summary(club=club),
+            "top_grades": club_top_grades(club=club),
+            "sessions": sessions[:5],
+            "session_count": len(sessions),
+            "pending": club_exemption_rows(club=club, status=HostExemptionRequest.Status.WAITING),
+            "planned": planned_sessions_upcoming(club=club, today=today)[:5],
+            "uploads": club_recent_uploads(club=club),
+        },
+        tab="dashboard",
+    )  # fmt: skip
+
+
+def _grade_rows(request, club: Club):
+    form = GradeListForm(request.GET or None)
+    data = form.cleaned_data if form.is_bound and form.is_valid() else {}
+    query, sort = data.get("q", ""), data.get("sort") or "name"
+    return form, query, sort, club_grade_rows(club=club, query=query, sort=sort)
+
+
+@login_required
+@require_GET
+def club_grades(request, slug: str):
+    club = administered_club(request, slug)
+    form, query, sort, rows = _grade_rows(request, club)
+    return _page(
+        request, club, "clubs/grades.html",
+        {"form": form, "rows": rows, "query": query, "sort": sort,
+         "querystring": request.GET.urlencode()},
+        tab="grades",
+    )  # fmt: skip
+
+
+@login_required
+@require_GET
+def club_grades_export(request, slug: str, fmt: str):
+    club = administered_club(request, slug)
+    _, _, _, rows = _grade_rows(request, club)
+    lines = exports.grade_list_rows(rows)
+    stamp = f"{timezone.localdate():%Y-%m-%d}"
+    if fmt == "csv":
+        return exports.attachment(
+            exports.csv_bytes(exports.GRADE_HEADER, lines),
+            filename=exports.export_name(club.slug, "grades", stamp, ext="csv"),
+            content_type="text/csv; charset=utf-8",
+        )
+    if fmt == "xlsx":
+        return exports.attachment(
+            exports.xlsx_bytes([("Grades", exports.GRADE_HEADER, lines)]),
+            filename=exports.export_name(club.slug, "grades", stamp, ext="xlsx"),
+            content_type=exports.XLSX_TYPE,
+        )
+    raise Http404("Exports are CSV or XLSX.")
+
+
+@login_required
+@require_GET
+def club_sessions(request, slug: str):
+    club = administered_club(request, slug)
+    rows = club_session_rows(club=club)
+    series = sof_series(rows)
+    chosen = request.GET.get("series", "")
+    figures = [
+        {"name": name, "points": points,
+         "html": charts.sof_chart(name, points, window=ROLLING_WINDOW, div_id=f"sof-chart-{i}")}
+        for i, (name, points) in enumerate(series.items())
+        if not chosen or name == chosen
+    ]  # fmt: skip
+    shown_rows = [r for r in rows if not chosen or r.series == chosen]
+    return _page(
+        request, club, "clubs/sessions.html",
+        {"rows": shown_rows, "figures": figures, "series_names": sorted({r.series for r in rows}),
+         "chosen": chosen, "window": ROLLING_WINDOW},
+        tab="sessions",
+    )  # fmt: skip
+
+
+@login_required
+@require_GET
+def club_session(request, slug: str, pk: int):
+    club = administered_club(request, slug)
+    detail = club_session_detail(club=club, session_id=pk)
+    return _page(request, club, "clubs/session.html", {"detail": detail}, tab="sessions")
+
+
+@login_required
+@require_GET
+def club_bands(request, slug: str):
+    club = administered_club(request, slug)
+    distribution = band_distribution(club=club)
+    chart = charts.band_chart(distribution, club_name=club.name, div_id="band-chart")
+    return _page(
+        request, club, "clubs/bands.html",
+        {"distribution": distribution, "chart": chart, "rows": reversed(distribution.rows)},
+        tab="bands",
+    )  # fmt: skip
+
+
+@login_required
+def club_planned(request, slug: str):
+    club = administered_club(request, slug)
+    today = timezone.localdate()
+    form = PlannedSessionForm(request.POST or None, today=today)
+    if request.method == "POST" and form.is_valid():
+        planned = planned_session_create(club=club, user=request.user, **form.cleaned_data)
+        messages.success(request, f"Published {planned}.")
+        return redirect("clubs:planned", slug=club.slug)
+    return _page(
+        request, club, "clubs/planned.html",
+        {"form": form, "planned": planned_sessions_upcoming(club=club, today=today)},
+        tab="planned",
+    )  # fmt: skip
+
+
+@login_required
+@require_POST
+def club_planned_delete(request, slug: str, pk: int):
+    club = administered_club(request, slug)
+    planned = get_object_or_404(PlannedSession, pk=pk, club=club)
+    try:
+        planned_session_delete(planned=planned, today=timezone.localdate())
+    except PlannedSessionRefused as refusal:
+        messages.error(request, str(refusal))
+    else:
+        messages.success(request, f"Removed {planned}.")
+    return redirect("clubs:planned", slug=club.slug)
+
+
+@login_required
+@require_GET
+def club_exemptions(request, slug: str):
+    club = administered_club(request, slug)
+    return _page(
+        request, club, "clubs/exemptions.html",
+        {"rows": club_exemption_rows(club=club), "now": timezone.now()},
+        tab="exemptions",
+    )  # fmt: skip
+
+
+@login_required
+@require_POST
+def club_exemption_decide(request, slug: str, pk: int):
+    club = administered_club(request, slug)
+    exemption = get_object_or_404(
+        HostExemptionRequest.objects.select_related("planned_session", "member", "partner"),
+        pk=pk,
+        planned_session__club=club,
     )
+    form = ExemptionDecisionForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose approve or decline.")
+        return redirect("clubs:exemptions", slug=club.slug)
+    try:
+        exemption_decision_record(
+            request=exemption, approve=form.approve, user=request.user, now=timezone.now()
+        )
+    except ExemptionRefused as refusal:
+        messages.error(request, str(refusal))
+    else:
+        messages.success(
+            request,
+            f"{exemption.get_status_display()}: {exemption.member.name} and "
+            f"{exemption.partner.name} for {exemption.planned_session}.",
+        )
+    return redirect("clubs:exemptions", slug=club.slug)
+
+
+def _handicap_table(request, club: Club):
+    today = timezone.localdate()
+    planned = PlannedSession.objects.filter(club=club, date__gte=today).order_by("date", "start")
+    form = HandicapForm(request.GET or None, planned_sessions=planned)
+    settings = form.settings()
+    entries, errors = handicap_entries(request.GET, kind=settings["kind"], rows=settings["rows"])
+    table = handicap_table_build(
+        club=club, kind=settings["kind"], boards=settings["boards"], entries=entries,
+        title=settings["title"],
+    )  # fmt: skip
+    table.problems[:0] = errors
+    return form, settings, entries, table
+
+
+@login_required
+@require_GET
+def club_handicaps(request, slug: str):
+    club = administered_club(request, slug)
+    form, settings, entries, table = _handicap_table(request, club)
+    more = request.GET.copy()
+    more["rows"] = str(min(settings["rows"] + 4, 60))
+    return _page(
+        request, club, "clubs/handicaps.html",
+        {"form": form, "table": table, "form_rows": handicap_form_rows(entries, table),
+         "slots": range(1, SLOTS[table.kind] + 1),
+         "querystring": request.GET.urlencode(), "more_rows": more.urlencode(),
+         "teams": table.kind == TEAMS},
+        tab="handicaps",
+    )  # fmt: skip
+
+
+@login_required
+@require_GET
+def club_handicaps_print(request, slug: str):
+    club = administered_club(request, slug)
+    _, _, _, table = _handicap_table(request, club)
+    return render(
+        request, "clubs/handicaps_print.html",
+        {"club": club, "table": table, "teams": table.kind == TEAMS,
+         "now": timezone.localtime(), "querystring": request.GET.urlencode()},
+    )  # fmt: skip
+
+
+@login_required
+@require_GET
+def club_handicaps_export(request, slug: str, fmt: str):
+    club = administered_club(request, slug)
+    _, _, _, table = _handicap_table(request, club)
+    base = (club.slug, "handicaps", table.title)
+    if fmt == "players":
+        lines = exports.player_handicap_lines(table)
+        return exports.attachment(
+            exports.csv_bytes(None, lines),
+            filename=exports.export_name(*base, "players", ext="csv"),
+            content_type="text/csv; charset=utf-8",
+        )
+    header, rows = exports.handicap_rows(table)
+    if fmt == "csv":
+        return exports.attachment(
+            exports.csv_bytes(header, rows),
+            filename=exports.export_name(*base, ext="csv"),
+            content_type="text/csv; charset=utf-8",
+        )
+    if fmt == "xlsx":
+        sheets = [("Teams" if table.kind == TEAMS else "Pairs", header, rows)]
+        if table.kind == TEAMS:
+            sheets.append(("Matches", *exports.match_rows(table)))
+        return exports.attachment(
+            exports.xlsx_bytes(sheets),
+            filename=exports.export_name(*base, ext="xlsx"),
+            content_type=exports.XLSX_TYPE,
+        )
+    raise Http404("Handicap exports are CSV, XLSX or the per-player file.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import plotly.graph_objects as go
@@ -15,13 +16,14 @@ from grading.quality_selectors import quality_report
 FR18_ROWS = ("Svar", "Rvar", "Gvar", "Evar", "Avar", "Svar-Gvar", "session_sd", "grading_error_sd")
 
 
-def _figure_json(figure: go.Figure) -> str:
+def _figure_json(figure: go.Figure) -> dict:
+    """The figure as plain JSON data, drawn by static/js/charts.js."""
     figure.update_layout(margin={"l": 50, "r": 20, "t": 40, "b": 40}, height=320,
                          template="plotly_white")  # fmt: skip
-    return pio.to_json(figure, validate=False)
+    return json.loads(pio.to_json(figure, validate=False))
 
 
-def _charts(report: dict) -> dict[str, str]:
+def _charts(report: dict) -> dict[str, dict]:
     columns = [report] + ([report["compare"]] if report.get("compare") else [])
     charts = {}
     flat = go.Figure()

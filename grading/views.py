@@ -14,7 +14,7 @@ from grading.models import SessionVersion, Upload
 from grading.selectors import club_uploads, upload_progress
 from grading.services import session_withdraw, upload_create, upload_refuse_oversize
 from grading.tools import continuous_rows, discrete_bands, score_traveller
-from members.selectors import member_for_user
+from members.selectors import grade_card, member_for_user
 
 
 def home(request):
@@ -25,11 +25,13 @@ def home(request):
 def dashboard(request):
     """Where a login lands: the member's summary, their clubs, and the staff entry points."""
     user = request.user
+    member = member_for_user(user=user)
     return render(
         request,
         "grading/dashboard.html",
         {
-            "member": member_for_user(user=user),
+            "member": member,
+            "card": grade_card(member=member) if member else None,
             "clubs": clubs_of_user(user=user),
             "admin_clubs": clubs_with_admin_role(user=user),
         },

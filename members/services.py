@@ -53,3 +53,12 @@ def member_login_create(*, member: Member, username: str, password: str, is_staf
         member.user = user
         member.save(update_fields=["user"])
     return user
+
+
+def member_privacy_set(*, member: Member, private: bool) -> Member:
+    """Make the member's grade private or public (S7). A private grade is still computed and
+    used in every calculation; only its publication changes."""
+    if member.grade_private != private:
+        member.grade_private = private
+        member.save(update_fields=["grade_private"])
+    return member

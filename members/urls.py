@@ -1,4 +1,30 @@
 """Member pages (/me/...), public grade pages and their API. Included at the site root."""
 
+from django.urls import path
+
+from members import api, views
+
 app_name = "members"
-urlpatterns: list = []
+urlpatterns = [
+    path("me/", views.grade_card, name="card"),
+    path("me/sessions/", views.session_history, name="sessions"),
+    path("me/sessions.csv", views.session_history_csv, name="sessions-csv"),
+    path("me/sessions/<int:grade_id>/", views.session_explain, name="explain"),
+    path("me/partners/", views.partners, name="partners"),
+    path("me/forecast/", views.forecast, name="forecast"),
+    path("me/privacy/", views.privacy, name="privacy"),
+    path("me/host-exemption/", views.host_exemption, name="host-exemption"),
+    path("grades/top/", views.top_grades, name="top"),
+    path("grades/bands/", views.band_distribution, name="bands"),
+    path("members/<str:number>/", views.member_public, name="public"),
+    path("api/v1/me/", api.GradeCardAPI.as_view(), name="api-card"),
+    path("api/v1/me/sessions/", api.HistoryAPI.as_view(), name="api-sessions"),
+    path("api/v1/me/sessions/<int:grade_id>/", api.ExplainAPI.as_view(), name="api-explain"),
+    path("api/v1/me/partners/", api.PartnersAPI.as_view(), name="api-partners"),
+    path("api/v1/me/forecast/", api.ForecastAPI.as_view(), name="api-forecast"),
+    path("api/v1/me/privacy/", api.PrivacyAPI.as_view(), name="api-privacy"),
+    path("api/v1/me/host-exemptions/", api.HostExemptionAPI.as_view(), name="api-host-exemptions"),
+    path("api/v1/grades/top/", api.TopGradesAPI.as_view(), name="api-top"),
+    path("api/v1/grades/bands/", api.BandsAPI.as_view(), name="api-bands"),
+    path("api/v1/members/<str:number>/", api.PublicMemberAPI.as_view(), name="api-public"),
+]

@@ -8,7 +8,7 @@ function drawCharts(root) {
     const source = document.getElementById(element.dataset.plotly);
     if (!source) return;
     const figure = JSON.parse(source.textContent);
-    const config = Object.assign({responsive: true, displaylogo: false}, figure.config || {});
+    const config = Object.assign({responsive: true, displaylogo: false, displayModeBar: false}, figure.config || {});
     Plotly.newPlot(element, figure.data || [], figure.layout || {}, config);
     element.dataset.drawn = "1";
   });

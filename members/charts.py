@@ -1,0 +1,66 @@
+"""Plotly figures of the member and public pages, built in Python and embedded as JSON."""
+
+from __future__ import annotations
+
+import json
+
+import plotly.graph_objects as go
+
+from members.selectors import ChartPoint, Distribution, band_limits
+
+SHADES = ("rgba(31, 95, 139, 0.10)", "rgba(31, 95, 139, 0.03)")
+FONT = {"family": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif", "size": 13}
+
+
+def _as_dict(fig: go.Figure) -> dict:
+    return json.loads(fig.to_json())
+
+
+def grade_chart(points: list[ChartPoint]) -> dict:
+    """The grade after each session over time, with the band boundaries shaded (S4)."""
+    grades = [p.grade for p in points]
+    low = min(grades, default=45) - 1.5
+    high = max(grades, default=55) + 1.5
+    fig = go.Figure(
+        go.Scatter(
+            x=[p.date.isoformat() for p in points], y=grades, mode="lines+markers",
+            name="Grade", line={"color": "#1f5f8b", "width": 2}, marker={"size": 6},
+            customdata=[[p.event, p.club] for p in points],
+            hovertemplate="%{x|%d %b %Y}<br>%{y:.2f}<br>%{customdata[0]}, %{customdata[1]}"
+            "<extra></extra>",
+        )
+    )  # fmt: skip
+    for i, (name, lower, upper) in enumerate(band_limits()):
+        y0, y1 = (lower if lower is not None else 0.0), (upper if upper is not None else 100.0)
+        if y1 <= low or y0 >= high:
+            continue
+        fig.add_hrect(y0=y0, y1=y1, fillcolor=SHADES[i % 2], line_width=0, layer="below")
+        fig.add_annotation(
+            x=1, xref="paper", xanchor="right", y=(max(y0, low) + min(y1, high)) / 2,
+            text=name, showarrow=False, font={"size": 11, "color": "#5b6575"},
+        )  # fmt: skip
+    fig.update_layout(
+        margin={"l": 45, "r": 10, "t": 10, "b": 40}, height=340, showlegend=False,
+        yaxis={"title": "Grade (%)", "range": [low, high], "fixedrange": True},
+        xaxis={"fixedrange": True}, font=FONT, plot_bgcolor="#fff", paper_bgcolor="#fff",
+    )  # fmt: skip
+    return _as_dict(fig)
+
+
+def band_chart(distribution: Distribution) -> dict:
+    """Members by band (counts only; suppressed bands are drawn empty and labelled, S7)."""
+    names = [b.band.name for b in distribution.bands]
+    counts = [b.count if b.count is not None else 0 for b in distribution.bands]
+    labels = [b.text if b.count else ("<5" if b.count is None else "") for b in distribution.bands]
+    fig = go.Figure(
+        go.Bar(
+            x=names, y=counts, text=labels, textposition="outside", marker_color="#1f5f8b",
+            hovertemplate="%{x}: %{text}<extra></extra>",
+        )
+    )  # fmt: skip
+    fig.update_layout(
+        margin={"l": 40, "r": 10, "t": 20, "b": 90}, height=360, font=FONT,
+        yaxis={"title": "Members", "fixedrange": True, "rangemode": "tozero"},
+        xaxis={"tickangle": -45, "fixedrange": True}, plot_bgcolor="#fff", paper_bgcolor="#fff",
+    )  # fmt: skip
+    return _as_dict(fig)

@@ -1,0 +1,200 @@
+"""Member pages (/me/...) and the public grade pages. Thin: selectors read, services write."""
+
+import csv
+import functools
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+
+from clubs.models import Club
+from clubs.services import ExemptionRefused, exemption_request_create
+from grading.schemes_selectors import member_schemes
+from members import charts, selectors
+from members.forms import ForecastForm, HistoryFilterForm, HostExemptionForm, PrivacyForm
+from members.services import member_privacy_set
+
+HISTORY_PAGE_SIZE = 25
+
+
+def member_required(view):
+    """A logged-in user linked to a membership number; others get a page saying so."""
+
+    @login_required
+    @functools.wraps(view)
+    def wrapper(request, *args, **kwargs):
+        member = selectors.member_for_user(user=request.user)
+        if member is None:
+            return render(request, "members/no_member.html")
+        return view(request, member, *args, **kwargs)
+
+    return wrapper
+
+
+@member_required
+def grade_card(request, member):
+    card = selectors.grade_card(member=member)
+    # PPI (S10) and Brambledown (S11) beside the NGS grade, with the same privacy (S7).
+    context = {
+        "card": card,
+        "nav": "card",
+        "schemes": member_schemes(member=member, viewer=request.user),
+    }
+    if card.points:
+        context["chart"] = charts.grade_chart(card.points)
+    return render(request, "members/grade_card.html", context)
+
+
+def _history(request, member):
+    choices = selectors.history_choices(member=member)
+    form = HistoryFilterForm(request.GET or None, choices=choices)
+    data = form.cleaned_data if form.is_valid() else {}
+    filters = selectors.HistoryFilters(data.get("club"), data.get("partner"), data.get("year"))
+    return form, selectors.history_filtered(member=member, filters=filters)
+
+
+@member_required
+def session_history(request, member):
+    form, rows = _history(request, member)
+    page = Paginator(rows, HISTORY_PAGE_SIZE).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    return render(request, "members/history.html", {
+        "form": form, "page": page, "rows": selectors.history_decorate(member=member, rows=page),
+        "query": query.urlencode(), "nav": "sessions",
+    })  # fmt: skip
+
+
+CSV_COLUMNS = [
+    ("date", "date"), ("club", "club"), ("event", "event"), ("scoring", "scoring_label"),
+    ("partner", "partner"), ("partner_number", "partner_number"), ("boards", "boards"),
+    ("score", "score"), ("score_unit", "score_unit"), ("sopp", "sopp"), ("par", "par"),
+    ("excess", "excess"), ("session_grade", "session_grade"), ("grade_after", "grade_after"),
+    ("weight_percent", "weight_percent"), ("version", "version"), ("flags", "flags"),
+]  # fmt: skip
+
+
+def _csv_value(value):
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    if isinstance(value, list):
+        return "; ".join(value)
+    return "" if value is None else value
+
+
+@member_required
+def session_history_csv(request, member):
+    """The member's own history as CSV, with the page's filters (S7: one's own data only)."""
+    _, rows = _history(request, member)
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = (
+        f'attachment; filename="sessions-{member.national_number}.csv"'
+    )
+    writer = csv.writer(response)
+    writer.writerow([name for name, _ in CSV_COLUMNS])
+    for row in selectors.history_decorate(member=member, rows=rows):
+        writer.writerow([_csv_value(getattr(row, attr)) for _, attr in CSV_COLUMNS])
+    return response
+
+
+@member_required
+def session_explain(request, member, grade_id: int):
+    explanation = selectors.session_explain(member=member, grade_id=grade_id)
+    if explanation is None:
+        raise Http404("No such session in your history.")
+    return render(request, "members/explain.html", {"x": explanation, "nav": "sessions"})
+
+
+@member_required
+def partners(request, member):
+    return render(request, "members/partners.html", {
+        "rows": selectors.partnerships(member=member), "nav": "partners",
+    })  # fmt: skip
+
+
+@member_required
+def forecast(request, member):
+    card = selectors.grade_card(member=member)
+    form = ForecastForm(
+        request.GET or None, partners=selectors.forecast_partners(member=member),
+        series=selectors.club_series(member=member),
+    )  # fmt: skip
+    result = None
+    if card.has_grade and form.is_valid():
+        result = selectors.forecast_build(own_grade=card.grade, **form.resolved())
+    return render(request, "members/forecast.html", {
+        "form": form, "card": card, "result": result, "nav": "forecast",
+    })  # fmt: skip
+
+
+@member_required
+def privacy(request, member):
+    initial = {"grade": "private" if member.grade_private else "public"}
+    form = PrivacyForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        private = form.cleaned_data["grade"] == "private"
+        member_privacy_set(member=member, private=private)
+        messages.success(request, "Your grade is now private: only you can see it." if private
+                         else "Your grade is now public.")  # fmt: skip
+        return redirect("members:privacy")
+    return render(request, "members/privacy.html", {
+        "form": form, "member": member, "nav": "privacy",
+    })  # fmt: skip
+
+
+@member_required
+def host_exemption(request, member):
+    today = timezone.localdate()
+    form = HostExemptionForm(
+        request.POST or None,
+        sessions=selectors.planned_sessions_open(member=member, today=today),
+        partners=[r.partner for r in selectors.partnerships(member=member)],
+    )  # fmt: skip
+    if request.method == "POST" and form.is_valid():
+        try:
+            exemption_request_create(
+                member=member, partner=form.cleaned_data["partner_member"],
+                planned_session=form.cleaned_data["planned_session"], now=timezone.now(),
+            )  # fmt: skip
+        except ExemptionRefused as refused:
+            form.add_error(None, str(refused))
+        else:
+            messages.success(request, "Your request has been sent to the club.")
+            return redirect("members:host-exemption")
+    return render(request, "members/host_exemption.html", {
+        "form": form, "requests": selectors.exemption_requests(member=member),
+        "member": member, "nav": "host",
+    })  # fmt: skip
+
+
+# --------------------------------------------------------------------------- public pages
+
+
+def top_grades(request):
+    club = None
+    if request.GET.get("club"):
+        club = get_object_or_404(Club, slug=request.GET["club"])
+    return render(request, "members/top.html", {
+        "club": club, "clubs": Club.objects.order_by("name"),
+        "rows": selectors.top_grades(club=club),
+    })  # fmt: skip
+
+
+def band_distribution(request):
+    national, clubs = selectors.band_distributions()
+    selected = next((d for d in clubs if d.slug == request.GET.get("club")), None)
+    return render(request, "members/bands.html", {
+        "national": national, "clubs": clubs, "selected": selected,
+        "national_chart": charts.band_chart(national),
+        "club_chart": charts.band_chart(selected) if selected else None,
+    })  # fmt: skip
+
+
+def member_public(request, number: str):
+    view = selectors.public_member(number=number)
+    if view is None:
+        raise Http404("No member has that number.")
+    return render(request, "members/public_member.html", {"p": view})

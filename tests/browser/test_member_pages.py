@@ -1,0 +1,170 @@
+"""The member pages in Chromium as demo-member (issue 6): key figures against the database,
+screenshots under tests/artifacts/."""
+
+import datetime as dt
+
+import pytest
+from django.utils import timezone
+
+from grading.engine.ngs import shown
+from tests.browser.conftest import log_in
+
+pytestmark = pytest.mark.browser
+
+
+def _send(club, data: bytes, name: str):
+    from grading.models import Upload
+    from grading.services import upload_create
+
+    upload = upload_create(club=club, filename=name, data=data)  # commits: grading runs
+    upload.refresh_from_db()
+    assert upload.status == Upload.Status.GRADED, (upload.problems, upload.summary)
+
+
+@pytest.fixture
+def member_site(demo_site):
+    """The demo site; demo-member gets a graded history if the demo data has none yet."""
+    from clubs.models import Club
+    from clubs.services import planned_session_create
+    from grading.models import SessionGrade
+    from members.models import Member
+    from tests.members import world
+
+    demo = Member.objects.get(user__username="demo-member")
+    if not SessionGrade.objects.filter(member=demo).exists():
+        people = world.People.numbered(int(demo.national_number))
+        world.build(_send, Club.objects.get(slug="riverside"), Club.objects.get(slug="hilltop"),
+                    people, prefix="T6-")  # fmt: skip
+    planned_session_create(club=Club.objects.get(slug="riverside"), event_name="Monday Pairs",
+                           date=timezone.localdate() + dt.timedelta(days=1),
+                           start=dt.time(19, 30))  # fmt: skip
+    demo_site.member = demo
+    return demo_site
+
+
+@pytest.fixture
+def member_page(member_site, page):
+    log_in(page, member_site.url, "demo-member", "demo-member")
+    return page
+
+
+def test_grade_card(member_site, member_page, artifacts):
+    from grading.models import CurrentGrade
+
+    page = member_page
+    page.click("[data-nav=member]")
+    page.wait_for_url(f"{member_site.url}/me/")
+    current = CurrentGrade.objects.get(member=member_site.member)
+    assert page.inner_text("[data-testid=grade]") == f"{shown(current.grade):.2f}"
+    assert page.inner_text("[data-testid=band]") == current.band
+    assert page.inner_text("[data-testid=status-label]") == current.get_status_display()
+    assert page.inner_text("[data-testid=boards]") == str(current.boards_in_window)
+    page.wait_for_selector("#grade-chart .main-svg")  # plotly drew the chart
+    assert page.locator("#grade-chart .scatterlayer .point").count() > 5
+    page.screenshot(path=str(artifacts / "member-grade-card.png"), full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.reload()
+    page.wait_for_selector("#grade-chart .main-svg")
+    page.screenshot(path=str(artifacts / "member-grade-card-phone.png"), full_page=True)
+
+
+def test_session_history_and_explain(member_site, member_page, artifacts):
+    from grading.models import SessionGrade
+    from members.selectors import history_rows
+
+    page = member_page
+    page.goto(f"{member_site.url}/me/sessions/")
+    rows = list(history_rows(member=member_site.member)[:25])
+    assert page.locator("[data-testid=history-row]").count() == len(rows)
+    first_graded = next(r for r in rows if r.session_grade is not None)
+    line = page.locator(f"[data-testid=history-row][data-id='{first_graded.pk}']")
+    assert line.locator("[data-testid=session-grade]").inner_text() == (
+        f"{first_graded.session_grade:.2f}")
+    assert line.locator("[data-testid=par]").inner_text() == f"{first_graded.par:.2f}%"
+    page.screenshot(path=str(artifacts / "member-sessions.png"), full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.screenshot(path=str(artifacts / "member-sessions-phone.png"), full_page=False)
+    page.set_viewport_size({"width": 1200, "height": 900})
+    line.locator("a").first.click()
+    page.wait_for_url(f"{member_site.url}/me/sessions/{first_graded.pk}/")
+    grade = SessionGrade.objects.get(pk=first_graded.pk)
+    assert page.inner_text("[data-testid=buildup] [data-testid=par]") == f"{grade.par:.2f}%"
+    assert "Why a good score can lower your grade" in page.content()
+    page.screenshot(path=str(artifacts / "member-explain.png"), full_page=True)
+
+
+def test_partners(member_site, member_page, artifacts):
+    from members.selectors import partnerships
+
+    page = member_page
+    page.goto(f"{member_site.url}/me/partners/")
+    expected = partnerships(member=member_site.member)
+    assert page.locator("[data-testid=partner-row]").count() == len(expected)
+    top = expected[0]
+    row = page.locator(f"[data-testid=partner-row][data-number='{top.partner.national_number}']")
+    assert row.locator("[data-testid=boards]").inner_text() == str(top.boards)
+    page.screenshot(path=str(artifacts / "member-partners.png"), full_page=True)
+
+
+def test_forecast(member_site, member_page, artifacts):
+    from grading.models import CurrentGrade
+
+    page = member_page
+    page.goto(f"{member_site.url}/me/forecast/")
+    page.fill("#id_partner_grade", "48")
+    page.select_option("#id_series", index=1)
+    page.click("[data-testid=forecast-form] button[type=submit]")
+    page.wait_for_selector("[data-testid=forecast-result]")
+    mine = shown(CurrentGrade.objects.get(member=member_site.member).grade)
+    par_text = page.inner_text("[data-testid=forecast-result] [data-testid=par]")
+    field = float(page.locator("#id_series option:checked").inner_text()
+                  .split("recent field ")[1].split(",")[0])  # fmt: skip
+    assert float(par_text.rstrip("%")) == pytest.approx(50 + (mine + 48) / 2 - field, abs=0.011)
+    assert page.locator("[data-testid=chance]").count() == 5
+    page.screenshot(path=str(artifacts / "member-forecast.png"), full_page=True)
+
+
+def test_privacy_and_host_exemption(member_site, member_page, artifacts):
+    from clubs.models import HostExemptionRequest
+
+    page = member_page
+    page.goto(f"{member_site.url}/me/privacy/")
+    page.check("input[value=private]")
+    page.click("[data-testid=privacy-form] button[type=submit]")
+    assert "private" in page.inner_text("[data-testid=privacy-now]")
+    member_site.member.refresh_from_db()
+    assert member_site.member.grade_private
+    page.screenshot(path=str(artifacts / "member-privacy.png"), full_page=True)
+    page.check("input[value=public]")
+    page.click("[data-testid=privacy-form] button[type=submit]")
+
+    before = HostExemptionRequest.objects.filter(member=member_site.member).count()
+    page.goto(f"{member_site.url}/me/host-exemption/")
+    page.select_option("#id_planned_session", index=1)
+    page.fill("#id_partner_number", "100001")
+    page.click("[data-testid=exemption-form] button[type=submit]")
+    page.wait_for_selector("[data-testid=request]")
+    assert "Waiting for the club" in page.inner_text("[data-testid=requests]")
+    assert HostExemptionRequest.objects.filter(member=member_site.member).count() == before + 1
+    page.select_option("#id_planned_session", index=1)
+    page.fill("#id_partner_number", "100001")
+    page.click("[data-testid=exemption-form] button[type=submit]")
+    assert "already has a host request" in page.inner_text("[data-testid=refused]")
+    page.screenshot(path=str(artifacts / "member-host-exemption.png"), full_page=True)
+
+
+def test_public_pages(member_site, page, artifacts):
+    from members.selectors import top_grades
+
+    page.goto(f"{member_site.url}/grades/top/")
+    expected = top_grades()
+    assert page.locator("[data-testid=top-row]").count() == len(expected)
+    page.screenshot(path=str(artifacts / "public-top.png"), full_page=True)
+    page.goto(f"{member_site.url}/grades/bands/?club=riverside")
+    page.wait_for_selector("#bands-national .main-svg")
+    page.wait_for_selector("#bands-club .main-svg")
+    page.screenshot(path=str(artifacts / "public-bands.png"), full_page=True)
+    number = expected[0].number
+    page.goto(f"{member_site.url}/members/{number}/")
+    assert page.inner_text("[data-testid=grade]") == f"{expected[0].grade:.2f}"
+    page.screenshot(path=str(artifacts / "public-member.png"), full_page=True)

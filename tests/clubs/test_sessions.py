@@ -1,0 +1,136 @@
+"""Sessions and strength of field (S3.2, S3.8, S7): the list, the NS/EW SoF of two-winner
+movements, the SoF charts with their rolling average, and a page per session."""
+
+import statistics
+
+import pytest
+from django.urls import reverse
+
+from clubs.selectors import ROLLING_WINDOW, series_name
+from grading.models import PairResult, Session, SessionGrade
+
+PRIVATE = "1003"
+
+
+def rows_of(admin_client, club, **params):
+    return admin_client.get(reverse("clubs:sessions", args=[club.slug]), params).context["rows"]
+
+
+def test_every_session_with_tables_pairs_known_sof_and_grading(admin_client, graded):
+    rows = rows_of(admin_client, graded)
+    assert len(rows) == 15
+    assert [r.session.date for r in rows] == sorted((r.session.date for r in rows), reverse=True)
+    monday = next(r for r in rows if r.series == "Monday Pairs")
+    assert (monday.tables, monday.pairs, monday.known_pairs) == (4, 8, 8)
+    assert monday.graded and monday.sof == pytest.approx(monday.version.sof)
+    friday = next(r for r in rows if r.session.event.name == "Friday Social")
+    assert not friday.graded and friday.sof is None
+    assert (friday.known_pairs, friday.pairs) == (4, 6)
+    assert "2/3" in friday.version.not_graded_reason
+    html = admin_client.get(reverse("clubs:sessions", args=[graded.slug])).content.decode()
+    assert friday.version.not_graded_reason in html
+
+
+def test_two_winner_sof_by_direction_is_the_average_grade_of_its_players(admin_client, graded):
+    thursday = next(r for r in rows_of(admin_client, graded) if r.two_winner)
+    assert (thursday.tables, thursday.pairs) == (5, 9)
+    version = thursday.version
+    # Independently of the SOpp identity used by the page: every player is known here, so a
+    # direction's SoF is the mean of its players' grades at the start of the session.
+    for direction, value in (("NS", thursday.ns_sof), ("EW", thursday.ew_sof)):
+        pair_ids = PairResult.objects.filter(version=version, direction=direction).values_list(
+            "pair_id", flat=True
+        )
+        grades = SessionGrade.objects.filter(version=version, pair_id__in=list(pair_ids))
+        assert grades.count() == 2 * len(pair_ids)
+        assert value == pytest.approx(statistics.fmean(g.grade_before for g in grades))
+    everyone = SessionGrade.objects.filter(version=version)
+    assert thursday.sof == pytest.approx(statistics.fmean(g.grade_before for g in everyone))
+    assert thursday.ns_sof != pytest.approx(thursday.ew_sof)
+    one_winner = next(r for r in rows_of(admin_client, graded) if not r.two_winner and r.graded)
+    assert one_winner.ns_sof is None and one_winner.ew_sof is None
+
+
+def test_series_charts_with_a_rolling_average(admin_client, graded):
+    response = admin_client.get(reverse("clubs:sessions", args=[graded.slug]))
+    figures = {f["name"]: f for f in response.context["figures"]}
+    # "Monday Pairs 2026-08-03", "Monday Pairs 2026-08-10", ... are one series.
+    assert set(figures) == {"Monday Pairs", "Thursday Mitchell"}
+    points = figures["Monday Pairs"]["points"]
+    assert len(points) == 13
+    monday = sorted(
+        (r for r in response.context["rows"] if r.series == "Monday Pairs"),
+        key=lambda r: r.session.date,
+    )
+    for i, point in enumerate(points):
+        assert point.sof == pytest.approx(monday[i].version.sof)
+        window = [r.version.sof for r in monday[max(0, i - ROLLING_WINDOW + 1) : i + 1]]
+        assert point.rolling == pytest.approx(statistics.fmean(window))
+    html = response.content.decode()
+    assert "/static/vendor/plotly/plotly.min.js" in html and "cdn" not in html.lower()
+    assert html.count('class="plotly-graph-div"') == 2
+    assert "Rolling average" in figures["Monday Pairs"]["html"]
+
+
+def test_series_filter(admin_client, graded):
+    rows = rows_of(admin_client, graded, series="Thursday Mitchell")
+    assert [r.session.event.name for r in rows] == ["Thursday Mitchell"]
+
+
+@pytest.mark.parametrize(
+    "name, series",
+    [("Monday Pairs 2026-11-16", "Monday Pairs"), ("Pairs (16/11/2026)", "Pairs"),
+     ("Swiss Teams", "Swiss Teams"), ("2026-11-16", "2026-11-16")],
+)  # fmt: skip
+def test_series_name_drops_the_date(name, series):
+    assert series_name(name) == series
+
+
+def test_session_page_every_pair_with_score_par_and_excess(admin_client, graded):
+    session = Session.objects.get(event__event_id="THU")
+    response = admin_client.get(reverse("clubs:session", args=[graded.slug, session.pk]))
+    lines = response.context["detail"].lines
+    assert len(lines) == 9
+    assert [line.pair.direction for line in lines] == ["NS"] * 5 + ["EW"] * 4
+    html = response.content.decode()
+    for line in lines:
+        numbers = {p.number for p in line.players}
+        if PRIVATE in numbers or numbers & {"1017", "1018"}:
+            assert line.hidden and line.par is None and line.excess is None and line.sopp is None
+        else:
+            assert not line.hidden
+            assert line.par == line.pair.par is not None
+            assert f"{line.pair.par:.2f}" in html and f"{line.pair.excess:.2f}" in html
+        assert f"{line.pair.score:.2f}" in html
+
+
+def test_session_page_never_shows_a_private_or_provisional_grade(admin_client, graded):
+    session = Session.objects.get(event__event_id="THU")
+    version = session.live_version
+    hidden_pairs = PairResult.objects.filter(version=version).filter(
+        player1__national_number__in=[PRIVATE, "1017", "1018"]
+    ) | PairResult.objects.filter(version=version).filter(
+        player2__national_number__in=[PRIVATE, "1017", "1018"]
+    )
+    assert hidden_pairs.count() == 2
+    html = admin_client.get(reverse("clubs:session", args=[graded.slug, session.pk])).content
+    html = html.decode()
+    for pair in hidden_pairs:
+        assert f"{pair.par:.2f}" not in html and f"{pair.excess:.2f}" not in html
+    from grading.models import CurrentGrade
+
+    for number in (PRIVATE, "1017", "1018"):
+        secret = CurrentGrade.objects.get(member__national_number=number).grade
+        row_start = html.index(f"Player {number}")
+        assert f"{secret:.2f}" not in html[row_start : row_start + 200]
+    assert "Private" in html and "Provisional" in html
+
+
+def test_session_list_and_page_queries(admin_client, graded, django_assert_max_num_queries):
+    with django_assert_max_num_queries(9):
+        admin_client.get(reverse("clubs:sessions", args=[graded.slug]))
+    session = Session.objects.get(event__event_id="THU")
+    with django_assert_max_num_queries(12):
+        admin_client.get(reverse("clubs:session", args=[graded.slug, session.pk]))
+    with django_assert_max_num_queries(15):
+        admin_client.get(reverse("clubs:dashboard", args=[graded.slug]))

@@ -1,0 +1,122 @@
+"""The host-exemption form (S3.9, FAQ 10): the rules' messages, the states, and the approved
+pair excluded when the results arrive."""
+
+import datetime as dt
+
+import pytest
+from django.utils import timezone
+
+from clubs.models import HostExemptionRequest
+from clubs.services import exemption_decide, planned_session_create
+from grading.engine.ngs import Reason
+from grading.models import SessionGrade
+from members import selectors
+from tests.csvfiles import csv_bytes, mp_session_rows
+from tests.factories import ClubFactory
+from tests.members.conftest import url
+
+TONIGHT = dt.time(23, 59)
+
+
+@pytest.fixture
+def planned(graded):
+    return planned_session_create(club=graded.riverside, event_name="MON Pairs",
+                                  date=timezone.localdate() + dt.timedelta(days=1),
+                                  start=dt.time(19, 30))  # fmt: skip
+
+
+def post(client, planned, **data):
+    return client.post(url("host-exemption"), {"planned_session": planned.pk, **data}, follow=True)
+
+
+def test_request_by_membership_number_is_sent_and_shown_waiting(me_client, graded, planned):
+    body = post(me_client, planned, partner_number=f"0{graded.people.partner}").content.decode()
+    request = HostExemptionRequest.objects.get()
+    assert (request.member, request.partner.national_number) == (graded.me, graded.people.partner)
+    assert "Your request has been sent" in body and "Waiting for the club" in body
+
+
+def test_request_naming_a_partner_from_the_list(me_client, graded, planned):
+    partner = graded.member(graded.people.public)
+    post(me_client, planned, partner=partner.pk)
+    assert HostExemptionRequest.objects.get().partner == partner
+
+
+@pytest.mark.parametrize("case, message", [
+    ("second", "already has a host request"),
+    ("self", "you cannot partner yourself"),
+    ("late", "Too late"),
+    ("unknown partner", "No member has the number 4242"),
+    ("no partner", "Name your partner"),
+])  # fmt: skip
+def test_refusals_are_shown_with_their_message(me_client, graded, planned, case, message):
+    data = {"partner_number": graded.people.partner}
+    if case == "second":
+        post(me_client, planned, **data)
+    elif case == "self":
+        data = {"partner_number": graded.people.me}
+    elif case == "late":
+        planned.date, planned.start = timezone.localdate(), dt.time(0, 0)
+        planned.save()
+        if timezone.localtime().time() < dt.time(0, 31):
+            pytest.skip("within 30 minutes of midnight the session is still open")
+    elif case == "unknown partner":
+        data = {"partner_number": "4242"}
+    else:
+        data = {}
+    before = HostExemptionRequest.objects.count()
+    body = post(me_client, planned, **data).content.decode()
+    assert message in body.replace("&#x27;", "'")
+    assert HostExemptionRequest.objects.count() == before
+
+
+def test_only_the_members_clubs_future_sessions_can_be_chosen(me_client, graded, planned):
+    elsewhere = planned_session_create(club=ClubFactory(), event_name="Elsewhere",
+                                       date=planned.date, start=dt.time(19, 0))  # fmt: skip
+    yesterday = planned_session_create(club=graded.riverside, event_name="Gone",
+                                       date=timezone.localdate() - dt.timedelta(days=1),
+                                       start=dt.time(19, 0))  # fmt: skip
+    choices = set(selectors.planned_sessions_open(member=graded.me, today=timezone.localdate()))
+    assert planned in choices and elsewhere not in choices and yesterday not in choices
+    body = post(me_client, elsewhere, partner_number=graded.people.partner).content.decode()
+    assert "Select a valid choice" in body
+    assert not HostExemptionRequest.objects.exists()
+
+
+def test_states_and_the_approved_pair_is_not_graded(me_client, graded, sender):
+    """S3.9: approval applies when the results arrive; the history then says host."""
+    today = timezone.localdate()
+    planned = planned_session_create(club=graded.riverside, event_name="MON Pairs", date=today,
+                                     start=TONIGHT)  # fmt: skip
+    post(me_client, planned, partner_number=graded.people.partner)
+    request = HostExemptionRequest.objects.get()
+    exemption_decide(request=request, approve=True, user=graded.admin_user, now=timezone.now())
+    body = me_client.get(url("host-exemption")).content.decode()
+    assert "Approved" in body
+    numbers = [(graded.people.me, graded.people.partner)] + [
+        (str(3001 + 2 * i), str(3002 + 2 * i)) for i in range(7)]  # fmt: skip
+    sender(graded.riverside, csv_bytes(mp_session_rows(event_id="MON", date=today.isoformat(),
+                                                       numbers=numbers, start="23:59")),
+           "tonight.csv")  # fmt: skip
+    mine = SessionGrade.objects.get(member=graded.me, date=today)
+    assert mine.session_grade is None and mine.reason == Reason.HOST
+    history = selectors.history_decorate(member=graded.me,
+                                         rows=selectors.history_rows(member=graded.me))
+    assert history[0].date == today and history[0].flags == ["host: not graded"]
+
+
+def test_declined_request_shows_declined(me_client, graded, planned):
+    post(me_client, planned, partner_number=graded.people.partner)
+    exemption_decide(request=HostExemptionRequest.objects.get(), approve=False,
+                     user=graded.admin_user, now=timezone.now())  # fmt: skip
+    assert "Declined" in me_client.get(url("host-exemption")).content.decode()
+    api = me_client.get(url("api-host-exemptions")).json()
+    assert api["requests"][0]["status"] == "declined"
+
+
+def test_api_request_and_refusal(me_client, graded, planned):
+    data = {"planned_session": planned.pk, "partner_number": graded.people.partner}
+    made = me_client.post(url("api-host-exemptions"), data, content_type="application/json")
+    assert made.status_code == 201 and made.json()["status"] == "waiting"
+    again = me_client.post(url("api-host-exemptions"), data, content_type="application/json")
+    assert again.status_code == 400 and "already has a host request" in again.json()["detail"]
