@@ -74,6 +74,8 @@ def demo_people(count: int = MEMBER_COUNT) -> list[tuple[str, str]]:
 @transaction.atomic
 def demo_seed() -> dict:
     clubs = [club_get_or_create(name=n, slug=s, national_number=c) for n, s, c in CLUBS]
+    # Riverside also keeps Brambledown grades (S11), so the demo shows all three schemes.
+    Club.objects.filter(slug="riverside", keeps_brambledown=False).update(keeps_brambledown=True)
     members = [member_get_or_create(number=num, name=name)[0] for num, name in demo_people()]
     first, second = clubs
     # Members 0-39 belong to the first club, 30-59 to the second: ten play at both.
