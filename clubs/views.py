@@ -44,6 +44,7 @@ from clubs.services import (
     planned_session_create,
     planned_session_delete,
 )
+from grading.schemes_selectors import club_schemes
 
 
 def administered_club(request, slug: str) -> Club:
@@ -82,6 +83,8 @@ def club_dashboard(request, slug: str):
             "pending": club_exemption_rows(club=club, status=HostExemptionRequest.Status.WAITING),
             "planned": planned_sessions_upcoming(club=club, today=today)[:5],
             "uploads": club_recent_uploads(club=club),
+            # PPI top list and Brambledown lists (S10, S11), private members left out (S7).
+            "club_schemes": club_schemes(club=club, viewer=request.user),
         },
         tab="dashboard",
     )  # fmt: skip

@@ -7,3 +7,6 @@ document.addEventListener("submit", (event) => {
   const message = event.target.getAttribute("data-confirm");
   if (message && !window.confirm(message)) event.preventDefault();
 });
+document.addEventListener("change", (event) => {
+  if (event.target.matches("[data-autosubmit]")) event.target.form.submit();
+});

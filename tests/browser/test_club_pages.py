@@ -177,9 +177,9 @@ def test_pair_handicap_table_with_estimate_export_and_print(demo_site, admin_pag
     first = page.locator("input[name=r1p1]")
     first.click()
     first.type(published[0].member.name[:4], delay=40)
-    page.wait_for_function(
-        "document.querySelectorAll('#member-options option').length > 0"
-    )
+    # A locator wait, not wait_for_function: that evals a string in the page, which the
+    # Content-Security-Policy (rightly) forbids.
+    page.locator("#member-options option").first.wait_for(state="attached")
     options = page.eval_on_selector_all("#member-options option", "os => os.map(o => o.value)")
     assert any(published[0].member.national_number in o for o in options)
     first.fill(f"{published[0].member.name} ({published[0].member.national_number})")

@@ -132,5 +132,5 @@ def test_session_list_and_page_queries(admin_client, graded, django_assert_max_n
     session = Session.objects.get(event__event_id="THU")
     with django_assert_max_num_queries(12):
         admin_client.get(reverse("clubs:session", args=[graded.slug, session.pk]))
-    with django_assert_max_num_queries(15):
+    with django_assert_max_num_queries(18):  # +3 for the PPI and Brambledown lists (constant)
         admin_client.get(reverse("clubs:dashboard", args=[graded.slug]))
