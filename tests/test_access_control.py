@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from clubs.models import ClubRole
 from clubs.services import exemption_request_create, planned_session_create
-from grading.models import CurrentGrade, SessionGrade, SessionVersion, Upload
+from grading.models import CurrentGrade, SessionGrade, SessionVersion
 from grading.services import upload_create
 from members.models import Member
 from tests.csvfiles import csv_bytes, mp_session_rows
