@@ -43,3 +43,8 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy grading/engine
 	$(VENV)/bin/lint-imports
+
+# Replay, upload-to-grade and page-load benchmarks (issue 9; docs/benchmarks.md). Needs the local
+# PostgreSQL, Redis and wrk; SCALE=region|national for the larger runs.
+bench: install services
+	$(PY) manage.py bench --scale $${SCALE:-small}
