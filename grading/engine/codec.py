@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import enum
+import functools
 import hashlib
 import json
 import types
@@ -70,10 +71,16 @@ def _decode(hint: Any, data: Any) -> Any:
     return _decode_scalar(hint, data)
 
 
-def _decode_dataclass(cls: type, data: dict) -> Any:
+@functools.cache
+def _init_hints(cls: type) -> dict[str, Any]:
+    """The type hints of a dataclass's init fields (resolving them is slow: done once)."""
     hints = typing.get_type_hints(cls)
-    known = {f.name for f in dataclasses.fields(cls) if f.init}
-    return cls(**{name: _decode(hints[name], value) for name, value in data.items() if name in known})
+    return {f.name: hints[f.name] for f in dataclasses.fields(cls) if f.init}
+
+
+def _decode_dataclass(cls: type, data: dict) -> Any:
+    hints = _init_hints(cls)
+    return cls(**{name: _decode(hints[name], value) for name, value in data.items() if name in hints})
 
 
 def _decode_union(options: tuple, data: Any) -> Any:
