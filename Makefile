@@ -13,6 +13,9 @@ $(STAMP): pyproject.toml
 	@test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	# The optional compiled replay kernel (docs/ngs.md); without a C compiler the Python
+	# kernel is used.
+	$(PY) -m grading.engine.ngs_ckernel --build || true
 	@touch $(STAMP)
 
 migrate: install

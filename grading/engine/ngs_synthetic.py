@@ -16,6 +16,7 @@ import random
 from collections.abc import Iterator
 
 from grading.engine.ngs_ledger import LedgerOp, ProcessOp, WithdrawOp
+from grading.engine.ngs_session import why_not_graded
 from grading.engine.types import (
     Direction,
     Movement,
@@ -95,7 +96,8 @@ def iter_synthetic_ledger(
         made += 1
         seq += 1
         yield ProcessOp(seq, f"v{seq}", session)
-        live.append((f"v{seq}", session))
+        if not why_not_graded(session):  # only a graded version becomes live (S14.9)
+            live.append((f"v{seq}", session))
         if len(live) > 200:
             live.pop(0)
         roll = rng.random()
@@ -106,7 +108,8 @@ def iter_synthetic_ledger(
             seq += 1
             fixed = _corrected(rng, old)
             yield ProcessOp(seq, f"v{seq}", fixed)
-            live.append((f"v{seq}", fixed))
+            if not why_not_graded(fixed):
+                live.append((f"v{seq}", fixed))
         elif roll < 0.013 and live:  # a withdrawal
             version, _ = live.pop(rng.randrange(len(live)))
             seq += 1

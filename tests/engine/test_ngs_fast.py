@@ -268,3 +268,15 @@ def test_window_of_exactly_2000_boards_cuts_nothing(late):
                                                              b.regular_partner)  # fmt: skip
         assert a.grade == pytest.approx(b.grade, abs=1e-9)
     assert b.sessions_in_window == 2 and b.regular_partner == "q"
+
+
+def test_synthetic_ledgers_only_withdraw_live_versions():
+    """A version that is not graded never becomes live, so it is never withdrawn (S14.9);
+    folding the whole generated ledger must raise no LedgerError."""
+    from grading.engine.ngs_kernel import kernel_replay
+
+    ledger = synthetic_ledger(300, 1500, seed=7)
+    withdrawn = {op.version for op in ledger if isinstance(op, WithdrawOp)}
+    processed = {op.version: op.session for op in ledger if isinstance(op, ProcessOp)}
+    assert withdrawn and all(not why_not_graded(processed[v]) for v in withdrawn)
+    kernel_replay(ledger)
