@@ -108,7 +108,8 @@ def ppi_view(*, member: Member, viewer=None, today: dt.date | None = None) -> PP
     as_of = max(today or _today(), row.as_of)
     standing = ppi_standing(PPIState({row.member.national_number: _ppi_player(row)}),
                             row.member.national_number, as_of)  # fmt: skip
-    points = list(PPIPoint.objects.filter(member=member).order_by("seq"))
+    # Drawn by date of play (a late upload's point takes its place in time), not fold order.
+    points = list(PPIPoint.objects.filter(member=member).order_by("date", "seq"))
     symbol, name, red = SUITS[standing.suit]
     return PPIView(
         ppi=round(standing.ppi, 2), withheld="", boards=standing.boards,

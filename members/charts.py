@@ -17,34 +17,42 @@ def _as_dict(fig: go.Figure) -> dict:
 
 
 def grade_chart(points: list[ChartPoint]) -> dict:
-    """The grade after each session over time, with the band boundaries shaded (S4)."""
+    """The grade after each session over time, with the band boundaries shaded (S4).
+
+    Built as a plain figure dict: plotly.py's per-shape validation cost most of the grade
+    card's time (docs/benchmarks.md), and plotly.js needs nothing more than this.
+    """
     grades = [p.grade for p in points]
     low = min(grades, default=45) - 1.5
     high = max(grades, default=55) + 1.5
-    fig = go.Figure(
-        go.Scatter(
-            x=[p.date.isoformat() for p in points], y=grades, mode="lines+markers",
-            name="Grade", line={"color": "#1f5f8b", "width": 2}, marker={"size": 6},
-            customdata=[[p.event, p.club] for p in points],
-            hovertemplate="%{x|%d %b %Y}<br>%{y:.2f}<br>%{customdata[0]}, %{customdata[1]}"
-            "<extra></extra>",
-        )
-    )  # fmt: skip
+    shapes, annotations = [], []
     for i, (name, lower, upper) in enumerate(band_limits()):
         y0, y1 = (lower if lower is not None else 0.0), (upper if upper is not None else 100.0)
         if y1 <= low or y0 >= high:
             continue
-        fig.add_hrect(y0=y0, y1=y1, fillcolor=SHADES[i % 2], line_width=0, layer="below")
-        fig.add_annotation(
-            x=1, xref="paper", xanchor="right", y=(max(y0, low) + min(y1, high)) / 2,
-            text=name, showarrow=False, font={"size": 11, "color": "#5b6575"},
-        )  # fmt: skip
-    fig.update_layout(
-        margin={"l": 45, "r": 10, "t": 10, "b": 40}, height=340, showlegend=False,
-        yaxis={"title": "Grade (%)", "range": [low, high], "fixedrange": True},
-        xaxis={"fixedrange": True}, font=FONT, plot_bgcolor="#fff", paper_bgcolor="#fff",
-    )  # fmt: skip
-    return _as_dict(fig)
+        shapes.append({
+            "type": "rect", "xref": "paper", "x0": 0, "x1": 1, "yref": "y", "y0": y0, "y1": y1,
+            "fillcolor": SHADES[i % 2], "line": {"width": 0}, "layer": "below",
+        })  # fmt: skip
+        annotations.append({
+            "x": 1, "xref": "paper", "xanchor": "right", "yref": "y",
+            "y": (max(y0, low) + min(y1, high)) / 2, "text": name, "showarrow": False,
+            "font": {"size": 11, "color": "#5b6575"},
+        })  # fmt: skip
+    trace = {
+        "type": "scatter", "x": [p.date.isoformat() for p in points], "y": grades,
+        "mode": "lines+markers", "name": "Grade", "line": {"color": "#1f5f8b", "width": 2},
+        "marker": {"size": 6}, "customdata": [[p.event, p.club] for p in points],
+        "hovertemplate": "%{x|%d %b %Y}<br>%{y:.2f}<br>%{customdata[0]}, %{customdata[1]}"
+        "<extra></extra>",
+    }  # fmt: skip
+    layout = {
+        "margin": {"l": 45, "r": 10, "t": 10, "b": 40}, "height": 340, "showlegend": False,
+        "yaxis": {"title": {"text": "Grade (%)"}, "range": [low, high], "fixedrange": True},
+        "xaxis": {"fixedrange": True, "type": "date"}, "font": FONT, "plot_bgcolor": "#fff",
+        "paper_bgcolor": "#fff", "shapes": shapes, "annotations": annotations,
+    }  # fmt: skip
+    return {"data": [trace], "layout": layout}
 
 
 def band_chart(distribution: Distribution) -> dict:
