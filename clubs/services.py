@@ -7,6 +7,8 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from clubs.models import Club, ClubRole, HostExemptionRequest, PlannedSession
+from grading.audit import audit_record
+from grading.models import AuditEvent
 from members.models import Member
 
 
@@ -92,6 +94,9 @@ def exemption_decide(
     request.decided_by = user
     request.decided_at = now
     request.save(update_fields=["status", "decided_by", "decided_at"])
+    audit_record(action=AuditEvent.Action.EXEMPTION_DECISION, subject=str(request), actor=user,
+                 club=request.planned_session.club, request=request.pk,
+                 status=request.status)  # fmt: skip
     return request
 
 

@@ -17,6 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from clubs.services import approved_host_numbers
+from grading.audit import audit_record
 from grading.engine import codec
 from grading.engine.ngs import (
     NGS_DEFAULT,
@@ -30,6 +31,7 @@ from grading.engine.ngs import (
 )
 from grading.engine.types import SessionResult
 from grading.models import (
+    AuditEvent,
     CurrentGrade,
     LedgerEntry,
     LedgerHead,
@@ -427,6 +429,8 @@ def ledger_refold() -> int:
             SessionGrade.objects.filter(version=entry.version).update(live=False)
             _store_grades(step, state)
     _states[head.params_name] = state
+    audit_record(action=AuditEvent.Action.REFOLD, subject=f"ledger refolded ({len(entries)} entries)",
+                 params=head.params_name)  # fmt: skip
     if entries:
         _last_applied[head.params_name] = entries[-1].pk
     return len(entries)

@@ -17,11 +17,13 @@ from django.utils import timezone
 
 from clubs.models import Club, ClubRole
 from clubs.services import club_role_set
+from grading.audit import audit_record
 from grading.engine import codec
 from grading.engine.types import PairEntry, SessionResult
 from grading.ingest import parse_file
 from grading.ingest.problems import ParseResult, Problem
 from grading.models import (
+    AuditEvent,
     Event,
     Match,
     PairResult,
@@ -50,8 +52,30 @@ def upload_create(
 ) -> Upload:
     """Receive one results file for ``club``: refuse it, recognise a duplicate, or store it.
 
-    Stored sessions are graded by a Celery task dispatched when the transaction commits.
+    Stored sessions are graded by a Celery task dispatched when the transaction commits. Every
+    upload, and every correction in it, goes into the audit log.
     """
+    upload = _upload_receive(club=club, user=user, filename=filename, data=data,
+                             check_club=check_club)  # fmt: skip
+    _audit_upload(upload, user)
+    return upload
+
+
+def _audit_upload(upload: Upload, user) -> None:
+    audit_record(action=AuditEvent.Action.UPLOAD, subject=upload.filename, actor=user,
+                 club=upload.club, upload=upload.pk, status=upload.status,
+                 sha256=upload.sha256, problems=len(upload.problems))  # fmt: skip
+    for session in upload.summary.get("sessions", []):
+        if session.get("outcome") == "correction":
+            audit_record(
+                action=AuditEvent.Action.CORRECTION,
+                subject=f"{session['event']} {session['date']} version {session['version']}",
+                actor=user, club=upload.club, upload=upload.pk,
+                version=session.get("version_id"),
+            )  # fmt: skip
+
+
+def _upload_receive(*, club: Club, user, filename: str, data: bytes, check_club: bool) -> Upload:
     digest = hashlib.sha256(data).hexdigest()
     upload = Upload(club=club, uploaded_by=user, filename=filename[:255], size=len(data),
                     sha256=digest)
@@ -284,10 +308,12 @@ def _pair_row(version: SessionVersion, pair: PairEntry, members: list) -> PairRe
 def upload_refuse_oversize(*, club: Club, user=None, filename: str, size: int) -> Upload:
     """A file over the limit, refused from its declared size without reading it (S12)."""
     upload = Upload(club=club, uploaded_by=user, filename=filename[:255], size=size, sha256="")
-    return _refuse(upload, [_too_large(size)])
+    _refuse(upload, [_too_large(size)])
+    _audit_upload(upload, user)
+    return upload
 
 
-def session_withdraw(*, version: SessionVersion) -> SessionVersion:
+def session_withdraw(*, version: SessionVersion, user=None) -> SessionVersion:
     """Withdraw a session's live graded version through the ledger (S5.3, S5.4): its session
     grades leave every history and nothing replaces it."""
     from grading.ledger import ledger_head_lock, version_withdraw
@@ -299,6 +325,8 @@ def session_withdraw(*, version: SessionVersion) -> SessionVersion:
             raise ValueError(f"{version} is {version.get_state_display().lower()}, not graded")
         version_withdraw(head=head, version=version)
         Session.objects.filter(pk=version.session_id).update(live_version=None)
+        audit_record(action=AuditEvent.Action.WITHDRAWAL, subject=str(version), actor=user,
+                     club=version.session.event.club, version=version.pk)  # fmt: skip
     return version
 
 

@@ -122,7 +122,7 @@ def version_withdraw(request, slug: str, pk: int):
     club = administered_club(request, slug)
     version = get_object_or_404(SessionVersion, pk=pk, session__event__club=club)
     try:
-        session_withdraw(version=version)
+        session_withdraw(version=version, user=request.user)
     except ValueError as refused:
         messages.error(request, str(refused))
     else:

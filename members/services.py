@@ -3,7 +3,9 @@
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from grading.audit import audit_record
 from grading.engine.types import normalise_number
+from grading.models import AuditEvent
 from members.models import Member
 
 
@@ -61,4 +63,6 @@ def member_privacy_set(*, member: Member, private: bool) -> Member:
     if member.grade_private != private:
         member.grade_private = private
         member.save(update_fields=["grade_private"])
+        audit_record(action=AuditEvent.Action.PRIVACY, subject=str(member), actor=member.user,
+                     private=private)  # fmt: skip
     return member
