@@ -9,6 +9,7 @@ dispatched once the transaction commits.
 from __future__ import annotations
 
 import hashlib
+import logging
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -34,6 +35,8 @@ from grading.models import (
 )
 from members.models import Member
 from members.services import member_get_or_create
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -114,9 +117,15 @@ def _upload_receive(*, club: Club, user, filename: str, data: bytes, check_club:
 
 
 def _dispatch_grading(upload_id: int) -> None:
+    """Queue grading. A broker that is down must not turn a stored upload into an error page:
+    the upload is safe in the database and the five-minute sweep grades it (grade_pending)."""
     from grading.tasks import grade_upload
 
-    grade_upload.delay(upload_id)
+    try:
+        grade_upload.delay(upload_id)
+    except Exception:
+        log.warning("Could not queue grading of upload %s; the sweep will grade it", upload_id,
+                    exc_info=True)  # fmt: skip
 
 
 def _too_large(size: int) -> Problem:
