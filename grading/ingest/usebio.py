@@ -680,15 +680,23 @@ class _EventReader:
 
     # ---- pairs events ---------------------------------------------------------------------------
 
-    def _pairs_session(self, unit: _Unit, scoring: Scoring) -> SessionResult | None:
-        problems_before = len(self.log.problems)
+    def _identified_pairs(self, unit: _Unit):
+        """The unit's pairs with their ids, the pairs dropped, and the id lookup; None (with
+        the problem logged) when there are no pairs or their ids cannot be assigned."""
         raws, dropped = self._collect_pairs(unit)
         if not raws:
             self._no_pairs(unit)
             return None
         if not self._assign_pair_ids(raws):
             return None
-        lookup = _pair_lookup(raws)
+        return raws, dropped, _pair_lookup(raws)
+
+    def _pairs_session(self, unit: _Unit, scoring: Scoring) -> SessionResult | None:
+        problems_before = len(self.log.problems)
+        pairs = self._identified_pairs(unit)
+        if pairs is None:
+            return None
+        raws, dropped, lookup = pairs
         lines = self._read_lines(unit.sections, lookup, dropped, _LINE_POINTS.get(scoring))
         self._report_skipped(lines)
         complete = self._travellers_complete(lines, unit.path)
@@ -1041,13 +1049,10 @@ class _EventReader:
         pairs and their NS_SCORE/EW_SCORE before VPs; a pair's score is the sum of its match
         IMPs (IMP Swiss) or the board-weighted mean of its match percentages (MP Swiss)."""
         problems_before = len(self.log.problems)
-        raws, dropped = self._collect_pairs(unit)
-        if not raws:
-            self._no_pairs(unit)
+        pairs = self._identified_pairs(unit)
+        if pairs is None:
             return None
-        if not self._assign_pair_ids(raws):
-            return None
-        lookup = _pair_lookup(raws)
+        raws, dropped, lookup = pairs
         matches = self._swiss_matches(unit, lookup, dropped)
         lines = self._read_lines(unit.sections, lookup, dropped, None)
         self._report_skipped(lines)
