@@ -287,8 +287,7 @@ def _store_grades(step: StepResult, state: ReplayState) -> None:
         row.sessions_in_window = grade.sessions_in_window
         row.as_of, row.seq = grade.as_of, step.seq
         row.initial_grade = history.initial
-        entries = history.history().entries
-        row.last_session_date = max((e.date for e in entries), default=None)
+        row.last_session_date = history.last_date()
         (to_update if row.pk else to_create).append(row)
     CurrentGrade.objects.bulk_create(to_create)
     CurrentGrade.objects.bulk_update(
@@ -300,23 +299,36 @@ def _store_grades(step: StepResult, state: ReplayState) -> None:
 
 
 def _store_partnerships(step: StepResult, state: ReplayState) -> None:
+    """Upsert the partnership grades a step touched: one read, one insert, one update."""
     keys = [tuple(g.subject.split("+", 1)) for g in step.partnership_grades]
     members = _members_by_number(n for key in keys for n in key)
+    ids = {(members[a].pk, members[b].pk) for a, b in keys}
+    existing = {
+        (row.member_a_id, row.member_b_id): row
+        for row in PartnershipGrade.objects.filter(
+            member_a__in={a for a, _ in ids}, member_b__in={b for _, b in ids}
+        )
+    }
+    to_create, to_update = [], []
     for grade, (a, b) in zip(step.partnership_grades, keys, strict=True):
         history = state.partnerships[(a, b)]
-        entries = history.history().entries
-        row, _ = PartnershipGrade.objects.get_or_create(
-            member_a=members[a], member_b=members[b],
-            defaults={"grade": grade.grade, "first_value": history.initial, "as_of": grade.as_of},
-        )  # fmt: skip
+        row = existing.get((members[a].pk, members[b].pk))
+        if row is None:
+            row = PartnershipGrade(member_a=members[a], member_b=members[b])
         row.grade, row.boards_in_window = grade.grade, grade.boards_in_window
         row.as_of, row.seq = grade.as_of, step.seq
         row.first_value = history.initial
         row.boards_together = history.graded_boards()
-        row.sessions_together = len(entries)
-        row.last_played = max((e.date for e in entries), default=None)
+        row.sessions_together = history.session_count()
+        row.last_played = history.last_date()
         row.shown = grade.status.value != CurrentGrade.Status.PROVISIONAL
-        row.save()
+        (to_update if row.pk else to_create).append(row)
+    PartnershipGrade.objects.bulk_create(to_create)
+    PartnershipGrade.objects.bulk_update(
+        to_update,
+        ["grade", "boards_in_window", "as_of", "seq", "first_value", "boards_together",
+         "sessions_together", "last_played", "shown"],
+    )  # fmt: skip
 
 
 def _finish_uploads(upload_ids: Iterable[int | None]) -> None:

@@ -17,7 +17,6 @@ from django.db import transaction
 from django.utils import timezone
 
 from clubs.models import Club, ClubRole
-from clubs.services import club_role_set
 from grading.audit import audit_record
 from grading.engine import codec
 from grading.engine.types import PairEntry, SessionResult
@@ -267,13 +266,13 @@ def _pairs_create(version: SessionVersion, result: SessionResult, club: Club) ->
     """Pair rows, with members created or matched by number (S14.2); name mismatches warn."""
     warnings: list[dict] = []
     rows = []
+    players: set[int] = set()
     for pair in result.pairs:
         members = [_member_for(player.number, player.name, warnings, pair) for player in pair.players]
-        for member in members:
-            if member is not None:
-                _club_membership(club, member)
+        players |= {member.pk for member in members if member is not None}
         rows.append(_pair_row(version, pair, members))
     PairResult.objects.bulk_create(rows)
+    _club_memberships_add(club, players)
     return warnings
 
 
@@ -288,10 +287,18 @@ def _member_for(number, name, warnings, pair: PairEntry) -> Member | None:
     return member
 
 
-def _club_membership(club: Club, member: Member) -> None:
-    # Someone who plays in a club's session is listed among its members (docs/decisions.md).
-    if not ClubRole.objects.filter(club=club, member=member).exists():
-        club_role_set(club=club, member=member)
+def _club_memberships_add(club: Club, member_ids: set[int]) -> None:
+    """Someone who plays in a club's session is listed among its members (docs/decisions.md):
+    one query and one insert for the whole session, never touching an existing role."""
+    known = set(
+        ClubRole.objects.filter(club=club, member_id__in=member_ids).values_list(
+            "member_id", flat=True
+        )
+    )
+    ClubRole.objects.bulk_create(
+        [ClubRole(club=club, member_id=pk) for pk in sorted(member_ids - known)],
+        ignore_conflicts=True,
+    )
 
 
 def _pair_row(version: SessionVersion, pair: PairEntry, members: list) -> PairResult:

@@ -3,11 +3,9 @@
 import csv
 import io
 
-HEADER = [
-    "event_id", "event_name", "session", "date", "start", "scoring", "movement", "weighting",
-    "pair", "direction", "player1_number", "player1_name", "player2_number", "player2_name",
-    "score", "direction_mean", "boards", "rateable",
-]  # fmt: skip
+from grading.ingest.csvformat import CSV_COLUMNS
+
+HEADER = list(CSV_COLUMNS)  # the product's S12.1 columns, defined once
 
 
 def mp_session_rows(

@@ -56,6 +56,19 @@ def test_a_session_is_stored_and_graded(upload):
     assert ledger_check() == []
 
 
+def test_players_become_club_members_once_and_admins_stay_admins(club, upload):
+    """docs/decisions.md: playing in a club's session lists the player among its members."""
+    from clubs.models import ClubRole
+    from members.services import member_get_or_create
+
+    admin, _ = member_get_or_create(number="1001", name="Player 1001")
+    ClubRole.objects.create(club=club, member=admin, role=ClubRole.Role.ADMIN)
+    upload(csv_bytes(mp_session_rows()))
+    upload(csv_bytes(mp_session_rows(event_id="TUE", date="2026-11-17")))
+    assert ClubRole.objects.filter(club=club).count() == 16
+    assert ClubRole.objects.get(club=club, member=admin).role == ClubRole.Role.ADMIN
+
+
 def test_no_drift_in_a_one_winner_session(upload):
     """S3.4 / issue 4: with only known players, session grades minus grades sum to zero."""
     upload(csv_bytes(mp_session_rows(scores=[60, 58, 51, 50, 49, 47, 45, 40])))

@@ -591,6 +591,16 @@ class IncrementalHistory:
             return sum(e.boards for e in self._pending)
         return self._state.total
 
+    def last_date(self) -> dt.date | None:
+        """The latest date of play among the live sessions, without building the history."""
+        if self._state is None:
+            return max((e.date for e in self._pending), default=None)
+        last = self._state.last_date()
+        return dt.date.fromordinal(last) if last is not None else None
+
+    def session_count(self) -> int:
+        return len(self._pending) if self._state is None else len(self._state.d)
+
     def history(self) -> History:
         if self._history is None:
             if self._state is None:

@@ -108,6 +108,10 @@ class SubjectHistory(Protocol):
 
     def graded_boards(self) -> int: ...
 
+    def last_date(self) -> dt.date | None: ...
+
+    def session_count(self) -> int: ...
+
     def history(self) -> History: ...
 
 
@@ -131,6 +135,12 @@ class ReferenceHistory:
 
     def graded_boards(self) -> int:
         return sum(e.boards for e in self.entries)
+
+    def last_date(self) -> dt.date | None:
+        return max((e.date for e in self.entries), default=None)
+
+    def session_count(self) -> int:
+        return len(self.entries)
 
     def history(self) -> History:
         return History(self.initial, tuple(self.entries))

@@ -280,3 +280,19 @@ def test_synthetic_ledgers_only_withdraw_live_versions():
     processed = {op.version: op.session for op in ledger if isinstance(op, ProcessOp)}
     assert withdrawn and all(not why_not_graded(processed[v]) for v in withdrawn)
     kernel_replay(ledger)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_fast_histories_answer_last_date_and_count_as_the_reference(seed):
+    """The queries the Django layer stores (last session date, sessions together) without
+    rebuilding a history: equal on both paths after late uploads and withdrawals."""
+    ledger = random_ledger(seed, operations=60, pool=10)
+    fast, reference = replay(ledger, path="fast"), replay(ledger, path="reference")
+    for subjects in ("players", "partnerships"):
+        mine, theirs = getattr(fast, subjects), getattr(reference, subjects)
+        assert mine.keys() == theirs.keys()
+        for key, history in mine.items():
+            entries = theirs[key].history().entries
+            assert history.last_date() == max((e.date for e in entries), default=None)
+            assert history.session_count() == len(entries) == theirs[key].session_count()

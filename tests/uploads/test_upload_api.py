@@ -67,4 +67,4 @@ def test_others_are_refused(member_user, club_admin, other_club):
 def test_schema_documents_the_upload_endpoints(client):
     schema = client.get(reverse("schema")).content.decode()
     assert "/api/v1/clubs/{slug}/uploads/" in schema
-    assert "/api/v1/clubs/{slug}/uploads/{id}/" in schema or "{pk}" in schema
+    assert "/api/v1/clubs/{slug}/uploads/{id}/" in schema
