@@ -204,6 +204,11 @@ LOGIN_THROTTLE_DELAY = env_bool("LOGIN_THROTTLE_DELAY", True)
 UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(10 * 1024 * 1024)))
 DATA_UPLOAD_MAX_MEMORY_SIZE = UPLOAD_MAX_BYTES + 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+FILE_UPLOAD_HANDLERS = [
+    "grading.uploadhandlers.SizeLimitUploadHandler",  # an oversize file is drained, not kept
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
 
 SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
