@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from clubs.services import approved_host_numbers
 from grading.audit import audit_record
+from grading.bulk import rows_update
 from grading.engine import codec
 from grading.engine.ngs import (
     NGS_DEFAULT,
@@ -239,7 +240,7 @@ def _store_pair_figures(version: SessionVersion, outcome) -> None:
         row.score_term, row.sopp, row.par, row.excess = (
             pair.score_term, pair.sopp, pair.par, pair.excess,
         )  # fmt: skip
-    PairResult.objects.bulk_update(rows.values(), ["score_term", "sopp", "par", "excess"])
+    rows_update(PairResult, list(rows.values()), ["score_term", "sopp", "par", "excess"])
 
 
 def _store_not_graded(version, result: SessionResult, reason: str, state: ReplayState) -> None:
@@ -290,8 +291,8 @@ def _store_grades(step: StepResult, state: ReplayState) -> None:
         row.last_session_date = history.last_date()
         (to_update if row.pk else to_create).append(row)
     CurrentGrade.objects.bulk_create(to_create)
-    CurrentGrade.objects.bulk_update(
-        to_update,
+    rows_update(
+        CurrentGrade, to_update,
         ["grade", "status", "band", "boards_in_window", "sessions_in_window", "initial_grade",
          "last_session_date", "as_of", "seq"],
     )  # fmt: skip
@@ -324,8 +325,8 @@ def _store_partnerships(step: StepResult, state: ReplayState) -> None:
         row.shown = grade.status.value != CurrentGrade.Status.PROVISIONAL
         (to_update if row.pk else to_create).append(row)
     PartnershipGrade.objects.bulk_create(to_create)
-    PartnershipGrade.objects.bulk_update(
-        to_update,
+    rows_update(
+        PartnershipGrade, to_update,
         ["grade", "boards_in_window", "as_of", "seq", "first_value", "boards_together",
          "sessions_together", "last_played", "shown"],
     )  # fmt: skip

@@ -79,8 +79,8 @@ def _audit_upload(upload: Upload, user) -> None:
 
 def _upload_receive(*, club: Club, user, filename: str, data: bytes, check_club: bool) -> Upload:
     digest = hashlib.sha256(data).hexdigest()
-    upload = Upload(club=club, uploaded_by=user, filename=filename[:255], size=len(data),
-                    sha256=digest)
+    upload = Upload(club=club, uploaded_by=user, filename=_printable(filename)[:255],
+                    size=len(data), sha256=digest)  # fmt: skip
     if len(data) > settings.UPLOAD_MAX_BYTES:
         return _refuse(upload, [_too_large(len(data))])
     previous = _previous_upload(club, digest)
@@ -94,7 +94,7 @@ def _upload_receive(*, club: Club, user, filename: str, data: bytes, check_club:
         upload.save()
         return upload
 
-    parsed = parse_file(filename, data, club=club.slug)
+    parsed = parse_file(upload.filename, data, club=club.slug)
     problems = list(parsed.problems) + (_club_problems(parsed, club) if check_club else [])
     if problems:
         return _refuse(upload, problems, warnings=list(parsed.warnings))
@@ -113,6 +113,11 @@ def _upload_receive(*, club: Club, user, filename: str, data: bytes, check_club:
         if stored.new_versions:
             transaction.on_commit(lambda: _dispatch_grading(upload.pk))
     return upload
+
+
+def _printable(name: str) -> str:
+    """A file name as shown and stored: no control characters (PostgreSQL refuses NUL)."""
+    return "".join(c for c in name if c.isprintable()) or "unnamed"
 
 
 def _dispatch_grading(upload_id: int) -> None:

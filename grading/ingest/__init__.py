@@ -38,6 +38,14 @@ def parse_file(name: str, data: bytes, club: str) -> ParseResult:
         return _refused(
             "The file is empty. Export the results from your scoring program again.", "empty"
         )
+    nul = _first_nul_line(data)
+    if nul is not None:
+        return _refused(
+            f"Line {nul} contains a NUL byte: the file is damaged, or is not a text file. "
+            "Export the results from your scoring program again.",
+            "nul-byte",
+            line=nul,
+        )
     try:
         return _with_crosscheck(_refuse_repeated_pairs(_dispatch(name, data, club)))
     except Exception:  # never raise on bad input; log the bug and tell the administrator
@@ -47,6 +55,15 @@ def parse_file(name: str, data: bytes, club: str) -> ParseResult:
             "It has been logged; please send the file to the product's support.",
             "internal-error",
         )
+
+
+def _first_nul_line(data: bytes) -> int | None:
+    """The line of the first NUL byte in a file that is not UTF-16 (where NULs are normal).
+    No text format allows one, and the database cannot store one (found by fuzzing)."""
+    if data.startswith(_UTF16_BOMS):
+        return None
+    at = data.find(b"\x00")
+    return None if at < 0 else data.count(b"\n", 0, at) + 1
 
 
 def _dispatch(name: str, data: bytes, club: str) -> ParseResult:
@@ -132,5 +149,6 @@ def _parse_xml(data: bytes, club: str) -> ParseResult:
     return log.result(sessions, meta)
 
 
-def _refused(message: str, code: str) -> ParseResult:
-    return ParseResult(problems=(Problem("file", message, code=code),))
+def _refused(message: str, code: str, line: int | None = None) -> ParseResult:
+    location = f"line {line}" if line else "file"
+    return ParseResult(problems=(Problem(location, message, line=line, code=code),))

@@ -64,3 +64,25 @@ def test_empty_and_unknown_files_are_refused():
 def test_problem_str_names_the_place():
     (problem,) = parse_fixture("malformed/not-well-formed.xml").problems
     assert str(problem).startswith("line 3: The XML cannot be read")
+
+
+@pytest.mark.parametrize("name", ["malformed/good.csv", "pbn/ruter_norway/pairs.pbn"])
+def test_a_nul_byte_is_refused_with_its_line(name):
+    """Found by tests/uploads/test_upload_fuzz.py: a NUL byte in a CSV header came back quoted
+    in a warning, which PostgreSQL cannot store (a server error). Refused where it is."""
+    from tests.ingest.conftest import fixture_bytes
+
+    data = fixture_bytes(name)
+    lines = data.split(b"\n")
+    lines[2] = lines[2][:3] + b"\x00" + lines[2][3:]
+    result = parse_file(name, b"\n".join(lines), "club")
+    assert result.sessions == ()
+    [problem] = result.problems
+    assert (problem.code, problem.line, problem.location) == ("nul-byte", 3, "line 3")
+    assert "NUL byte" in problem.message
+
+
+def test_utf16_files_keep_their_nul_bytes():
+    xml = '<?xml version="1.0" encoding="UTF-16"?><USEBIO Version="1.2"></USEBIO>'
+    result = parse_file("u16.xml", xml.encode("utf-16"), "club")
+    assert not any(p.code == "nul-byte" for p in result.problems)

@@ -47,3 +47,10 @@ class UploadFuzz(TestCase):
                     1 for s in sessions if s.get("outcome") != "unchanged"
                 )
             transaction.set_rollback(True)
+
+
+def test_a_file_name_with_control_characters_is_stored_printable(db):
+    club = ClubFactory(slug="names")
+    upload = upload_create(club=club, filename="mon\x00day\r\n.csv", data=b"not results")
+    assert upload.filename == "monday.csv"
+    assert upload.status == Upload.Status.REFUSED
