@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import F, Max, QuerySet
 
 from clubs.models import Club
 from grading.engine import codec
@@ -82,11 +82,13 @@ def schemes_after_step(*, version: SessionVersion) -> None:
         brambledown_club_update(club=club, touched=version.session.date)
 
 
-def live_entries() -> list[LedgerEntry]:
+def live_entries(entries: QuerySet[LedgerEntry] | None = None) -> list[LedgerEntry]:
     """The live versions' process entries in processing order (S5.2, S5.3): each version's
-    last process entry, unless a withdrawal followed it."""
+    last process entry, unless a withdrawal followed it. ``entries``: a part of the ledger
+    (one club's versions), else the whole ledger."""
     live: dict[int, LedgerEntry] = {}
-    for entry in LedgerEntry.objects.order_by("seq").iterator(chunk_size=1000):
+    entries = LedgerEntry.objects.all() if entries is None else entries
+    for entry in entries.order_by("seq").iterator(chunk_size=1000):
         live.pop(entry.version_id, None)
         if entry.operation == LedgerEntry.Operation.PROCESS:
             live[entry.version_id] = entry
@@ -348,23 +350,27 @@ def _session_order(item: ClubSession) -> tuple:
 
 
 def club_entries(*, club: Club) -> list[tuple[LedgerEntry, dt.date]]:
-    """The club's live match-pointed versions (their process entries) with dates of play."""
-    dates = dict(
-        SessionVersion.objects.filter(session__event__club=club, scoring="MP").values_list(
-            "pk", "session__date"
-        )
-    )
-    return [(e, dates[e.version_id]) for e in live_entries() if e.version_id in dates]
+    """The club's live match-pointed versions (their process entries) with dates of play.
+    Reads the club's part of the ledger only: an upload's cost does not grow with the nation's."""
+    entries = LedgerEntry.objects.filter(
+        version__session__event__club=club, version__scoring="MP"
+    ).annotate(day=F("version__session__date"))
+    return [(e, e.day) for e in live_entries(entries)]
 
 
-def club_sessions(*, club: Club, since: dt.date | None = None) -> list[ClubSession]:
+def club_sessions(
+    *, club: Club, since: dt.date | None = None,
+    entries: list[tuple[LedgerEntry, dt.date]] | None = None,
+) -> list[ClubSession]:  # fmt: skip
     """The club's live graded versions that Brambledown rates (match-pointed pairs), played on
-    or after ``since``, in the engine's order (date of play; ties by event id and session)."""
-    entries = [e for e, day in club_entries(club=club) if since is None or day >= since]
-    sessions = _sessions(entries)
+    or after ``since``, in the engine's order (date of play; ties by event id and session).
+    ``entries``: ``club_entries(club=club)`` if the caller has it already."""
+    entries = club_entries(club=club) if entries is None else entries
+    chosen = [e for e, day in entries if since is None or day >= since]
+    sessions = _sessions(chosen)
     items = [
         ClubSession(e.version_id, sessions[e.version_id], e.host_pair or None)
-        for e in entries
+        for e in chosen
         if not brambledown_why_not(sessions[e.version_id])
     ]
     return sorted(items, key=_session_order)
@@ -400,7 +406,8 @@ def brambledown_club_update(
     """
     row, _ = BrambledownClubState.objects.select_for_update().get_or_create(club=club)
     regraded = _quarter(row.regraded)
-    dates = [day for _, day in club_entries(club=club)]
+    entries = club_entries(club=club)
+    dates = [day for _, day in entries]
     target = regraded
     if dates and Quarter.of(max(dates)) > Quarter.of(min(dates)):  # a quarter is over
         before_latest = Quarter.of(max(dates)).previous()
@@ -410,10 +417,10 @@ def brambledown_club_update(
     closing = target is not None and (regraded is None or target > regraded)
     in_closed = touched is not None and regraded is not None and Quarter.of(touched) <= regraded
     if closing or in_closed or replay or (regraded is not None and not row.snapshot):
-        return _bd_replay(club, row, club_sessions(club=club), target)
+        return _bd_replay(club, row, club_sessions(club=club, entries=entries), target)
     state = bd_state_load(row.snapshot)
     since = state.quarter.start if state.quarter else None
-    return _bd_open_quarter(club, row, club_sessions(club=club, since=since))
+    return _bd_open_quarter(club, row, club_sessions(club=club, since=since, entries=entries))
 
 
 def _bd_open_quarter(club: Club, row: BrambledownClubState, items) -> BrambledownUpdate:
