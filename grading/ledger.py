@@ -424,8 +424,9 @@ def _check_partnerships(state: ReplayState, tol: float) -> list[str]:
 
 
 @transaction.atomic
-def ledger_refold() -> int:
-    """Recompute every stored grade by folding the ledger from empty. Returns the steps."""
+def ledger_refold(*, actor=None) -> int:
+    """Recompute every stored grade by folding the ledger from empty. Returns the steps.
+    ``actor``: the staff user who asked for it (the audit log's who), or None for the system."""
     head = ledger_head_lock()
     SessionGrade.objects.filter(entry__isnull=False).delete()
     CurrentGrade.objects.all().delete()
@@ -443,7 +444,7 @@ def ledger_refold() -> int:
             _store_grades(step, state)
     _states[head.params_name] = state
     audit_record(action=AuditEvent.Action.REFOLD, subject=f"ledger refolded ({len(entries)} entries)",
-                 params=head.params_name)  # fmt: skip
+                 actor=actor, params=head.params_name)  # fmt: skip
     if entries:
         _last_applied[head.params_name] = entries[-1].pk
     return len(entries)

@@ -1,4 +1,5 @@
-"""Staff pages (S13: replay and parameters are staff business): the grading-quality report."""
+"""Staff pages (S13: replay and parameters are staff business): the grading-quality report and
+the NGS parameter sets (S9)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,16 @@ import math
 
 import plotly.graph_objects as go
 import plotly.io as pio
+from django.contrib import messages
 from django.contrib.admin.views.decorators import staff_member_required
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
 
 from grading.engine.ngs import PARAMETER_SETS
+from grading.parameters_selectors import parameters_overview
 from grading.quality_selectors import quality_report
+from grading.services import ledger_refold_request, parameters_change
+from grading.staff_forms import ParametersChangeForm
 
 FR18_ROWS = ("Svar", "Rvar", "Gvar", "Evar", "Avar", "Svar-Gvar", "session_sd", "grading_error_sd")
 
@@ -89,3 +95,38 @@ def quality(request):
         "xrvar": _finite(report.get("xrvar")),
     }
     return render(request, "staff/quality.html", context)
+
+
+@staff_member_required
+def parameters(request):
+    """The NGS parameter sets side by side, the active one, and the form to change it (S9,
+    S13); a change refolds every grade in the background."""
+    form = ParametersChangeForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        name, reason = form.cleaned_data["params"], form.cleaned_data["reason"]
+        try:
+            parameters_change(params_name=name, user=request.user, reason=reason)
+        except ValueError as refused:
+            form.add_error(None, str(refused))
+        else:
+            messages.success(
+                request,
+                f"{name} is now the active parameter set. Every grade is being recomputed from "
+                "the ledger with it: the refold appears under \"Recent changes and refolds\" "
+                "when it has finished.",
+            )
+            return redirect("staff-parameters")
+    return render(request, "staff/parameters.html", {"form": form, **parameters_overview()})
+
+
+@staff_member_required
+@require_POST
+def parameters_replay(request):
+    """Replay the whole ledger now with the active set: every stored grade recomputed (S5.4)."""
+    ledger_refold_request(user=request.user)
+    messages.success(
+        request,
+        "The ledger is being replayed: every grade is being recomputed with the active set. "
+        "The refold appears below when it has finished.",
+    )
+    return redirect("staff-parameters")

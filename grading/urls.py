@@ -24,6 +24,8 @@ urlpatterns = [
     path("tools/vp-scale/", views.vp_scale, name="vp-scale"),
     path("tools/score/", views.score_tool, name="score-tool"),
     path("staff/quality/", staff_views.quality, name="staff-quality"),
+    path("staff/parameters/", staff_views.parameters, name="staff-parameters"),
+    path("staff/parameters/replay/", staff_views.parameters_replay, name="staff-parameters-replay"),
     path("clubs/<slug:slug>/uploads/", views.uploads, name="uploads"),
     path("clubs/<slug:slug>/uploads/<int:pk>/status/", views.upload_status, name="upload-status"),
     path(

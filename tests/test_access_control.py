@@ -117,6 +117,9 @@ TABLE = {
     "api-club-schemes": ("get", {"slug": "slug"}, club_admins(page=False)),
     "clubs-api:member-search": ("get", {"slug": "slug"}, club_admins(page=False)),
     "staff-quality": ("get", {}, STAFF_ONLY),
+    "staff-parameters": ("get", {}, STAFF_ONLY),
+    # staff: redirected back to the page after queueing the replay; others: to the admin login
+    "staff-parameters-replay": ("post", {}, everyone(302)),
     "admin:index": ("get", {}, STAFF_ONLY),
 }
 
