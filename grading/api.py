@@ -2,13 +2,21 @@
 
 from django.conf import settings
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.plumbing import build_basic_type
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    extend_schema,
+    extend_schema_field,
+    extend_schema_view,
+    inline_serializer,
+)
 from rest_framework import generics, parsers, permissions, serializers, status
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
 
 from clubs.models import Club
 from clubs.selectors import user_can_administer
+from grading.api_docs import CLUB_SLUG, ApiPagination, errors, path_parameter
 from grading.models import Upload
 from grading.selectors import club_uploads, upload_progress
 from grading.services import upload_create, upload_refuse_oversize
@@ -40,8 +48,14 @@ class UploadSerializer(serializers.ModelSerializer):
         return upload_progress(upload=upload)
 
 
+@extend_schema_field({**build_basic_type(OpenApiTypes.BINARY), "minLength": 1})
+class UploadedFileField(serializers.FileField):
+    """A file part of the multipart body, not empty (drf-spectacular would call a FileField a
+    URI, as it reads in a response)."""
+
+
 class UploadFileSerializer(serializers.Serializer):
-    file = serializers.FileField(help_text="A USEBIO XML, PBN or S12.1 CSV results file.")
+    file = UploadedFileField(help_text="A USEBIO XML, PBN or S12.1 CSV results file.")
 
 
 class ClubAdministratorsOnly(permissions.BasePermission):
@@ -63,16 +77,20 @@ class ClubUploadMixin:
         return club
 
 
+@extend_schema_view(get=extend_schema(parameters=[CLUB_SLUG], responses={
+    200: UploadSerializer(many=True), **errors(403, 404)}))  # fmt: skip
 class UploadListCreate(ClubUploadMixin, generics.ListAPIView):
     """A club's uploads, newest first; POST a file to upload it."""
 
     serializer_class = UploadSerializer
     parser_classes = [parsers.MultiPartParser]
+    pagination_class = ApiPagination
 
     def get_queryset(self):
         return club_uploads(club=self.club())
 
-    @extend_schema(request=UploadFileSerializer, responses={201: UploadSerializer})
+    @extend_schema(request=UploadFileSerializer, parameters=[CLUB_SLUG],
+                   responses={201: UploadSerializer, **errors(400, 403, 404, 415)})  # fmt: skip
     def post(self, request, slug: str):
         club = self.club()
         incoming = UploadFileSerializer(data=request.data)
@@ -89,6 +107,10 @@ class UploadListCreate(ClubUploadMixin, generics.ListAPIView):
         return Response(UploadSerializer(upload).data, status=status.HTTP_201_CREATED)
 
 
+@extend_schema_view(get=extend_schema(
+    parameters=[CLUB_SLUG, path_parameter("id", "int", "the upload's id")],
+    responses={200: UploadSerializer, **errors(403, 404)},
+))  # fmt: skip
 class UploadDetail(ClubUploadMixin, generics.RetrieveAPIView):
     """One upload: its state while grading, then its summary, problems and warnings."""
 

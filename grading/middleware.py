@@ -35,3 +35,24 @@ class SecurityHeadersMiddleware:
         response.headers.setdefault("Content-Security-Policy", policy)
         response.headers.setdefault("Permissions-Policy", PERMISSIONS_POLICY)
         return response
+
+
+class RefuseNulMiddleware:
+    """A NUL character in a page's path or query string is a 400: PostgreSQL cannot hold one,
+    so it would otherwise reach a query and fail as a 500 (found by schemathesis on
+    ``/members/<number>/`` and ``?club=``). The API answers for itself, as its schema documents
+    (a 400 or 404 in JSON; tests/test_api_schema.py)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.path.startswith("/api/"):
+            return self.get_response(request)
+        if "\x00" in request.path or "\x00" in request.META.get("QUERY_STRING", "") or any(
+            "\x00" in value for values in request.GET.lists() for value in values[1]
+        ):
+            from django.http import HttpResponseBadRequest
+
+            return HttpResponseBadRequest("A NUL character is not allowed in an address.")
+        return self.get_response(request)

@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from clubs.models import Club
+from grading.api_docs import CLUB_SLUG, errors
 from grading.models import BrambledownPoint, PPIPoint
 from grading.schemes_selectors import club_schemes, member_schemes, viewer_member
 
@@ -71,7 +72,7 @@ class MySchemes(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(responses=MySchemesSerializer)
+    @extend_schema(responses={200: MySchemesSerializer, **errors(403, 404)})
     def get(self, request):
         member = viewer_member(request.user)
         if member is None:
@@ -149,7 +150,8 @@ class ClubSchemesView(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(responses=ClubSchemesSerializer)
+    @extend_schema(parameters=[CLUB_SLUG],
+                   responses={200: ClubSchemesSerializer, **errors(403, 404)})  # fmt: skip
     def get(self, request, slug: str):
         club = get_object_or_404(Club, slug=slug)
         schemes = club_schemes(club=club, viewer=request.user)

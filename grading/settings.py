@@ -85,6 +85,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "grading.middleware.SecurityHeadersMiddleware",
+    "grading.middleware.RefuseNulMiddleware",
 ]
 
 ROOT_URLCONF = "grading.urls"

@@ -3,21 +3,33 @@
 
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import serializers, status
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_field,
+)
+from rest_framework import parsers, serializers, status
 from rest_framework.exceptions import NotFound, ValidationError
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from clubs.models import Club
 from clubs.services import ExemptionRefused, exemption_request_create
+from grading.api_docs import ApiPagination, errors, path_parameter
 from members import selectors
 from members.forms import ForecastForm, HistoryFilterForm, HostExemptionForm
 from members.services import member_privacy_set
 
 # --------------------------------------------------------------------------- serializers
+
+
+@extend_schema_field({"type": "string", "pattern": r"^\d{2}:\d{2}(:\d{2}(\.\d+)?)?$",
+                      "description": "local time of day (the club's), no time zone"})  # fmt: skip
+class LocalTimeField(serializers.TimeField):
+    """A wall-clock time such as a session's start: OpenAPI's ``time`` format would promise a
+    time-zone offset that the club's local times do not carry."""
 
 
 class BandSerializer(serializers.Serializer):
@@ -154,13 +166,25 @@ class ForecastSerializer(serializers.Serializer):
     sd = serializers.FloatField()
 
 
+class StrictBooleanField(serializers.BooleanField):
+    """JSON ``true`` or ``false`` only: DRF's BooleanField would also take 0, 1, "yes", "off"
+    and the like, which the schema does not promise."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
 class PrivacySerializer(serializers.Serializer):
-    private = serializers.BooleanField()
+    private = StrictBooleanField()
 
 
 class ExemptionInSerializer(serializers.Serializer):
-    planned_session = serializers.IntegerField()
-    partner_number = serializers.CharField()
+    planned_session = serializers.IntegerField(help_text="an open planned session's id")
+    partner_number = serializers.CharField(
+        max_length=20, help_text="your partner's membership number"
+    )
 
 
 class ExemptionSerializer(serializers.Serializer):
@@ -168,7 +192,7 @@ class ExemptionSerializer(serializers.Serializer):
     club = serializers.CharField(source="planned_session.club.name")
     event = serializers.CharField(source="planned_session.event_name")
     date = serializers.DateField(source="planned_session.date")
-    start = serializers.TimeField(source="planned_session.start")
+    start = LocalTimeField(source="planned_session.start")
     member = serializers.CharField(source="member.name")
     partner = serializers.CharField(source="partner.name")
     status = serializers.CharField()
@@ -180,7 +204,21 @@ class PlannedSerializer(serializers.Serializer):
     club = serializers.CharField(source="club.name")
     event = serializers.CharField(source="event_name")
     date = serializers.DateField()
-    start = serializers.TimeField()
+    start = LocalTimeField()
+
+
+class HostExemptionsSerializer(serializers.Serializer):
+    requests = ExemptionSerializer(many=True)
+    open_sessions = PlannedSerializer(many=True)
+
+
+class TopQuerySerializer(serializers.Serializer):
+    club = serializers.SlugField(required=False, allow_blank=True,
+                                 help_text="a club's slug: its members only")  # fmt: skip
+
+
+class NumberSerializer(serializers.Serializer):
+    number = serializers.CharField(max_length=20)
 
 
 class TopSerializer(serializers.Serializer):
@@ -228,20 +266,27 @@ class MemberAPIView(APIView):
         return member
 
 
+# A member's own data: 403 without a login, 404 for a login that is not linked to a member.
+MINE = errors(403, 404)
+
+
 class GradeCardAPI(MemberAPIView):
-    @extend_schema(responses=GradeCardSerializer, summary="Your grade card (S4)")
+    @extend_schema(responses={200: GradeCardSerializer, **MINE}, summary="Your grade card (S4)")
     def get(self, request):
         card = selectors.grade_card(member=self.member(request))
         return Response(GradeCardSerializer(card).data)
 
 
-class HistoryPagination(PageNumberPagination):
+class HistoryPagination(ApiPagination):
     page_size = 25
 
 
 class HistoryAPI(MemberAPIView):
+    pagination_class = HistoryPagination
+
     @extend_schema(
-        responses=HistoryRowSerializer(many=True), summary="Your session history, newest first",
+        responses={200: HistoryRowSerializer(many=True), **errors(400, 403, 404)},
+        summary="Your session history, newest first",
         parameters=[OpenApiParameter(n, int, required=False) for n in ("club", "partner", "year")],
     )  # fmt: skip
     def get(self, request):
@@ -253,14 +298,16 @@ class HistoryAPI(MemberAPIView):
         data = form.cleaned_data if form.is_bound else {}
         rows = selectors.history_filtered(member=member, filters=selectors.HistoryFilters(
             data.get("club"), data.get("partner"), data.get("year")))  # fmt: skip
-        paginator = HistoryPagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(rows, request, view=self)
         out = selectors.history_decorate(member=member, rows=page)
         return paginator.get_paginated_response(HistoryRowSerializer(out, many=True).data)
 
 
 class ExplainAPI(MemberAPIView):
-    @extend_schema(responses=ExplanationSerializer, summary="Explain one session (S3.2-S3.5)")
+    @extend_schema(responses={200: ExplanationSerializer, **MINE},
+                   parameters=[path_parameter("grade_id", "int", "a session grade's id")],
+                   summary="Explain one session (S3.2-S3.5)")  # fmt: skip
     def get(self, request, grade_id: int):
         explanation = selectors.session_explain(member=self.member(request), grade_id=grade_id)
         if explanation is None:
@@ -269,27 +316,36 @@ class ExplainAPI(MemberAPIView):
 
 
 class PartnersAPI(MemberAPIView):
-    @extend_schema(responses=PartnerSerializer(many=True), summary="Your partnerships (S6)")
+    @extend_schema(responses={200: PartnerSerializer(many=True), **MINE},
+                   summary="Your partnerships (S6)")  # fmt: skip
     def get(self, request):
         rows = selectors.partnerships(member=self.member(request))
         return Response(PartnerSerializer(rows, many=True).data)
 
 
+GRADE = {"type": "number", "minimum": 20, "maximum": 90}
+
+
 class ForecastAPI(MemberAPIView):
     @extend_schema(
-        responses=ForecastSerializer, summary="What do I need tonight? (FR 5)",
-        parameters=[OpenApiParameter("partner", int, required=False),
-                    OpenApiParameter("partner_grade", float, required=False),
-                    OpenApiParameter("series", str, required=False,
-                                     description="club id:event name"),
-                    OpenApiParameter("field_strength", float, required=False),
-                    OpenApiParameter("boards", int, required=False)],
+        responses={200: ForecastSerializer, **errors(400, 403, 404)},
+        summary="What do I need tonight? (FR 5)",
+        parameters=[OpenApiParameter("partner", int, description="one of your partners' ids"),
+                    OpenApiParameter("partner_grade", GRADE, description="…or their grade",
+                                     examples=[OpenApiExample("typed", value=52.5)]),
+                    OpenApiParameter("series", str, description="club id:event name"),
+                    OpenApiParameter("field_strength", GRADE, description="…or the field's",
+                                     examples=[OpenApiExample("typed", value=48)]),
+                    OpenApiParameter("boards", {"type": "integer", "minimum": 1,
+                                                "maximum": 100}, description="default 24")],
     )  # fmt: skip
     def get(self, request):
         member = self.member(request)
         card = selectors.grade_card(member=member)
         if not card.has_grade:
-            raise ValidationError("You have no grade yet, so there is nothing to forecast.")
+            raise ValidationError(
+                {"detail": "You have no grade yet, so there is nothing to forecast."}
+            )
         form = ForecastForm(request.query_params, partners=selectors.forecast_partners(
             member=member), series=selectors.club_series(member=member))  # fmt: skip
         if not form.is_valid():
@@ -299,11 +355,16 @@ class ForecastAPI(MemberAPIView):
 
 
 class PrivacyAPI(MemberAPIView):
-    @extend_schema(responses=PrivacySerializer, summary="Whether your grade is private (S7)")
+    # JSON only: a form body without ``private`` would read as false and publish the grade.
+    parser_classes = [parsers.JSONParser]
+
+    @extend_schema(responses={200: PrivacySerializer, **MINE},
+                   summary="Whether your grade is private (S7)")  # fmt: skip
     def get(self, request):
         return Response({"private": self.member(request).grade_private})
 
-    @extend_schema(request=PrivacySerializer, responses=PrivacySerializer,
+    @extend_schema(request=PrivacySerializer,
+                   responses={200: PrivacySerializer, **errors(400, 403, 404, 415)},
                    summary="Make your grade private or public (S7)")  # fmt: skip
     def put(self, request):
         serializer = PrivacySerializer(data=request.data)
@@ -314,23 +375,29 @@ class PrivacyAPI(MemberAPIView):
 
 
 class HostExemptionAPI(MemberAPIView):
-    @extend_schema(responses=ExemptionSerializer(many=True),
-                   summary="Your host-exemption requests (S3.9)")  # fmt: skip
+    parser_classes = [parsers.JSONParser]
+
+    @extend_schema(
+        responses={200: HostExemptionsSerializer, **MINE},
+        summary="Your host-exemption requests, and the sessions open to one (S3.9)",
+    )
     def get(self, request):
         member = self.member(request)
-        sessions = selectors.planned_sessions_open(member=member, today=timezone.localdate())
-        return Response({
-            "requests": ExemptionSerializer(selectors.exemption_requests(member=member),
-                                            many=True).data,
-            "open_sessions": PlannedSerializer(sessions, many=True).data,
-        })  # fmt: skip
+        return Response(HostExemptionsSerializer({
+            "requests": selectors.exemption_requests(member=member),
+            "open_sessions": selectors.planned_sessions_open(member=member,
+                                                             today=timezone.localdate()),
+        }).data)  # fmt: skip
 
-    @extend_schema(request=ExemptionInSerializer, responses=ExemptionSerializer,
+    @extend_schema(request=ExemptionInSerializer,
+                   responses={201: ExemptionSerializer, **errors(400, 403, 404, 415)},
                    summary="Ask to host a planned session with your partner (S3.9)")  # fmt: skip
     def post(self, request):
         member = self.member(request)
+        incoming = ExemptionInSerializer(data=request.data)
+        incoming.is_valid(raise_exception=True)
         form = HostExemptionForm(
-            request.data, sessions=selectors.planned_sessions_open(
+            incoming.validated_data, sessions=selectors.planned_sessions_open(
                 member=member, today=timezone.localdate()), partners=[],
         )  # fmt: skip
         if not form.is_valid():
@@ -348,11 +415,15 @@ class HostExemptionAPI(MemberAPIView):
 class TopGradesAPI(APIView):
     permission_classes = [AllowAny]
 
-    @extend_schema(responses=TopSerializer(many=True), summary="Top published grades (S7)",
-                   parameters=[OpenApiParameter("club", str, required=False,
-                                                description="club slug")])  # fmt: skip
+    @extend_schema(
+        responses={200: TopSerializer(many=True), **errors(400, 404)},
+        summary="Top published grades (S7)",
+        parameters=[TopQuerySerializer],
+    )
     def get(self, request):
-        slug = request.query_params.get("club")
+        query = TopQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        slug = query.validated_data.get("club")
         club = get_object_or_404(Club, slug=slug) if slug else None
         return Response(TopSerializer(selectors.top_grades(club=club), many=True).data)
 
@@ -370,9 +441,13 @@ class BandsAPI(APIView):
 class PublicMemberAPI(APIView):
     permission_classes = [AllowAny]
 
-    @extend_schema(responses=PublicMemberSerializer, summary="A member's published grade (S7)")
+    @extend_schema(responses={200: PublicMemberSerializer, **errors(404)},
+                   parameters=[path_parameter("number", "str", "the membership number")],
+                   summary="A member's published grade (S7)")  # fmt: skip
     def get(self, request, number: str):
-        view = selectors.public_member(number=number)
+        # A value no membership number can be (a NUL, say) is simply not found.
+        valid = NumberSerializer(data={"number": number}).is_valid()
+        view = selectors.public_member(number=number) if valid else None
         if view is None:
             raise NotFound("No member has that number.")
         return Response(PublicMemberSerializer(view).data)

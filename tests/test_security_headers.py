@@ -38,3 +38,13 @@ def test_pages_send_the_policy(client):
     assert response.headers["X-Frame-Options"] == "DENY"
     assert response.headers["X-Content-Type-Options"] == "nosniff"
     assert "camera=()" in response.headers["Permissions-Policy"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("url", ["/members/a%00b/", "/grades/top/?club=a%00b",
+                                 "/grades/bands/?club=%00"])  # fmt: skip
+def test_a_nul_character_in_an_address_is_a_400_not_a_500(client, url):
+    """Found by schemathesis: PostgreSQL cannot hold a NUL, so it failed the query (a 500)."""
+    response = client.get(url)
+    assert response.status_code == 400
+    assert response["Content-Security-Policy"]  # the security headers still apply
