@@ -10,10 +10,8 @@ player still new (fewer than three performances) has no grade yet.
 from __future__ import annotations
 
 import datetime as dt
-import json
 from dataclasses import dataclass, field
 
-import plotly.graph_objects as go
 from django.utils import timezone
 
 from clubs.models import Club, ClubRole
@@ -122,24 +120,27 @@ def ppi_view(*, member: Member, viewer=None, today: dt.date | None = None) -> PP
 
 def ppi_chart(points: list[PPIPoint]) -> dict:
     """A small line of the PPI after each event."""
-    fig = go.Figure(
-        go.Scatter(
-            x=[p.date.isoformat() for p in points], y=[round(p.ppi, 2) for p in points],
-            mode="lines+markers", line={"color": "#1f5f8b", "width": 2}, marker={"size": 4},
-            hovertemplate="%{x|%d %b %Y}<br>PPI %{y:.2f}<extra></extra>",
-        )
-    )  # fmt: skip
-    fig.add_hline(y=50, line_width=1, line_dash="dot", line_color="#9aa5b1")
-    return _small_layout(fig, "PPI (%)")
+    trace = {
+        "type": "scatter", "x": [p.date.isoformat() for p in points],
+        "y": [round(p.ppi, 2) for p in points], "mode": "lines+markers",
+        "line": {"color": "#1f5f8b", "width": 2}, "marker": {"size": 4},
+        "hovertemplate": "%{x|%d %b %Y}<br>PPI %{y:.2f}<extra></extra>",
+    }  # fmt: skip
+    return _small_figure(trace, "PPI (%)", level=50)
 
 
-def _small_layout(fig: go.Figure, title: str) -> dict:
-    fig.update_layout(
-        margin={"l": 40, "r": 8, "t": 8, "b": 30}, height=180, showlegend=False, font=FONT,
-        yaxis={"title": title, "fixedrange": True}, xaxis={"fixedrange": True},
-        plot_bgcolor="#fff", paper_bgcolor="#fff",
-    )  # fmt: skip
-    return json.loads(fig.to_json())
+def _small_figure(trace: dict, title: str, *, level: float) -> dict:
+    """A plain figure dict, as members.charts.grade_chart: building it through plotly.py's
+    validating objects cost a third of the grade card's time (profiled on the demo database)."""
+    line = {"type": "line", "xref": "x domain", "x0": 0, "x1": 1, "yref": "y", "y0": level,
+            "y1": level, "line": {"width": 1, "dash": "dot", "color": "#9aa5b1"}}  # fmt: skip
+    layout = {
+        "margin": {"l": 40, "r": 8, "t": 8, "b": 30}, "height": 180, "showlegend": False,
+        "font": FONT, "yaxis": {"title": {"text": title}, "fixedrange": True},
+        "xaxis": {"fixedrange": True, "type": "date"}, "plot_bgcolor": "#fff",
+        "paper_bgcolor": "#fff", "shapes": [line],
+    }  # fmt: skip
+    return {"data": [trace], "layout": layout}
 
 
 # --------------------------------------------------------------------------------------------
@@ -204,17 +205,15 @@ def brambledown_views(*, member: Member, viewer=None) -> list[BrambledownView]:
 
 def brambledown_chart(points: list[BrambledownPoint]) -> dict:
     """A small step line of the grade: set after three performances, then each quarter."""
-    fig = go.Figure(
-        go.Scatter(
-            x=[p.date.isoformat() for p in points], y=[p.grade for p in points],
-            mode="lines+markers", line={"color": "#7a3e9d", "width": 2, "shape": "hv"},
-            marker={"size": 5}, customdata=[[p.quarter, p.reason] for p in points],
-            hovertemplate="%{x|%d %b %Y}<br>%{y} (%{customdata[1]}, %{customdata[0]})"
-            "<extra></extra>",
-        )
-    )  # fmt: skip
-    fig.add_hline(y=135, line_width=1, line_dash="dot", line_color="#9aa5b1")
-    return _small_layout(fig, "Grade")
+    trace = {
+        "type": "scatter", "x": [p.date.isoformat() for p in points],
+        "y": [p.grade for p in points], "mode": "lines+markers",
+        "line": {"color": "#7a3e9d", "width": 2, "shape": "hv"}, "marker": {"size": 5},
+        "customdata": [[p.quarter, p.reason] for p in points],
+        "hovertemplate": "%{x|%d %b %Y}<br>%{y} (%{customdata[1]}, %{customdata[0]})"
+                         "<extra></extra>",
+    }  # fmt: skip
+    return _small_figure(trace, "Grade", level=135)
 
 
 # --------------------------------------------------------------------------------------------
