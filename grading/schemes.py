@@ -32,6 +32,7 @@ from django.db import transaction
 from django.db.models import F, Max, QuerySet
 
 from clubs.models import Club
+from grading.bulk import rows_sync
 from grading.engine import codec
 from grading.engine.brambledown import (
     BrambledownPlayer,
@@ -526,10 +527,11 @@ def _bd_store_quarter(club: Club, closed: QuarterResult) -> None:
 
 
 def _bd_store_ratings(club: Club, ratings, *, since: dt.date | None) -> None:
-    old = BrambledownRating.objects.filter(club=club)
+    """The club's ratings from ``since`` (all, if None) become ``ratings``; only the rows that
+    changed are written (after an upload, usually just the new session's)."""
+    stored = BrambledownRating.objects.filter(club=club)
     if since is not None:
-        old = old.filter(date__gte=since)
-    old.delete()
+        stored = stored.filter(date__gte=since)
     numbers = {n for _, r in ratings for p in r.players for n in (p.number, p.partner)}
     members = _members_by_number(numbers)
     percent = {
@@ -541,21 +543,19 @@ def _bd_store_ratings(club: Club, ratings, *, since: dt.date | None) -> None:
             pair = percent[(id(rated), p.pair_id)]
             if p.number not in members:
                 continue
-            rows.append(
-                BrambledownRating(
-                    club=club, version_id=item.version_id, member=members[p.number],
-                    partner=members.get(p.partner), date=rated.date, pair_id=p.pair_id,
-                    percent=pair.percent, field_average=rated.field_average, ppr=pair.ppr,
-                    own=p.own, partner_grade=p.partner_grade, ipr=p.ipr,
-                )
-            )  # fmt: skip
-    BrambledownRating.objects.bulk_create(rows, batch_size=1000)
+            partner = members.get(p.partner)
+            rows.append({
+                "club_id": club.pk, "version_id": item.version_id,
+                "member_id": members[p.number].pk, "partner_id": partner.pk if partner else None,
+                "date": rated.date, "pair_id": p.pair_id, "percent": pair.percent,
+                "field_average": rated.field_average, "ppr": pair.ppr, "own": p.own,
+                "partner_grade": p.partner_grade, "ipr": p.ipr,
+            })  # fmt: skip
+    rows_sync(stored, rows)
 
 
 def _bd_store_grades(club: Club, state: BrambledownState, regraded: Quarter | None) -> None:
     """Every member's grade and history at the club, with the last closed quarter's lists."""
-    BrambledownGrade.objects.filter(club=club).delete()
-    BrambledownPoint.objects.filter(club=club).delete()
     members = _members_by_number(state.players)
     quarter = str(regraded) if regraded else ""
     on_list = dict(
@@ -574,23 +574,23 @@ def _bd_store_grades(club: Club, state: BrambledownState, regraded: Quarter | No
         member = members.get(number)
         if member is None:
             continue
-        grades.append(
-            BrambledownGrade(
-                club=club, member=member, grade=player.grade,
-                performances=min(len(player.first_iprs), 3), quarter_iprs=len(player.quarter_iprs),
-                tournaments=player.tournaments, quarter=quarter,
-                on_a_list=on_list.get(member.pk) == BrambledownListEntry.Kind.A,
-                on_b_list=on_list.get(member.pk) == BrambledownListEntry.Kind.B,
-                last_date=last_dates.get(member.pk),
-            )
-        )  # fmt: skip
+        grades.append({
+            "club_id": club.pk, "member_id": member.pk, "grade": player.grade,
+            "performances": min(len(player.first_iprs), 3),
+            "quarter_iprs": len(player.quarter_iprs), "tournaments": player.tournaments,
+            "quarter": quarter,
+            "on_a_list": on_list.get(member.pk) == BrambledownListEntry.Kind.A,
+            "on_b_list": on_list.get(member.pk) == BrambledownListEntry.Kind.B,
+            "last_date": last_dates.get(member.pk),
+        })  # fmt: skip
         points += [
-            BrambledownPoint(club=club, member=member, date=h.date, quarter=str(h.quarter),
-                             grade=h.grade, reason=h.reason)
+            {"club_id": club.pk, "member_id": member.pk, "date": h.date,
+             "quarter": str(h.quarter), "grade": h.grade, "reason": h.reason}
             for h in player.history
         ]  # fmt: skip
-    BrambledownGrade.objects.bulk_create(grades, batch_size=1000)
-    BrambledownPoint.objects.bulk_create(points, batch_size=1000)
+    # Only what changed is written: after an upload, the grades of those who played.
+    rows_sync(BrambledownGrade.objects.filter(club=club), grades)
+    rows_sync(BrambledownPoint.objects.filter(club=club), points, group_by="member_id")
 
 
 def brambledown_regrade_club(*, club: Club, quarter: Quarter | str) -> BrambledownUpdate:

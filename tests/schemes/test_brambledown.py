@@ -142,3 +142,42 @@ def test_beat_schedule_has_the_quarterly_task():
     assert entry["task"] == "grading.regrade_brambledown"
     schedule = entry["schedule"]
     assert schedule.day_of_month == {1} and schedule.month_of_year == {1, 4, 7, 10}
+
+
+def stored_rows(model, fields) -> list[tuple]:
+    return sorted(model.objects.values_list(*fields))
+
+
+def test_an_upload_rewrites_only_the_rows_it_changes_and_matches_a_full_replay(club, upload):
+    """After each upload only what changed is written (``grading.bulk.rows_sync``): four
+    newcomers' session leaves the other players' grade rows and histories untouched, and the
+    stored rows are exactly those a full replay of the club writes."""
+    from grading.schemes import brambledown_club_update
+
+    upload(csv_bytes(*[mp_session_rows(event_id=f"E{i}", date=day, scores=scores)
+                       for i, (day, scores) in enumerate(zip(Q3_DATES[:3], SCORES[:3], strict=True))]))  # fmt: skip
+    before = dict(BrambledownGrade.objects.values_list("member__national_number", "pk"))
+    points_before = set(BrambledownPoint.objects.values_list("pk", flat=True))
+    newcomers = [("1001", "1002"), ("1003", "1004"), ("2001", "2002"), ("2003", "2004")]
+    upload(csv_bytes(mp_session_rows(event_id="E9", date="2026-08-24", scores=[55, 50, 48, 47],
+                                     numbers=newcomers)))  # fmt: skip
+    after = dict(BrambledownGrade.objects.values_list("member__national_number", "pk"))
+    played = {n for pair in newcomers for n in pair}
+    assert {n for n in before if before[n] == after[n]} == set(before) - played
+    assert points_before <= set(BrambledownPoint.objects.values_list("pk", flat=True))
+
+    grade_fields = ["member__national_number", "grade", "performances", "quarter_iprs",
+                    "tournaments", "quarter", "on_a_list", "on_b_list", "last_date"]  # fmt: skip
+    point_fields = ["member__national_number", "date", "quarter", "grade", "reason"]
+    rating_fields = ["version_id", "member__national_number", "partner_id", "date", "pair_id",
+                     "percent", "field_average", "ppr", "own", "partner_grade", "ipr"]  # fmt: skip
+    synced = [stored_rows(m, f) for m, f in ((BrambledownGrade, grade_fields),
+              (BrambledownPoint, point_fields), (BrambledownRating, rating_fields))]  # fmt: skip
+    BrambledownGrade.objects.all().delete()
+    BrambledownPoint.objects.all().delete()
+    BrambledownRating.objects.all().delete()
+    brambledown_club_update(club=club, replay=True)
+    replayed = [stored_rows(m, f) for m, f in ((BrambledownGrade, grade_fields),
+                (BrambledownPoint, point_fields), (BrambledownRating, rating_fields))]  # fmt: skip
+    assert synced == replayed
+    assert synced[0] and synced[1] and synced[2]
