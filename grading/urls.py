@@ -52,3 +52,18 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
 ]
+
+
+def not_found(request, exception=None):
+    """An address that matches nothing: JSON under /api/ (the schema's 404 body), else Django's
+    page."""
+    if request.path.startswith("/api/"):
+        from django.http import JsonResponse
+
+        return JsonResponse({"detail": "Not found."}, status=404)
+    from django.views.defaults import page_not_found
+
+    return page_not_found(request, exception)
+
+
+handler404 = not_found

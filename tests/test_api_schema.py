@@ -12,18 +12,15 @@ at least once: the checks must see real answers, not only 403s and 404s."""
 
 import datetime as dt
 from collections import defaultdict
-from urllib.parse import unquote, urlsplit
 
 import pytest
 import schemathesis
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections
-from django.urls import Resolver404, resolve
 from django.utils import timezone
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from rest_framework.authtoken.models import Token
-from schemathesis.openapi.checks import UndefinedContentType
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from clubs.models import ClubRole
@@ -128,16 +125,6 @@ def role(request) -> str:
     return request.param
 
 
-def no_route(response) -> bool:
-    """Whether the request's path matched no URL pattern at all (so Django's own not-found
-    page answered, not the API)."""
-    try:
-        resolve(unquote(urlsplit(response.request.url).path))
-    except Resolver404:
-        return True
-    return False
-
-
 @pytest.fixture
 def succeeded(role):
     """Operations that answered 2xx to their own method; checked once every operation ran."""
@@ -190,13 +177,6 @@ def api_schema(request, api_world, role, succeeded, in_process_requests):
     def after_call(context, case, response):
         if response.request.method == case.method.upper():
             succeeded[case.operation.label].add(response.status_code)
-
-    @loaded.hook
-    def filter_failure(context, failure, case, response):
-        """A path that breaks its parameter's pattern (a negative case) can match no URL
-        pattern at all; Django's HTML not-found page then answers, as for any unknown URL."""
-        return not (isinstance(failure, UndefinedContentType) and response.status_code == 404
-                    and no_route(response))  # fmt: skip
 
     return loaded
 

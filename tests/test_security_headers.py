@@ -48,3 +48,12 @@ def test_a_nul_character_in_an_address_is_a_400_not_a_500(client, url):
     response = client.get(url)
     assert response.status_code == 400
     assert response["Content-Security-Policy"]  # the security headers still apply
+
+
+@pytest.mark.django_db
+def test_an_unknown_api_address_answers_json_and_a_page_address_html(client):
+    api = client.get("/api/v1/no-such-thing/")
+    assert (api.status_code, api["Content-Type"], api.json()) == (
+        404, "application/json", {"detail": "Not found."})  # fmt: skip
+    page = client.get("/no-such-page/")
+    assert page.status_code == 404 and page["Content-Type"].startswith("text/html")
