@@ -1,9 +1,11 @@
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
+from django.views.defaults import page_not_found
 
 from clubs.selectors import clubs_of_user, clubs_with_admin_role
 from clubs.views import administered_club
@@ -130,3 +132,11 @@ def version_withdraw(request, slug: str, pk: int):
             request, f"{version.session} was withdrawn; its grades are removed from every history."
         )
     return redirect("uploads", slug=club.slug)
+
+
+def not_found(request, exception=None):
+    """An address that matches nothing (``handler404``): JSON under /api/, the schema's 404
+    body, else Django's page."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": "Not found."}, status=404)
+    return page_not_found(request, exception)
