@@ -44,6 +44,7 @@ from grading.models import (
 )
 from grading.schemes import schemes_after_step
 from members.models import Member
+from members.services import member_pages_invalidate
 
 log = logging.getLogger(__name__)
 ENGINE_PATH = os.environ.get("GRADING_ENGINE_PATH", "fast")  # equal to "reference" (tests)
@@ -135,6 +136,7 @@ def version_grade(*, head: LedgerHead, version: SessionVersion) -> None:
     session.save(update_fields=["live_version"])
     _finish_uploads([version.upload_id])
     schemes_after_step(version=version)  # PPI and Brambledown (issue 8), same transaction
+    member_pages_invalidate(numbers=_players(result))
 
 
 def version_withdraw(
@@ -148,7 +150,15 @@ def version_withdraw(
     version.save(update_fields=["state"])
     _store_grades(step, state)
     schemes_after_step(version=version)  # PPI and Brambledown (issue 8), same transaction
+    member_pages_invalidate(
+        numbers=[grade.subject for grade in step.current_grades],
+        member_ids=SessionGrade.objects.filter(version=version).values_list("member_id", flat=True),
+    )
     return step
+
+
+def _players(result: SessionResult) -> set[str]:
+    return {p.number for pair in result.pairs for p in pair.players if p.number}
 
 
 def approved_host_pair(version: SessionVersion, result: SessionResult) -> str | None:
@@ -443,6 +453,7 @@ def ledger_refold(*, actor=None) -> int:
             SessionGrade.objects.filter(version=entry.version).update(live=False)
             _store_grades(step, state)
     _states[head.params_name] = state
+    member_pages_invalidate()
     audit_record(action=AuditEvent.Action.REFOLD, subject=f"ledger refolded ({len(entries)} entries)",
                  actor=actor, params=head.params_name)  # fmt: skip
     if entries:
@@ -484,6 +495,7 @@ def grades_refresh(*, today) -> int:
         PartnershipGrade.objects.bulk_update(
             partnerships, ["grade", "boards_in_window", "as_of", "shown"], batch_size=1000
         )
+        member_pages_invalidate()
     return len(rows) + len(partnerships)
 
 

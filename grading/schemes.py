@@ -67,6 +67,7 @@ from grading.models import (
     SessionVersion,
 )
 from members.models import Member
+from members.services import member_pages_invalidate
 
 # --------------------------------------------------------------------------------------------
 # The hook
@@ -226,6 +227,7 @@ def ppi_rebuild() -> int:
         points += [_ppi_point(member, p, fold.versions.get(p.seq)) for p in player.history]
     PPIRating.objects.bulk_create(ratings, batch_size=1000)
     PPIPoint.objects.bulk_create(points, batch_size=1000)
+    member_pages_invalidate()
     head = _scheme_head()
     head.ppi_seq = fold.last_seq
     head.save(update_fields=["ppi_seq"])
@@ -591,6 +593,7 @@ def _bd_store_grades(club: Club, state: BrambledownState, regraded: Quarter | No
     # Only what changed is written: after an upload, the grades of those who played.
     rows_sync(BrambledownGrade.objects.filter(club=club), grades)
     rows_sync(BrambledownPoint.objects.filter(club=club), points, group_by="member_id")
+    member_pages_invalidate(member_ids=[member.pk for member in members.values()])
 
 
 def brambledown_regrade_club(*, club: Club, quarter: Quarter | str) -> BrambledownUpdate:

@@ -200,6 +200,10 @@ CACHES = {
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 }
 LOGIN_THROTTLE_DELAY = env_bool("LOGIN_THROTTLE_DELAY", True)
+# Sessions are read from Redis (written through to the database, so a flushed cache logs no
+# one out): one query less on every signed-in page.
+if REDIS_URL:
+    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
 # Results files (S12): refused above this size before they are read into memory.
 UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(10 * 1024 * 1024)))

@@ -23,6 +23,9 @@ class Member(models.Model):
         default=False, help_text="Hide the grade from everyone but the member (S7)."
     )
     created = models.DateTimeField(auto_now_add=True)
+    # Part of the cache key of the member's own pages (members/pagecache.py): bumped in the
+    # same transaction as every write that changes what those pages show.
+    pages_version = models.PositiveBigIntegerField(default=0, editable=False)
 
     class Meta:
         ordering = ["name"]

@@ -55,9 +55,14 @@ PERCENT_SCORINGS = {Scoring.MP, Scoring.SWISS_PAIRS_MP}
 
 
 def member_for_user(*, user) -> Member | None:
+    """The user's membership; read once per request (the user keeps it, as Django's
+    one-to-one accessor does), however many parts of the page ask."""
     if not user.is_authenticated:
         return None
-    return Member.objects.filter(user=user).first()
+    try:
+        return user.member
+    except Member.DoesNotExist:
+        return None
 
 
 def grading_params() -> NGSParams:

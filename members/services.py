@@ -1,7 +1,10 @@
 """Writes to members. Keyword-only arguments; each function names the thing and the verb."""
 
+from collections.abc import Iterable
+
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import F, Q
 
 from grading.audit import audit_record
 from grading.engine.types import normalise_number
@@ -62,7 +65,23 @@ def member_privacy_set(*, member: Member, private: bool) -> Member:
     used in every calculation; only its publication changes."""
     if member.grade_private != private:
         member.grade_private = private
-        member.save(update_fields=["grade_private"])
+        member.pages_version += 1
+        member.save(update_fields=["grade_private", "pages_version"])
         audit_record(action=AuditEvent.Action.PRIVACY, subject=str(member), actor=member.user,
                      private=private)  # fmt: skip
     return member
+
+
+def member_pages_invalidate(
+    *, numbers: Iterable[str] | None = None, member_ids: Iterable[int] | None = None
+) -> int:
+    """The members' own pages are cached under their ``pages_version`` (members/pagecache.py):
+    bumping it, in the transaction that changes their grades, makes the next request render
+    afresh. Give membership ``numbers`` or ``member_ids``; neither means every member (a refold,
+    the nightly refresh). Returns the number of members bumped."""
+    members = Member.objects.all()
+    if numbers is not None or member_ids is not None:
+        members = members.filter(
+            Q(national_number__in=set(numbers or ())) | Q(pk__in=set(member_ids or ()))
+        )
+    return members.update(pages_version=F("pages_version") + 1)

@@ -8,12 +8,13 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.utils import timezone
 
 from clubs.models import Club
 from clubs.services import ExemptionRefused, exemption_request_create
 from grading.schemes_selectors import member_schemes
-from members import charts, selectors
+from members import charts, pagecache, selectors
 from members.forms import ForecastForm, HistoryFilterForm, HostExemptionForm, PrivacyForm
 from members.services import member_privacy_set
 
@@ -36,6 +37,13 @@ def member_required(view):
 
 @member_required
 def grade_card(request, member):
+    content = pagecache.member_page_content(
+        member=member, page="card", build=lambda: _grade_card_content(request, member)
+    )
+    return render(request, "members/grade_card.html", {"content": content, "nav": "card"})
+
+
+def _grade_card_content(request, member) -> str:
     card = selectors.grade_card(member=member)
     # PPI (S10) and Brambledown (S11) beside the NGS grade, with the same privacy (S7).
     context = {
@@ -45,7 +53,7 @@ def grade_card(request, member):
     }
     if card.points:
         context["chart"] = charts.grade_chart(card.points)
-    return render(request, "members/grade_card.html", context)
+    return render_to_string("members/_grade_card_content.html", context)
 
 
 def _history(request, member):
@@ -58,11 +66,19 @@ def _history(request, member):
 
 @member_required
 def session_history(request, member):
+    content = pagecache.member_page_content(
+        member=member, page="sessions", build=lambda: _session_history_content(request, member),
+        variant=pagecache.cacheable_query(request.META.get("QUERY_STRING", "")),
+    )  # fmt: skip
+    return render(request, "members/history.html", {"content": content, "nav": "sessions"})
+
+
+def _session_history_content(request, member) -> str:
     form, rows = _history(request, member)
     page = Paginator(rows, HISTORY_PAGE_SIZE).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
-    return render(request, "members/history.html", {
+    return render_to_string("members/_history_content.html", {
         "form": form, "page": page, "rows": selectors.history_decorate(member=member, rows=page),
         "query": query.urlencode(), "nav": "sessions",
     })  # fmt: skip

@@ -17,6 +17,17 @@ def skip_or_fail(reason: str):
     pytest.skip(reason)
 
 
+@pytest.fixture(autouse=True)
+def _empty_cache(request):
+    """Each test starts with an empty cache: no login-throttle counts, no member pages kept
+    rendered (members/pagecache.py) by an earlier test."""
+    if request.config.pluginmanager.hasplugin("django"):
+        from django.core.cache import cache
+
+        cache.clear()
+    yield
+
+
 @pytest.fixture
 def postgres(db):
     from django.db import connection

@@ -1,0 +1,147 @@
+"""The member's grade card and session history are kept rendered (members/pagecache.py) and
+never outlive the data they show: every write that changes a member's grades, PPI, Brambledown
+figures or privacy bumps the member's ``pages_version`` in its own transaction."""
+
+import datetime as dt
+import re
+
+import pytest
+from django.urls import reverse
+
+from grading.ledger import grades_refresh, ledger_refold
+from grading.models import CurrentGrade, SessionVersion
+from grading.schemes import brambledown_regrade_club, ppi_refold
+from grading.services import session_withdraw, upload_create
+from members import pagecache
+from members.models import Member
+from members.services import member_pages_invalidate, member_privacy_set
+from tests.csvfiles import csv_bytes, mp_session_rows
+from tests.factories import ClubFactory, UserFactory
+
+CARD, SESSIONS = reverse("members:card"), reverse("members:sessions")
+
+
+@pytest.fixture
+def club(db):
+    return ClubFactory(slug="riverside", national_number="1101", keeps_brambledown=True)
+
+
+@pytest.fixture
+def upload(club, django_capture_on_commit_callbacks):
+    def send(data: bytes):
+        with django_capture_on_commit_callbacks(execute=True):
+            return upload_create(club=club, filename="results.csv", data=data)
+
+    return send
+
+
+@pytest.fixture
+def me(upload, client):
+    """Player 1001 with a login, after one graded session; the client is signed in as them."""
+    upload(csv_bytes(mp_session_rows(date="2026-11-02")))
+    member = Member.objects.get(national_number="1001")
+    member.user = UserFactory()
+    member.save(update_fields=["user"])
+    client.force_login(member.user)
+    return member
+
+
+def shown_grade(client) -> str:
+    return re.search(r'data-testid="grade">([^<]+)<', client.get(CARD).content.decode())[1]
+
+
+def history_rows(client, query: str = "") -> int:
+    return client.get(SESSIONS + query).content.decode().count('data-testid="history-row"')
+
+
+def main_of(response) -> str:
+    """The page without its navigation (whose log-out form has a fresh CSRF token each time)."""
+    return response.content.decode().split("<main", 1)[1]
+
+
+def version_of(number: str) -> int:
+    return Member.objects.get(national_number=number).pages_version
+
+
+def test_a_kept_page_is_served_without_reading_the_grades(me, client,
+                                                          django_assert_max_num_queries):
+    first = main_of(client.get(CARD))
+    # Session, user, member and the navigation's clubs; nothing of the grade card itself.
+    with django_assert_max_num_queries(4):
+        assert main_of(client.get(CARD)) == first
+    CurrentGrade.objects.filter(member=me).update(grade=61.2345)  # not through a service
+    assert shown_grade(client) != "61.23"  # so the page really is kept...
+    member_pages_invalidate(member_ids=[me.pk])
+    assert shown_grade(client) == "61.23"  # ...until the member's version moves
+
+
+def test_an_upload_shows_at_once_on_both_pages(me, client, upload):
+    before = shown_grade(client)
+    assert history_rows(client) == 1
+    upload(csv_bytes(mp_session_rows(date="2026-11-09", event_id="TUE",
+                                     scores=[70, 55, 52.5, 50, 47.5, 45, 44, 36])))  # fmt: skip
+    grade = CurrentGrade.objects.get(member=me).grade
+    assert shown_grade(client) == f"{grade:.2f}" != before
+    assert history_rows(client) == 2
+
+
+def test_a_correction_and_a_withdrawal_show_at_once(me, client, upload):
+    shown_grade(client), history_rows(client)
+    upload(csv_bytes(mp_session_rows(date="2026-11-02", scores=[40, 55, 52.5, 50, 47.5, 45,
+                                                                   44, 66])))  # fmt: skip
+    assert shown_grade(client) == f"{CurrentGrade.objects.get(member=me).grade:.2f}"
+    live = SessionVersion.objects.get(state=SessionVersion.State.GRADED)
+    session_withdraw(version=live)
+    assert history_rows(client) == 0
+
+
+def test_a_privacy_change_shows_at_once(me, client):
+    assert "Private: only you see this grade" not in client.get(CARD).content.decode()
+    member_privacy_set(member=me, private=True)
+    assert "Private: only you see this grade" in client.get(CARD).content.decode()
+
+
+def test_each_filtered_history_page_is_kept_apart(me, client, upload):
+    upload(csv_bytes(mp_session_rows(date="2025-06-02", event_id="OLD")))
+    assert history_rows(client) == 2
+    assert history_rows(client, "?year=2025") == 1
+    assert history_rows(client, "?year=2026") == 1
+    assert history_rows(client) == 2
+
+
+def test_pages_are_per_member(me, client, upload):
+    mine = client.get(CARD).content.decode()
+    other = Member.objects.get(national_number="1016")
+    other.user = UserFactory()
+    other.save(update_fields=["user"])
+    client.force_login(other.user)
+    theirs = client.get(CARD).content.decode()
+    assert "(1016)" in theirs and "(1001)" in mine and theirs != mine
+
+
+def test_the_date_is_part_of_the_key(me, monkeypatch):
+    today = pagecache.page_key(member=me, page="card", variant="")
+    monkeypatch.setattr(pagecache.timezone, "localdate", lambda: dt.date(2030, 1, 1))
+    assert pagecache.page_key(member=me, page="card", variant="") != today
+
+
+@pytest.mark.parametrize("query, cacheable", [
+    ("", True), ("year=2026", True), ("club=3&page=2", True), ("page=2&club=3", True),
+    ("utm_source=x", False), ("year=" + "9" * 300, False),
+])  # fmt: skip
+def test_only_the_historys_own_filters_are_kept(query, cacheable):
+    assert (pagecache.cacheable_query(query) is not None) == cacheable
+    assert pagecache.cacheable_query("page=2&club=3") == pagecache.cacheable_query("club=3&page=2")
+
+
+@pytest.mark.parametrize("write", ["refold", "refresh", "ppi", "brambledown"])
+def test_wholesale_recomputations_bump_everyone_they_touch(me, club, write):
+    players = [f"{n}" for n in range(1001, 1017)]
+    before = {n: version_of(n) for n in players}
+    {
+        "refold": lambda: ledger_refold(),
+        "refresh": lambda: grades_refresh(today=dt.date(2026, 12, 1)),
+        "ppi": lambda: ppi_refold(),
+        "brambledown": lambda: brambledown_regrade_club(club=club, quarter="2026Q4"),
+    }[write]()
+    assert all(version_of(n) > before[n] for n in players)
