@@ -281,11 +281,13 @@ def grade_card(*, member: Member) -> GradeCard:
         return GradeCard(member=member, has_grade=False, private=member.grade_private)
     params = grading_params()
     points = [
-        ChartPoint(r.date, r.grade_after, r.version.session.event.name,
-                   r.version.session.event.club.name)
-        for r in SessionGrade.objects.filter(member=member, live=True, grade_after__isnull=False,
-                                             session_grade__isnull=False)
-        .select_related("version__session__event__club").order_by("date", "entry__seq")
+        ChartPoint(*row)
+        for row in SessionGrade.objects.filter(member=member, live=True,
+                                               grade_after__isnull=False,
+                                               session_grade__isnull=False)
+        .order_by("date", "entry__seq")
+        .values_list("date", "grade_after", "version__session__event__name",
+                     "version__session__event__club__name")
     ]  # fmt: skip
     weights = grade_weights(member=member, current=current, params=params)
     return GradeCard(
