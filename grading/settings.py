@@ -88,6 +88,12 @@ MIDDLEWARE = [
     "grading.middleware.RefuseNulMiddleware",
 ]
 
+# The first authenticates; the second still reads sessions signed in before it was added.
+AUTHENTICATION_BACKENDS = [
+    "members.auth.MemberBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+
 ROOT_URLCONF = "grading.urls"
 WSGI_APPLICATION = "grading.wsgi.application"
 ASGI_APPLICATION = "grading.asgi.application"
