@@ -199,6 +199,19 @@ def _round_to_ten_half_up(value: Fraction) -> int:
     return math.floor(value / 10 + Fraction(1, 2)) * 10
 
 
+# How a Butler datum ending in 5 is rounded: S2.5's "up" (toward +infinity), or "away" from
+# zero (-445 -> -450), which some scoring programs use (docs/decisions.md).
+DATUM_HALVES = ("up", "away")
+
+
+def _round_datum(value: Fraction, halves: str) -> int:
+    if halves == "away" and value < 0:
+        return -_round_to_ten_half_up(-value)
+    if halves not in DATUM_HALVES:
+        raise ValueError(f"halves must be one of {DATUM_HALVES}, got {halves!r}")
+    return _round_to_ten_half_up(value)
+
+
 def _trimmed(ns_scores: Sequence[int | Fraction], drop: int) -> list[int | Fraction]:
     """The scores without the ``drop`` highest and lowest; never drops every score."""
     if drop < 0:
@@ -208,16 +221,17 @@ def _trimmed(ns_scores: Sequence[int | Fraction], drop: int) -> list[int | Fract
     return ordered[keep : len(ordered) - keep]
 
 
-def butler_datum(ns_scores: Sequence[int | Fraction], drop: int = 0) -> int:
+def butler_datum(ns_scores: Sequence[int | Fraction], drop: int = 0, halves: str = "up") -> int:
     """The Butler datum: mean NS score rounded to 10, a 5 up (S2.5, seed 004 Table F).
 
     ``drop`` highest and lowest scores are left out first (a club setting); on a board with too
-    few scores to drop that many, as many are dropped as leave at least one score.
+    few scores to drop that many, as many are dropped as leave at least one score. ``halves``
+    "away" rounds a negative mean ending in 5 away from zero instead (see DATUM_HALVES).
     """
     if not ns_scores:
         raise ValueError("a Butler datum needs at least one score")
     kept = _trimmed(ns_scores, drop)
-    return _round_to_ten_half_up(Fraction(sum(kept)) / len(kept))
+    return _round_datum(Fraction(sum(kept)) / len(kept), halves)
 
 
 def butler_imps(ns_scores: Sequence[int | Fraction], drop: int = 0) -> list[int]:
@@ -476,7 +490,9 @@ def _mp_group(
 MAX_WEIGHTED_COMBINATIONS = 100_000  # Butler enumerates them; real boards have one or two
 
 
-def _butler_group(outcomes: Sequence[SideOutcome], sign: int, drop: int) -> _GroupScores:
+def _butler_group(
+    outcomes: Sequence[SideOutcome], sign: int, drop: int, halves: str = "up"
+) -> _GroupScores:
     """Butler IMPs in one comparison group (S2.5); weighted scores weight the IMPs (S2.6).
 
     The datum depends on which component of each weighted score is taken, so every combination
@@ -491,13 +507,13 @@ def _butler_group(outcomes: Sequence[SideOutcome], sign: int, drop: int) -> _Gro
     for combination in product(*(outcomes[i].components for i in real)):
         probability = math.prod((weight for weight, _ in combination), start=Fraction(1))
         points = [ns_points for _, ns_points in combination]
-        datum = butler_datum(points, drop)
+        datum = butler_datum(points, drop, halves)
         for i, ns_points in zip(real, points, strict=True):
             values[i] += probability * sign * imps(ns_points - datum)
     unweighted = all(len(outcomes[i].components) == 1 for i in real)
     datum_shown = None
     if real and unweighted:
-        datum_shown = butler_datum([outcomes[i].components[0][1] for i in real], drop)
+        datum_shown = butler_datum([outcomes[i].components[0][1] for i in real], drop, halves)
     return _GroupScores(values, datum=datum_shown)
 
 
@@ -621,11 +637,12 @@ def _score_group(
     drop: int,
     small_group_max: int,
     points_per_percent: Fraction,
+    halves: str = "up",
 ) -> _GroupScores:
     if method is Method.MP:
         return _mp_group(outcomes, sign, expected, small_group_max)
     if method is Method.BUTLER:
-        return _butler_group(outcomes, sign, drop)
+        return _butler_group(outcomes, sign, drop, halves)
     if method is Method.CROSS_IMP:
         return _cross_imp_group(outcomes, sign)
     return _aggregate_group(outcomes, sign, points_per_percent)
@@ -639,6 +656,7 @@ def score_board(
     drop: int = 0,
     small_group_max: int = 3,
     points_per_percent: Fraction = AGGREGATE_POINTS_PER_PERCENT,
+    halves: str = "up",
 ) -> BoardResult:
     """Score one traveller (S2.2-S2.6).
 
@@ -646,7 +664,8 @@ def score_board(
     artificial scores stay out of the comparisons. ``expected`` is the number of scores the
     board should have had (default: the lines given); at match points each group is Neuberg-
     factored to it, or given S2.3's artificial percentages when it has 1 to
-    ``small_group_max`` scores (0 turns that off). ``drop`` is the Butler trimming setting.
+    ``small_group_max`` scores (0 turns that off). ``drop`` is the Butler trimming setting,
+    ``halves`` the Butler datum's rounding of a 5 (``butler_datum``).
     """
     method = Method(method)
     _validate_traveller(lines)
@@ -670,6 +689,7 @@ def score_board(
                 drop,
                 small_group_max,
                 Fraction(points_per_percent),
+                halves,
             )
             for i, value in zip(members, group.values, strict=True):
                 into[i] = (value, group)
@@ -791,6 +811,7 @@ def score_session(
     drop: int = 0,
     small_group_max: int = 3,
     points_per_percent: Fraction = AGGREGATE_POINTS_PER_PERCENT,
+    halves: str = "up",
 ) -> dict[str, PairSessionResult]:
     """Per-pair session results keyed by pair id (S2, S3.3, S3.7).
 
@@ -820,6 +841,7 @@ def score_session(
             drop=drop,
             small_group_max=small_group_max,
             points_per_percent=points_per_percent,
+            halves=halves,
         )
         for line in result.lines:
             tallies[line.ns_pair].add(line.ns, line.top, line.ns_mean, "NS")

@@ -360,6 +360,18 @@ def test_butler_datum_rounding() -> None:
     assert butler_datum([0, 1]) == 0
 
 
+def test_butler_datum_halves_away_from_zero() -> None:
+    """The variant some programs use (docs/decisions.md): a negative 5 rounds away from zero;
+    everything else as S2.5."""
+    assert butler_datum([-440, -450], halves="away") == -450
+    assert butler_datum([440, 450], halves="away") == 450
+    assert butler_datum([-444, -444], halves="away") == -440
+    assert butler_datum([-446], halves="away") == -450
+    assert butler_datum([-5, -5], halves="away") == -10
+    with pytest.raises(ValueError):
+        butler_datum([-445], halves="down")
+
+
 def test_butler_drop_highest_and_lowest() -> None:
     """S2.5: the club setting drops the k highest and k lowest scores before averaging."""
     assert butler_datum(TABLE_F, drop=1) == 450  # (4470 + 500 - 1370) / 8 = 450

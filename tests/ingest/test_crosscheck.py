@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 
 from grading.engine.types import (
     Movement,
@@ -13,7 +14,7 @@ from grading.engine.types import (
     SessionResult,
     TravellerLine,
 )
-from grading.ingest.crosscheck import compare_totals, crosscheck
+from grading.ingest.crosscheck import compare_totals, crosscheck, recompute_totals
 from tests.ingest.conftest import parse_fixture
 
 
@@ -53,10 +54,30 @@ def test_rounding_is_tolerated():
 
 
 def test_a_different_method_for_most_pairs_is_one_summary_warning():
-    # Compscore's Butler datum differs from S2.5's: every pair differs, said once
-    result = parse_fixture("usebio/cobalt/butler_howell.xml")
+    # 9 of this file's 13 pairs differ from its travellers: said once, not 9 times
+    result = parse_fixture("usebio/ukbridge-club/usebio-and-pbn.usebio.xml")
     mismatches = [w for w in result.warnings if w.code == "total-mismatch"]
-    assert len(mismatches) == 1 and "8 of 8 pairs" in mismatches[0].message
+    assert len(mismatches) == 1 and "9 of 13 pairs" in mismatches[0].message
+
+
+def test_cobalts_butler_datum_is_recognised_and_not_warned_about():
+    """Cobalt drops each board's highest and lowest score (S2.5's club setting) and rounds a
+    negative datum's 5 away from zero; its Butler totals then match the travellers exactly."""
+    for path in ("usebio/cobalt/butler_howell.xml", "usebio/cobalt/butler_mitchell.xml"):
+        session = parse_fixture(path).sessions[0]
+        assert compare_totals(session, recompute_totals(session))  # not S2.5's default datum
+        assert compare_totals(session, recompute_totals(session, drop=1, halves="away")) == []
+        assert crosscheck(session) == [], path
+
+
+def test_a_butler_file_that_no_known_datum_explains_is_still_warned_about():
+    session = parse_fixture("usebio/cobalt/butler_mitchell.xml").sessions[0]
+    pairs = tuple(
+        replace(pair, score=pair.score + 7) if i == 0 else pair
+        for i, pair in enumerate(session.pairs)
+    )
+    warnings = crosscheck(replace(session, pairs=pairs))
+    assert [w.location for w in warnings] == [f"session 1, pair {pairs[0].pair_id}"]
 
 
 def test_samples_whose_totals_match_their_travellers():
