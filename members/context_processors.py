@@ -8,7 +8,11 @@ def navigation(request):
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return {}
+    # Signed in through members.auth.MemberBackend, the user says whether there is any club.
+    administers = getattr(user, "administers_a_club", True)
     return {
         "nav_member": member_for_user(user=user),
-        "nav_admin_clubs": list(clubs_with_admin_role(user=user).only("name", "slug")),
+        "nav_admin_clubs": list(clubs_with_admin_role(user=user).only("name", "slug"))
+        if administers
+        else [],
     }

@@ -66,8 +66,9 @@ def version_of(number: str) -> int:
 def test_a_kept_page_is_served_without_reading_the_grades(me, client,
                                                           django_assert_max_num_queries):
     first = main_of(client.get(CARD))
-    # Session, user, member and the navigation's clubs; nothing of the grade card itself.
-    with django_assert_max_num_queries(4):
+    # The session and the user (with their membership and whether they administer a club,
+    # members.auth): nothing of the grade card, not even the navigation's clubs.
+    with django_assert_max_num_queries(2):
         assert main_of(client.get(CARD)) == first
     CurrentGrade.objects.filter(member=me).update(grade=61.2345)  # not through a service
     assert shown_grade(client) != "61.23"  # so the page really is kept...
