@@ -18,6 +18,7 @@ from fractions import Fraction
 from itertools import product
 
 __all__ = [
+    "mp_percentages_real_top",
     "AGGREGATE_POINTS_PER_PERCENT",
     "BoardResult",
     "IMP_BAND_UPPER_LIMITS",
@@ -858,3 +859,35 @@ def score_session(
         )
         for pair, tally in tallies.items()
     }
+
+
+def mp_percentages_real_top(
+    boards: Iterable[Sequence[TravellerLine] | TravellerLine]
+    | Mapping[int, Sequence[TravellerLine]],
+) -> dict[str, Fraction]:
+    """Match-point percentages as some scoring programs compute them (BriAn), NOT S2.3/S2.4:
+    each board's top counts its real scores only (``2(n - 1)``, no Neuberg factoring), an
+    artificial score gets its percentage of that top, and a pair's percentage is its match
+    points over the sum of its boards' tops. Used only to recognise such files' totals
+    (``grading.ingest.crosscheck``); grading uses the file's totals (docs/decisions.md)."""
+    points: dict[str, Fraction] = defaultdict(Fraction)
+    tops: dict[str, Fraction] = defaultdict(Fraction)
+    for traveller in _travellers(boards):
+        artificial = [
+            line for line in traveller
+            if ns_outcome(line).is_artificial or ew_outcome(line).is_artificial
+        ]  # fmt: skip
+        real = [line for line in traveller if line not in artificial]
+        top = Fraction(2 * max(len(real) - 1, 0))
+        if real:
+            for result in score_board(real, Method.MP, small_group_max=0).lines:
+                points[result.ns_pair] += result.ns
+                points[result.ew_pair] += result.ew
+        for line in artificial:
+            for pair, side in ((line.ns_pair, ns_outcome(line)), (line.ew_pair, ew_outcome(line))):
+                points[pair] += Fraction(side.percent or 0, 100) * top
+        for line in traveller:
+            tops[line.ns_pair] += top
+            tops[line.ew_pair] += top
+    return {pair: 100 * points[pair] / tops[pair] for pair in points if tops[pair]}
+

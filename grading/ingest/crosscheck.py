@@ -8,7 +8,7 @@ check the session in their scoring program. Nothing is refused here.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 from grading.engine import scoring as engine_scoring
 from grading.engine.types import Scoring, SessionResult
@@ -119,11 +119,22 @@ def crosscheck(session: SessionResult) -> list[Problem]:
     if totals is None:
         return []
     warnings = _mismatches(session, totals)
-    if warnings and session.scoring is Scoring.BUTLER:
-        # Judged against the datum that fits the file best (S2.5's on a tie), so a file from a
-        # program with another datum is quiet, or names only the pairs that really differ.
-        for drop, halves in BUTLER_VARIANTS:
-            variant = _mismatches(session, recompute_totals(session, drop=drop, halves=halves) or {})
-            if len(variant) < len(warnings):
-                warnings = variant
+    # Judged against the method that fits the file best (the specification's on a tie), so a
+    # file from a program with another known method is quiet, or names only the pairs that
+    # really differ.
+    for variant in _program_variants(session) if warnings else ():
+        mismatches = _mismatches(session, variant)
+        if len(mismatches) < len(warnings):
+            warnings = mismatches
     return _summarised(session, warnings)
+
+
+def _program_variants(session: SessionResult) -> Iterator[dict[str, float]]:
+    """The totals other scoring programs' known methods give (docs/decisions.md)."""
+    if session.scoring is Scoring.BUTLER:
+        for drop, halves in BUTLER_VARIANTS:
+            yield recompute_totals(session, drop=drop, halves=halves) or {}
+    elif session.scoring is Scoring.MP:
+        # BriAn: an adjusted score's table is left out of the board's top.
+        percentages = engine_scoring.mp_percentages_real_top(session.travellers)
+        yield {pair: float(value) for pair, value in percentages.items()}

@@ -12,6 +12,7 @@ from grading.engine.scoring import (
     butler_imps,
     cross_imps_exact,
     matchpoints,
+    mp_percentages_real_top,
     neuberg_exact,
     score_board,
     score_session,
@@ -196,3 +197,25 @@ def test_session_matches_board_by_board() -> None:
                     total += line.ew if line.ew_pair == pair else 0
             assert summary.total == total
             assert summary.method is method
+
+
+def test_a_top_without_the_adjusted_table_as_brian_scores_it() -> None:
+    """Not S2.4: the method of BriAn's files (docs/decisions.md), used only to recognise them.
+    Board 1 has three real scores and an A5050: its top is 2 x (3 - 1) = 4, not factored, and
+    the A5050 pairs get 50 % of 4; board 2 has four real scores, all equal (top 6, 3 each)."""
+    board1 = [
+        TravellerLine(1, "1", "2", ns_score=420),
+        TravellerLine(1, "3", "4", ns_score=400),
+        TravellerLine(1, "5", "6", ns_score=-50),
+        TravellerLine(1, "7", "8", ns_adjusted="A5050"),
+    ]
+    board2 = [TravellerLine(2, ns, ew, ns_score=100) for ns, ew in
+              (("1", "2"), ("3", "4"), ("5", "6"), ("7", "8"))]  # fmt: skip
+    brian = mp_percentages_real_top([board1, board2])
+    # (match points on board 1 + 3) / (4 + 6)
+    assert brian == {"1": 70, "2": 30, "3": 50, "4": 50, "5": 30, "6": 70, "7": 50, "8": 50}
+    # S2.3/S2.4 keep board 1's top at 6: its three real scores are a small group (70/60/50 %),
+    # so 420 is 70 % of 6.
+    assert score_session([board1, board2], Method.MP)["1"].percentage == pytest.approx(
+        100 * (Fraction(7, 10) * 6 + 3) / 12
+    )
