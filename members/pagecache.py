@@ -32,7 +32,8 @@ MAX_QUERY_LENGTH = 200
 
 
 def _templates_digest() -> str:
-    """Changes when a deployment changes the members' templates, so no old markup is served."""
+    """Changes when a deployment changes any template, so no page kept with old markup is
+    served after it."""
     digest = hashlib.sha256()
     for path in sorted((Path(settings.BASE_DIR) / "templates").rglob("*.html")):
         digest.update(path.read_bytes())
