@@ -65,8 +65,8 @@ def member_privacy_set(*, member: Member, private: bool) -> Member:
     used in every calculation; only its publication changes."""
     if member.grade_private != private:
         member.grade_private = private
-        member.pages_version += 1
-        member.save(update_fields=["grade_private", "pages_version"])
+        member.save(update_fields=["grade_private"])
+        member_pages_invalidate(member_ids=[member.pk])  # atomic: two tabs toggling at once
         audit_record(action=AuditEvent.Action.PRIVACY, subject=str(member), actor=member.user,
                      private=private)  # fmt: skip
     return member
