@@ -6,6 +6,7 @@ import datetime as dt
 import io
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser.conftest import log_in
 
@@ -137,7 +138,7 @@ def test_planned_sessions_and_exemption_decision(demo_site, admin_page, artifact
     page.select_option("#id_scoring", "MP")
     page.click("[data-testid=planned-form] button[type=submit]")
     row = page.locator("[data-testid=planned-list] tr", has_text="Charity Handicap Pairs")
-    assert row.count() == 1
+    expect(row).to_have_count(1)
     page.screenshot(path=str(artifacts / "club-planned.png"), full_page=True)
     page.once("dialog", lambda dialog: dialog.accept())
     row.locator("button", has_text="Remove").click()
@@ -191,7 +192,7 @@ def test_pair_handicap_table_with_estimate_export_and_print(demo_site, admin_pag
 
     table = page.locator("[data-testid=handicap-table]")
     rows = table.locator("tbody tr")
-    assert rows.count() == 2
+    expect(rows).to_have_count(2)
     g0, g1 = (round(published[i].grade, 2) for i in (0, 1))
     assert f"{50 - (g0 + g1) / 2:.2f}" in rows.nth(0).inner_text()
     assert "estimate needed" in rows.nth(1).inner_text()
@@ -200,7 +201,7 @@ def test_pair_handicap_table_with_estimate_export_and_print(demo_site, admin_pag
     page.fill("input[name=r2e2]", "55")
     page.click("[data-testid=compute]")
     g2 = round(published[2].grade, 2)
-    assert f"{50 - (g2 + 55) / 2:.2f}" in table.locator("tbody tr").nth(1).inner_text()
+    expect(table.locator("tbody tr").nth(1)).to_contain_text(f"{50 - (g2 + 55) / 2:.2f}")
     page.screenshot(path=str(artifacts / "club-handicaps.png"), full_page=True)
 
     with page.expect_download() as download:
@@ -232,7 +233,8 @@ def test_team_handicaps(demo_site, admin_page, artifacts):
     visitors = page.locator("table.handicap-table tbody tr", has_text="Visitors")
     # FR 7: a team of average 45 in 24 boards gets 0.3086 x 24 x 5 = 37 IMPs (the factor is
     # 2 / 6.48 exactly, S3.3, so the figure to 2 decimals is 37.04).
-    assert f"37 ({2 / 6.48 * 24 * 5:.2f})" in visitors.inner_text()
+    expect(visitors).to_contain_text(f"37 ({2 / 6.48 * 24 * 5:.2f})")
     match = page.locator("[data-testid=match-table] tbody tr")
-    assert match.count() == 1 and "Visitors" in match.inner_text()
+    expect(match).to_have_count(1)
+    expect(match).to_contain_text("Visitors")
     page.screenshot(path=str(artifacts / "club-handicaps-teams.png"), full_page=True)

@@ -5,6 +5,7 @@ import datetime as dt
 
 import pytest
 from django.utils import timezone
+from playwright.sync_api import expect
 
 from grading.engine.ngs import shown
 from tests.browser.conftest import log_in
@@ -131,12 +132,13 @@ def test_privacy_and_host_exemption(member_site, member_page, artifacts):
     page.goto(f"{member_site.url}/me/privacy/")
     page.check("input[value=private]")
     page.click("[data-testid=privacy-form] button[type=submit]")
-    assert "private" in page.inner_text("[data-testid=privacy-now]")
+    expect(page.locator("[data-testid=privacy-now]")).to_contain_text("private")
     member_site.member.refresh_from_db()
     assert member_site.member.grade_private
     page.screenshot(path=str(artifacts / "member-privacy.png"), full_page=True)
     page.check("input[value=public]")
     page.click("[data-testid=privacy-form] button[type=submit]")
+    expect(page.locator("[data-testid=privacy-now]")).to_contain_text("public")
 
     before = HostExemptionRequest.objects.filter(member=member_site.member).count()
     page.goto(f"{member_site.url}/me/host-exemption/")
