@@ -9,11 +9,12 @@ operation was applied) is dropped and rebuilt by replaying the ledger.
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 from collections.abc import Iterable
 
-from django.db import transaction
+from django.db import connections, transaction
 from django.utils import timezone
 
 from clubs.services import approved_host_numbers
@@ -87,6 +88,23 @@ def ledger_state(params_name: str) -> ReplayState:
         state.steps.clear()
         _last_applied[params_name] = entry.pk
     return state
+
+
+def ledger_state_warm() -> int:
+    """Build this process's state now: a worker's main process does it before its pool
+    forks (grading/celery.py), so every pool process starts with the fold and shares its
+    memory, instead of each folding the whole ledger at its first upload. The database
+    connection is closed (a pool process must not share it) and the objects are frozen, so
+    the garbage collector in a pool process never writes to, and so never copies, their
+    pages. Returns the last sequence number folded."""
+    head = LedgerHead.objects.only("params_name").first()
+    if head is None:
+        return 0
+    state = ledger_state(head.params_name)
+    connections.close_all()
+    gc.collect()
+    gc.freeze()
+    return state.last_seq
 
 
 def ledger_state_forget() -> None:

@@ -183,3 +183,33 @@ def test_a_killed_pool_process_is_replaced_and_its_task_redelivered(fault_lab, m
     )  # fmt: skip
     assert worker.process.poll() is None  # the worker itself lived on
     assert_graded_exactly_once(results)
+
+
+def test_a_worker_started_on_a_graded_ledger_folds_it_before_its_pool_forks(
+    fault_lab, monkeypatch, tmp_path
+):
+    """grading/celery.py: the worker's main process folds the ledger, its pool process starts
+    with that fold (forked) and grades the next upload from it, as a replay would."""
+    first = fault_lab()
+    club = ClubFactory(slug="riverside")
+    results = upload_sessions(club, monkeypatch)
+    wait_for(lambda: not Upload.objects.exclude(status=Upload.Status.GRADED).exists(), 90,
+             "the first worker to grade every upload")  # fmt: skip
+    assert_graded_exactly_once(results)
+    first.stop()
+
+    log = tmp_path / "worker.log"
+    log.write_text("")
+    fault_lab()
+    wait_for(lambda: f"ledger folded up to entry {UPLOADS}" in log.read_text(errors="replace"),
+             60, "the new worker to fold the ledger before its pool starts")  # fmt: skip
+    sent = []
+    monkeypatch.setattr(grading.services, "_dispatch_grading",
+                        lambda upload_id: sent.append(grading.tasks.grade_upload.delay(upload_id)))
+    numbers = [(str(5001 + 2 * i), str(5002 + 2 * i)) for i in range(PLAYERS_PER_SESSION // 2)]
+    upload_create(club=club, filename="late.csv",
+                  data=csv_bytes(mp_session_rows(date="2026-11-30", numbers=numbers)))  # fmt: skip
+    assert sent[0].get(timeout=60) == 1
+    assert list(LedgerEntry.objects.order_by("seq").values_list("seq", flat=True)) == [1, 2, 3, 4]
+    assert ledger_check() == []
+    call_command("replay", "--check")

@@ -1,0 +1,55 @@
+"""A worker's main process folds the ledger before its pool forks (grading/celery.py), so pool
+processes start with the fold instead of each folding the whole ledger at its first upload.
+tests/test_worker_faults.py runs it in real prefork workers (killed mid-grading, restarted)."""
+
+from types import SimpleNamespace
+
+import pytest
+from celery import Celery
+
+import grading.ledger
+from grading.celery import app, ledger_state_before_fork
+from grading.models import LedgerHead
+from grading.services import upload_create
+from tests.csvfiles import csv_bytes, mp_session_rows
+from tests.factories import ClubFactory
+
+
+@pytest.fixture
+def calls(monkeypatch):
+    """What the warm-up closes and freezes, recorded instead of done (this is a test process
+    inside a transaction, not a worker about to fork)."""
+    done = []
+    monkeypatch.setattr(grading.ledger.connections, "close_all", lambda: done.append("close"))
+    monkeypatch.setattr(grading.ledger.gc, "freeze", lambda: done.append("freeze"))
+    grading.ledger.ledger_state_forget()
+    yield done
+    grading.ledger.ledger_state_forget()
+
+
+@pytest.fixture
+def graded(db, django_capture_on_commit_callbacks):
+    club = ClubFactory()
+    for date in ("2026-11-02", "2026-11-09"):
+        with django_capture_on_commit_callbacks(execute=True):
+            upload_create(club=club, filename=f"{date}.csv", data=csv_bytes(
+                mp_session_rows(date=date, event_id="MON")))
+    grading.ledger.ledger_state_forget()  # as a worker process that has graded nothing yet
+    return LedgerHead.objects.get()
+
+
+def test_our_worker_folds_the_ledger_before_forking(graded, calls):
+    ledger_state_before_fork(sender=SimpleNamespace(app=app))
+    state = grading.ledger._states[graded.params_name]
+    assert state.last_seq == graded.last_seq == 2
+    assert calls == ["close", "freeze"]  # no connection or collector pages shared with children
+
+
+def test_another_apps_worker_is_left_alone(graded, calls):
+    ledger_state_before_fork(sender=SimpleNamespace(app=Celery("someone-else")))
+    ledger_state_before_fork(sender=None)
+    assert grading.ledger._states == {} and calls == []
+
+
+def test_an_empty_ledger_is_nothing_to_fold(db, calls):
+    assert grading.ledger.ledger_state_warm() == 0
