@@ -28,6 +28,20 @@ def _empty_cache(request):
     yield
 
 
+@pytest.fixture(autouse=True)
+def _product_celery_app_stays_current(request):
+    """A test that makes another Celery app current (``Celery(...)`` does by default) must put
+    the product's back: every later task would go to that app, and uploads would stay
+    ungraded in tests that have nothing to do with it."""
+    yield
+    if request.config.pluginmanager.hasplugin("django"):
+        from celery import current_app
+
+        from grading.celery import app
+
+        assert current_app._get_current_object() is app, "the product's Celery app is not current"
+
+
 @pytest.fixture
 def postgres(db):
     from django.db import connection

@@ -46,9 +46,11 @@ def test_our_worker_folds_the_ledger_before_forking(graded, calls):
 
 
 def test_another_apps_worker_is_left_alone(graded, calls):
-    ledger_state_before_fork(sender=SimpleNamespace(app=Celery("someone-else")))
+    other = Celery("someone-else", set_as_current=False)  # current, it would take every task
+    ledger_state_before_fork(sender=SimpleNamespace(app=other))
     ledger_state_before_fork(sender=None)
     assert grading.ledger._states == {} and calls == []
+    other.close()
 
 
 def test_an_empty_ledger_is_nothing_to_fold(db, calls):
