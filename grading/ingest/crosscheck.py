@@ -106,6 +106,9 @@ def crosscheck(session: SessionResult) -> list[Problem]:
     """Warnings for one parsed session; a traveller the engine cannot score is one warning."""
     try:
         totals = recompute_totals(session)
+        if totals is None:
+            return []
+        warnings = _best_fitting_mismatches(session, totals)
     except Exception as exc:  # a best-effort check must never stop an upload
         logger.warning("Cross-check failed for %s: %s", session.key, exc)
         return [
@@ -116,17 +119,22 @@ def crosscheck(session: SessionResult) -> list[Problem]:
                 code="crosscheck-failed",
             )
         ]
-    if totals is None:
-        return []
+    return _summarised(session, warnings)
+
+
+def _best_fitting_mismatches(session: SessionResult, totals: Mapping[str, float]) -> list[Problem]:
+    """Judged against the method that fits the file best (the specification's on a tie), so a
+    file from a program with another known method is quiet, or names only the pairs that
+    really differ. A method that scores fewer pairs is not tried: leaving a pair out must not
+    make it look the better fit."""
     warnings = _mismatches(session, totals)
-    # Judged against the method that fits the file best (the specification's on a tie), so a
-    # file from a program with another known method is quiet, or names only the pairs that
-    # really differ.
     for variant in _program_variants(session) if warnings else ():
+        if not variant.keys() >= totals.keys():
+            continue
         mismatches = _mismatches(session, variant)
         if len(mismatches) < len(warnings):
             warnings = mismatches
-    return _summarised(session, warnings)
+    return warnings
 
 
 def _program_variants(session: SessionResult) -> Iterator[dict[str, float]]:

@@ -111,3 +111,28 @@ def test_samples_whose_totals_match_their_travellers():
         "usebio/cobalt/mp_pairs_howell.xml",
     ):
         assert not [w for w in parse_fixture(path).warnings if w.code == "total-mismatch"], path
+
+
+def test_a_known_method_that_cannot_score_the_file_is_a_warning_not_a_failure(monkeypatch):
+    """The cross-check never stops an upload, whichever method fails (S12: the file's totals
+    are used)."""
+    from grading.ingest import crosscheck as module
+
+    def broken(travellers):
+        raise ZeroDivisionError("no tops")
+
+    monkeypatch.setattr(module.engine_scoring, "mp_percentages_real_top", broken)
+    warnings = crosscheck(_session({"1": 100.0, "2": 0.0, "3": 0.0, "4": 60.0}))
+    assert [w.code for w in warnings] == ["crosscheck-failed"]
+    assert "no tops" in warnings[0].message
+
+
+def test_a_method_that_leaves_pairs_out_is_not_the_better_fit(monkeypatch):
+    """Pair 4 disagrees with S2.4's scoring; a method that scores only pairs 1-3 would have no
+    mismatch by saying nothing about pair 4, and must not silence the warning."""
+    from grading.ingest import crosscheck as module
+
+    monkeypatch.setattr(module.engine_scoring, "mp_percentages_real_top",
+                        lambda travellers: {"1": 100.0, "2": 0.0, "3": 0.0})  # fmt: skip
+    warnings = crosscheck(_session({"1": 100.0, "2": 0.0, "3": 0.0, "4": 60.0}))
+    assert [w.location for w in warnings] == ["session 1, pair 4"]
