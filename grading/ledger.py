@@ -97,11 +97,17 @@ def ledger_state_warm() -> int:
     connection is closed (a pool process must not share it) and the objects are frozen, so
     the garbage collector in a pool process never writes to, and so never copies, their
     pages. Returns the last sequence number folded."""
-    head = LedgerHead.objects.only("params_name").first()
-    if head is None:
-        return 0
-    state = ledger_state(head.params_name)
-    connections.close_all()
+    try:
+        head = LedgerHead.objects.only("params_name").first()
+        if head is None:
+            return 0
+        try:
+            state = ledger_state(head.params_name)
+        except BaseException:
+            ledger_state_forget()  # a half-folded state must not reach the pool processes
+            raise
+    finally:
+        connections.close_all()
     gc.collect()
     gc.freeze()
     return state.last_seq
@@ -141,6 +147,9 @@ def version_grade(*, head: LedgerHead, version: SessionVersion) -> None:
     previous = session.live_version
     if previous is not None and previous.state == SessionVersion.State.GRADED:
         version_withdraw(head=head, version=previous, state=state)
+    elif previous is not None:  # not graded, yet in its players' histories until replaced
+        member_pages_invalidate(member_ids=SessionGrade.objects.filter(
+            version=previous).values_list("member_id", flat=True))  # fmt: skip
     result = codec.load(SessionResult, version.payload)
     version.late = head.reference_date is not None and result.date < head.reference_date
     reason = why_not_graded(result, state.params)

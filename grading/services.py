@@ -28,12 +28,13 @@ from grading.models import (
     Match,
     PairResult,
     Session,
+    SessionGrade,
     SessionVersion,
     TravellerLine,
     Upload,
 )
 from members.models import Member
-from members.services import member_get_or_create
+from members.services import member_get_or_create, member_pages_invalidate
 
 log = logging.getLogger(__name__)
 
@@ -219,6 +220,7 @@ def _session_for(club: Club, result: SessionResult) -> Session:
     if not created and result.event_name and event.name != result.event_name:
         event.name = result.event_name[:255]
         event.save(update_fields=["name"])
+        _pages_of_event_invalidate(event)  # every session of it shows the name
     session, _ = Session.objects.select_for_update().get_or_create(
         event=event,
         number=result.key.session,
@@ -228,7 +230,13 @@ def _session_for(club: Club, result: SessionResult) -> Session:
     if result.start and session.start != result.start:
         session.start = result.start
         session.save(update_fields=["start"])
+        _pages_of_event_invalidate(event)  # the histories' order of that day
     return session
+
+
+def _pages_of_event_invalidate(event: Event) -> None:
+    member_pages_invalidate(member_ids=SessionGrade.objects.filter(
+        version__session__event=event).values_list("member_id", flat=True))  # fmt: skip
 
 
 def _version_create(
@@ -433,6 +441,7 @@ def parameters_change(*, params_name: str, user=None, reason: str) -> AuditEvent
             )
         head.params_name = name
         head.save(update_fields=["params_name"])
+        member_pages_invalidate()  # the grade card's statuses and weights read the active set
         event = audit_record(
             action=AuditEvent.Action.PARAMETERS, subject=f"NGS parameters {previous} -> {name}",
             actor=user, **{"from": previous, "to": name, "reason": reason},

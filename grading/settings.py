@@ -88,11 +88,8 @@ MIDDLEWARE = [
     "grading.middleware.RefuseNulMiddleware",
 ]
 
-# The first authenticates; the second still reads sessions signed in before it was added.
-AUTHENTICATION_BACKENDS = [
-    "members.auth.MemberBackend",
-    "django.contrib.auth.backends.ModelBackend",
-]
+# ModelBackend's checks, reading the user's membership in the same query (members/auth.py).
+AUTHENTICATION_BACKENDS = ["members.auth.MemberBackend"]
 
 ROOT_URLCONF = "grading.urls"
 WSGI_APPLICATION = "grading.wsgi.application"
@@ -206,10 +203,6 @@ CACHES = {
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 }
 LOGIN_THROTTLE_DELAY = env_bool("LOGIN_THROTTLE_DELAY", True)
-# Sessions are read from Redis (written through to the database, so a flushed cache logs no
-# one out): one query less on every signed-in page.
-if REDIS_URL:
-    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
 # Results files (S12): refused above this size before they are read into memory.
 UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(10 * 1024 * 1024)))

@@ -1,6 +1,12 @@
+import secrets
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+
+
+def new_pages_version() -> int:
+    return secrets.randbits(63)
 
 
 class Member(models.Model):
@@ -23,9 +29,10 @@ class Member(models.Model):
         default=False, help_text="Hide the grade from everyone but the member (S7)."
     )
     created = models.DateTimeField(auto_now_add=True)
-    # Part of the cache key of the member's own pages (members/pagecache.py): bumped in the
-    # same transaction as every write that changes what those pages show.
-    pages_version = models.PositiveBigIntegerField(default=0, editable=False)
+    # Part of the cache key of the member's own pages (members/pagecache.py): a new random
+    # value in the same transaction as every write that changes what those pages show. Random,
+    # not counted: after a restore or a reset that reuses ids, no page kept before can match.
+    pages_version = models.PositiveBigIntegerField(default=new_pages_version, editable=False)
 
     class Meta:
         ordering = ["name"]

@@ -8,13 +8,14 @@ nightly refresh, PPI and Brambledown updates, a privacy change), and under today
 and Brambledown figures are as of today). The version is read with the member, so a cached
 page costs no extra query, and every web process sees a bump at once, whatever the cache.
 The page around the content (navigation, messages, the log-out form's CSRF token) is
-rendered for each request.
+rendered for each request. A cache that is down only means rendering every time.
 """
 
 import hashlib
+import logging
+import re
 from collections.abc import Callable
 from pathlib import Path
-from urllib.parse import parse_qsl
 
 from django.conf import settings
 from django.core.cache import cache
@@ -23,39 +24,39 @@ from django.utils.safestring import SafeString, mark_safe
 
 from members.models import Member
 
+log = logging.getLogger(__name__)
+
 # A safety net for writes that do not go through a service (a club renamed in the admin).
 TTL_SECONDS = 3600
-# Only the history's own filters make distinct cached pages; anything else renders uncached,
-# so odd query strings cannot fill the cache.
-CACHEABLE_QUERY_KEYS = frozenset({"club", "partner", "year", "page"})
-MAX_QUERY_LENGTH = 200
+# Only the unfiltered history and its pages are kept, so the pages one member can make the
+# cache hold are as many as their history has pages (and the cache's other keys, such as
+# login-throttling counts, are not pushed out); filtered views render every time.
+CACHEABLE_QUERY = re.compile(r"(page=[1-9][0-9]{0,4})?")
+_SOURCES = ("templates/**/*.html", "members/*.py", "grading/*.py", "grading/engine/*.py")
 
 
-def _templates_digest() -> str:
-    """Changes when a deployment changes any template, so no page kept with old markup is
-    served after it."""
+def _code_digest() -> str:
+    """Changes when a deployment changes the templates or the code that fills them, so no page
+    kept by the old code is served by the new."""
     digest = hashlib.sha256()
-    for path in sorted((Path(settings.BASE_DIR) / "templates").rglob("*.html")):
+    base = Path(settings.BASE_DIR)
+    for path in sorted(p for pattern in _SOURCES for p in base.glob(pattern)):
         digest.update(path.read_bytes())
     return digest.hexdigest()[:12]
 
 
-_DIGEST = _templates_digest()
+_DIGEST = _code_digest()
 
 
 def _digest() -> str:
     # runserver does not restart when a template changes: read them afresh in development.
-    return _templates_digest() if settings.DEBUG else _DIGEST
+    return _code_digest() if settings.DEBUG else _DIGEST
 
 
 def cacheable_query(query_string: str) -> str | None:
-    """The query string as part of a cache key, or None when it should not be cached."""
-    if len(query_string) > MAX_QUERY_LENGTH:
-        return None
-    items = parse_qsl(query_string, keep_blank_values=True)
-    if any(key not in CACHEABLE_QUERY_KEYS for key, _ in items):
-        return None
-    return "&".join(f"{key}={value}" for key, value in sorted(items))
+    """The query string as part of a cache key (empty, or ``page=N``), or None when the page
+    is rendered every time."""
+    return query_string if CACHEABLE_QUERY.fullmatch(query_string) else None
 
 
 def page_key(*, member: Member, page: str, variant: str) -> str:
@@ -74,8 +75,23 @@ def member_page_content(
     if variant is None:
         return mark_safe(build())  # noqa: S308 - our own rendered template
     key = page_key(member=member, page=page, variant=variant)
-    content = cache.get(key)
+    content = _cache_get(key)
     if content is None:
         content = str(build())
-        cache.set(key, content, TTL_SECONDS)
+        _cache_set(key, content)
     return mark_safe(content)  # noqa: S308 - our own rendered template, kept as a string
+
+
+def _cache_get(key: str) -> str | None:
+    try:
+        return cache.get(key)
+    except Exception:  # a cache that is down (Redis restarting) is no reason to fail a page
+        log.warning("member page cache unavailable", exc_info=True)
+        return None
+
+
+def _cache_set(key: str, content: str) -> None:
+    try:
+        cache.set(key, content, TTL_SECONDS)
+    except Exception:
+        log.warning("member page cache unavailable", exc_info=True)

@@ -4,12 +4,12 @@ from collections.abc import Iterable
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import Q
 
 from grading.audit import audit_record
 from grading.engine.types import normalise_number
 from grading.models import AuditEvent
-from members.models import Member
+from members.models import Member, new_pages_version
 
 
 class InvalidMembershipNumber(ValueError):
@@ -60,13 +60,14 @@ def member_login_create(*, member: Member, username: str, password: str, is_staf
     return user
 
 
+@transaction.atomic
 def member_privacy_set(*, member: Member, private: bool) -> Member:
     """Make the member's grade private or public (S7). A private grade is still computed and
     used in every calculation; only its publication changes."""
     if member.grade_private != private:
         member.grade_private = private
         member.save(update_fields=["grade_private"])
-        member_pages_invalidate(member_ids=[member.pk])  # atomic: two tabs toggling at once
+        member_pages_invalidate(member_ids=[member.pk])
         audit_record(action=AuditEvent.Action.PRIVACY, subject=str(member), actor=member.user,
                      private=private)  # fmt: skip
     return member
@@ -76,7 +77,7 @@ def member_pages_invalidate(
     *, numbers: Iterable[str] | None = None, member_ids: Iterable[int] | None = None
 ) -> int:
     """The members' own pages are cached under their ``pages_version`` (members/pagecache.py):
-    bumping it, in the transaction that changes their grades, makes the next request render
+    a new one, in the transaction that changes their grades, makes the next request render
     afresh. Give membership ``numbers`` or ``member_ids``; neither means every member (a refold,
     the nightly refresh). Returns the number of members bumped."""
     members = Member.objects.all()
@@ -84,4 +85,4 @@ def member_pages_invalidate(
         members = members.filter(
             Q(national_number__in=set(numbers or ())) | Q(pk__in=set(member_ids or ()))
         )
-    return members.update(pages_version=F("pages_version") + 1)
+    return members.update(pages_version=new_pages_version())
