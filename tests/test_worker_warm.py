@@ -55,3 +55,16 @@ def test_another_apps_worker_is_left_alone(graded, calls):
 
 def test_an_empty_ledger_is_nothing_to_fold(db, calls):
     assert grading.ledger.ledger_state_warm() == 0
+
+
+def test_a_fold_that_fails_leaves_no_half_state_and_no_connection(graded, calls, monkeypatch):
+    """The worker must not start its pool with a ledger folded half-way (its next upload would
+    append to a wrong state); the next task folds afresh instead."""
+
+    def broken(state, op):
+        raise MemoryError("folding")
+
+    monkeypatch.setattr(grading.ledger, "apply", broken)
+    with pytest.raises(MemoryError):
+        grading.ledger.ledger_state_warm()
+    assert grading.ledger._states == {} and calls == ["close"]
