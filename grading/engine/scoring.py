@@ -474,7 +474,8 @@ def _mp_group(
     units = _expected_units([_own_sign(outcomes[i], sign) for i in real])
     n = len(real)
     if 0 < n < expected and n <= small_group_max:
-        factored = [pct * top / 100 for pct in small_group_percentages(units)]
+        percentages = _small_group_expected([_own_sign(outcomes[i], sign) for i in real])
+        factored = [pct * top / 100 for pct in percentages]
     elif 0 < n < expected:
         factored = [neuberg_exact(u, n, expected) for u in units]
     else:
@@ -486,6 +487,19 @@ def _mp_group(
         if outcome.percent is not None:
             values[i] = Fraction(outcome.percent, 100) * top
     return _GroupScores(values)
+
+
+def _small_group_expected(distributions: Sequence[Distribution]) -> list[Fraction]:
+    """S2.3's place percentages, weighted over the weighted scores' components (S2.6). Places
+    are not linear in the comparisons (as Neuberg's factoring is), so each combination of
+    components is placed on its own: a group has at most 3 scores, so they are few."""
+    result = [Fraction(0)] * len(distributions)
+    for combination in product(*distributions):
+        probability = math.prod((weight for weight, _ in combination), start=Fraction(1))
+        placed = small_group_percentages([points for _, points in combination])
+        for i, percentage in enumerate(placed):
+            result[i] += probability * percentage
+    return result
 
 
 MAX_WEIGHTED_COMBINATIONS = 100_000  # Butler enumerates them; real boards have one or two
@@ -505,7 +519,8 @@ def _butler_group(
     values = [
         artificial_imps(o.percent) if o.percent is not None else Fraction(0) for o in outcomes
     ]
-    for combination in product(*(outcomes[i].components for i in real)):
+    # A group of artificial scores only has no datum: each gets its 3 IMPs per 10 % (S2.4).
+    for combination in product(*(outcomes[i].components for i in real)) if real else ():
         probability = math.prod((weight for weight, _ in combination), start=Fraction(1))
         points = [ns_points for _, ns_points in combination]
         datum = butler_datum(points, drop, halves)

@@ -307,19 +307,26 @@ def weighted_vp(
     """Weighted VPs for a weighted score in a match: weight the VPs, not the IMPs (S2.6).
 
     ``outcomes`` are ``(weight, match margin)`` pairs, the margin being the whole match's IMP
-    margin (side A minus side B) under that component. Each side's weighted VPs are rounded
-    half up to the cent. ``scale`` defaults to the WBF continuous scale for ``boards``.
+    margin (side A minus side B) under that component. Side A's weighted VPs are rounded half
+    up to the cent and, where every component shares the same VPs (20), side B gets the rest
+    (20 - V, S2.7) so the two add up. ``scale`` defaults to the WBF continuous scale for ``boards``.
     """
     convert: VpScale = scale or (lambda margin: wbf_vp(margin, boards))
     components = [(_exact(weight), margin) for weight, margin in outcomes]
     if sum(weight for weight, _ in components) != 1:
         raise ValueError("weights must sum to 1")
     a_total = b_total = Fraction(0)
+    shares = set()
     for weight, margin in components:
         a_vp, b_vp = convert(margin)
         a_total += weight * _exact(a_vp)
         b_total += weight * _exact(b_vp)
-    return _round_cents(a_total), _round_cents(b_total)
+        shares.add(_exact(a_vp) + _exact(b_vp))
+    a_rounded = _round_cents(a_total)
+    if len(shares) == 1:  # the loser gets 20 - V (S2.7), not a second rounding up
+        (share,) = shares
+        return a_rounded, float(share - _exact(a_rounded))
+    return a_rounded, _round_cents(b_total)
 
 
 # --------------------------------------------------------------------------------------------

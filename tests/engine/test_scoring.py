@@ -623,3 +623,35 @@ def test_butler_refuses_an_absurd_number_of_weighted_combinations() -> None:
     with pytest.raises(ValueError, match="too many"):
         score_board(lines, Method.BUTLER)
     assert score_board(lines, Method.MP).lines[0].ns == 8
+
+
+# --- Groups of artificial scores only, and weighted scores in small groups -------------------
+
+
+@pytest.mark.parametrize("drop", [0, 1])
+def test_a_butler_board_of_artificial_scores_only_gets_3_imps_per_10_percent(drop):
+    """S2.4: at IMPs every 10 % above or below 50 % is 3 IMPs; a board with no real score has
+    no datum, and must not stop the session's scoring."""
+    board = score_board([TravellerLine(7, "1", "a", ns_adjusted="A6040")], Method.BUTLER, 2,
+                        drop=drop)  # fmt: skip
+    assert [(line.ns, line.ew) for line in board.lines] == [(3, -3)]
+
+
+def test_a_fouled_boards_group_of_artificial_scores_only_leaves_the_other_group_alone():
+    real = [TravellerLine(3, "1", "a", ns_score=420), TravellerLine(3, "2", "b", ns_score=400)]
+    alone = score_board(real, Method.BUTLER)
+    board = score_board(real + [TravellerLine(3, "3", "c", ns_adjusted="A50", group="x")],
+                        Method.BUTLER)  # fmt: skip
+    assert [line.ns for line in board.lines] == [line.ns for line in alone.lines] + [0]
+
+
+def test_a_weighted_score_in_a_small_group_averages_its_components_places():
+    """S2.3 places a group of 3 at 70/60/50 %; S2.6 weights each component's frequency table.
+    NS A is half +200 (first: 70, 60, 50 for A, B, C) and half -200 (last: 50, 70, 60), so
+    A 60 %, B 65 %, C 55 %; not the places of the expected match points (60, 70, 50)."""
+    half = Fraction(1, 2)
+    lines = [TravellerLine(1, "A", "a", ns_weighted=((half, 200), (half, -200))),
+             TravellerLine(1, "B", "b", ns_score=100), TravellerLine(1, "C", "c", ns_score=0)]
+    board = score_board(lines, Method.MP, expected=5)
+    assert [line.ns_percent for line in board.lines] == [60, 65, 55]
+    assert [line.ew_percent for line in board.lines] == [60, 55, 65]
