@@ -133,6 +133,34 @@ class _RawPair:
 
 
 @dataclass
+class _Dropped:
+    """The pairs left out (sit-outs, phantoms: FORMATS 5.3) by section, number and direction:
+    in a Mitchell whose numbers repeat per direction (FORMATS 5.2), a phantom EW 3 is not the
+    real NS 3, whose lines must stay."""
+
+    directions: dict[tuple[str, str], set[Direction | None]] = field(default_factory=dict)
+
+    def add(self, section: str, raw: _RawPair) -> None:
+        self.directions.setdefault((section, raw.number), set()).add(raw.direction)
+
+    def against(
+        self, section: str, ns_num: str, ew_num: str, lookup: dict[tuple[str, str], list[_RawPair]]
+    ) -> bool:
+        """Whether a line (or match) is against a pair left out: not a comparison."""
+        return self._sits(section, ns_num, Direction.NS, lookup) or self._sits(
+            section, ew_num, Direction.EW, lookup
+        )
+
+    def _sits(self, section: str, number: str, side: Direction, lookup) -> bool:
+        directions = self.directions.get((section, number))
+        if directions is None:
+            return False
+        if None in directions or side in directions:
+            return True
+        return not lookup.get((section, number.strip().upper()))  # no kept pair has the number
+
+
+@dataclass
 class _Lines:
     """Traveller lines of a session and what was learned from them."""
 
@@ -287,6 +315,9 @@ class _EventReader:
         method = h.board_scoring
         if method in _PAIRS_METHOD_SCORING:
             return "pairs", _PAIRS_METHOD_SCORING[method]
+        named = _PAIRS_EVENT_SCORING.get(h.event_type)
+        if method in ("IMPS", "IMP") and named in (Scoring.BUTLER, Scoring.CROSS_IMP):
+            return "pairs", named  # FORMATS 2.3: the event type says which IMPs
         if method:
             if method in ("IMPS", "IMP"):
                 detail = "by IMPs, without saying whether Butler or cross-IMPs"
@@ -322,7 +353,9 @@ class _EventReader:
 
     def read(self) -> list[SessionResult]:
         classified = self._classify()
-        if self.header.date is None:
+        if self.header.date is None and (
+            self.header.date_text is not None or not self._sessions_dated()
+        ):
             self._date_problem(self.header.date_text, f"{self.path}/DATE", find(self.event, "DATE"))
         if classified is None:
             return []
@@ -363,6 +396,11 @@ class _EventReader:
             code="date",
         )
 
+    def _sessions_dated(self) -> bool:
+        """Whether the file dates its SESSIONs (a DATE inside a SESSION overrides the
+        event's, docs/decisions.md): then the EVENT's DATE may be left out."""
+        return any(find(session, "DATE") is not None for _, session in children(self.event, "SESSION"))
+
     def _units(self) -> list[_Unit]:
         sessions = list(children(self.event, "SESSION"))
         if not sessions:
@@ -398,6 +436,8 @@ class _EventReader:
                 date = common.parse_date(date_text)
                 if date is None:
                     self._date_problem(date_text, f"{path}/DATE", find(session, "DATE"))
+            elif self.header.date_text is None and self._sessions_dated():
+                self._date_problem(None, f"{path}/DATE", session)  # dated sessions but this one
             sections = [
                 (attr(sec, "SECTION_ID") or str(i), child_path(path, "SECTION", i), sec)
                 for i, sec in children(session, "SECTION")
@@ -571,7 +611,7 @@ class _EventReader:
         self,
         containers: list[tuple[str, str, ET.Element]],
         lookup: dict[tuple[str, str], list[_RawPair]],
-        dropped: set[tuple[str, str]],
+        dropped: _Dropped,
         points: tuple[str, str] | None,
     ) -> _Lines:
         """Every TRAVELLER_LINE under the containers' BOARDs (and MATCH/BOARDs for teams)."""
@@ -598,14 +638,14 @@ class _EventReader:
         section: str,
         board: int,
         lookup: dict[tuple[str, str], list[_RawPair]],
-        dropped: set[tuple[str, str]],
+        dropped: _Dropped,
         points: tuple[str, str] | None,
         result: _Lines,
     ) -> None:
         where = _where(path, self.line(element))
         ns_num = text(element, "NS_PAIR_NUMBER") or ""
         ew_num = text(element, "EW_PAIR_NUMBER") or ""
-        if (section, ns_num) in dropped or (section, ew_num) in dropped:
+        if dropped.against(section, ns_num, ew_num, lookup):
             return  # against a sit-out or phantom: not a comparison
         ns = _lookup_pair(lookup, section, ns_num, Direction.NS)
         ew = _lookup_pair(lookup, section, ew_num, Direction.EW)
@@ -722,9 +762,9 @@ class _EventReader:
             travellers=tuple(lines.lines) if complete else (),
         )
 
-    def _collect_pairs(self, unit: _Unit) -> tuple[list[_RawPair], set[tuple[str, str]]]:
+    def _collect_pairs(self, unit: _Unit) -> tuple[list[_RawPair], _Dropped]:
         raws: list[_RawPair] = []
-        dropped: set[tuple[str, str]] = set()
+        dropped = _Dropped()
         for section, path, container in unit.sections:
             for p_index, participants in children(container, "PARTICIPANTS"):
                 p_path = child_path(path, "PARTICIPANTS", p_index)
@@ -733,7 +773,7 @@ class _EventReader:
                     if self._keep_pair(raw):
                         raws.append(raw)
                     else:
-                        dropped.add((section, raw.number))
+                        dropped.add(section, raw)
         return raws, dropped
 
     def _no_pairs(self, unit: _Unit) -> None:
@@ -956,9 +996,9 @@ class _EventReader:
 
     def _collect_team_pairs(
         self, unit: _Unit
-    ) -> tuple[list[_RawPair], set[tuple[str, str]], set[str], bool]:
+    ) -> tuple[list[_RawPair], _Dropped, set[str], bool]:
         raws: list[_RawPair] = []
-        dropped: set[tuple[str, str]] = set()
+        dropped = _Dropped()
         teams: set[str] = set()
         bare_players = False
         for section, path, container in unit.sections:
@@ -976,7 +1016,7 @@ class _EventReader:
                         if self._keep_pair(raw, "Team pair"):
                             raws.append(raw)
                         else:
-                            dropped.add((section, raw.number))
+                            dropped.add(section, raw)
         return raws, dropped, teams, bare_players
 
     def _team_pair_entry(
@@ -1017,7 +1057,7 @@ class _EventReader:
         self,
         unit: _Unit,
         lookup: dict[tuple[str, str], list[_RawPair]],
-        dropped: set[tuple[str, str]],
+        dropped: _Dropped,
     ) -> tuple[SwissMatch, ...]:
         """Per pair and match: the pairs met at the table, boards and cross-IMPs (S3.2)."""
         found: list[SwissMatch] = []
@@ -1103,7 +1143,7 @@ class _EventReader:
         self,
         unit: _Unit,
         lookup: dict[tuple[str, str], list[_RawPair]],
-        dropped: set[tuple[str, str]],
+        dropped: _Dropped,
     ) -> list[SwissMatch]:
         found: list[SwissMatch] = []
         for section, path, container in unit.sections:
@@ -1111,7 +1151,7 @@ class _EventReader:
                 m_path = child_path(path, "MATCH", m_index)
                 ns_num = text(match, "NS_PAIR_NUMBER") or ""
                 ew_num = text(match, "EW_PAIR_NUMBER") or ""
-                if (section, ns_num) in dropped or (section, ew_num) in dropped:
+                if dropped.against(section, ns_num, ew_num, lookup):
                     continue
                 ns = _lookup_pair(lookup, section, ns_num, Direction.NS)
                 ew = _lookup_pair(lookup, section, ew_num, Direction.EW)

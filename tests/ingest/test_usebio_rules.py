@@ -8,6 +8,7 @@ import pytest
 
 from grading.engine.types import Scoring
 from grading.ingest import parse_file
+from tests.ingest import usebio_builder as ub
 from tests.ingest.conftest import fixture_bytes, parse_fixture
 
 HANDMADE = "handmade/usebio-1.3-host-phantom.xml"
@@ -148,3 +149,74 @@ def test_encoding_that_lies_is_reread_as_windows_1252():
     assert result.ok
     assert result.meta.club_name == "Hånd Madé BC"
     assert any(w.code == "encoding" for w in result.warnings)
+
+
+# ---- found by review: Mitchell phantoms, session dates, IMPs named by the event type ----------
+
+MP_TWO_WINNER = "<BOARD_SCORING_METHOD>MATCH_POINTS</BOARD_SCORING_METHOD><WINNER_TYPE>2</WINNER_TYPE>"
+
+
+def test_a_mitchell_phantom_leaves_the_real_pair_of_its_number_alone():
+    """FORMATS 5.2: Mitchell numbers repeat per direction; 5.3: a phantom is left out with the
+    lines against it. The phantom is EW 3: NS 3 is a real pair, whose lines stay."""
+    participants = (
+        "".join(ub.pair(n, 50, "NS", ids=(f"1{n}1", f"1{n}2")) for n in (1, 2, 3))
+        + "".join(ub.pair(n, 50, "EW", ids=(f"2{n}1", f"2{n}2")) for n in (1, 2))
+        + ub.pair(3, None, "EW", names=("PHANTOM", "PHANTOM"), ids=(None, None))
+    )
+    boards = "".join(
+        ub.board(b, *(ub.line(ns, (ns + b) % 3 + 1, 420 if ns == 1 else 400, 2, 0)
+                      for ns in (1, 2, 3)))  # fmt: skip
+        for b in (1, 2, 3)
+    )
+    xml = ub.usebio(f"<PARTICIPANTS>{participants}</PARTICIPANTS>{boards}", header=MP_TWO_WINNER)
+    result = parse_file("x.xml", xml, "club")
+    assert result.ok, result.problems
+    pairs = {p.pair_id: p for p in result.sessions[0].pairs}
+    assert sorted(pairs) == ["1EW", "1NS", "2EW", "2NS", "3NS"]
+    assert pairs["3NS"].boards == 2  # of 3: one board was against the phantom
+    assert all(t.ew_pair != "3EW" for t in result.sessions[0].travellers)
+    assert [w.code for w in result.warnings].count("phantom") == 1
+
+
+def _dated_session(number: int, date: str | None) -> str:
+    participants = ub.pair(1, 55, ids=("11", "12")) + ub.pair(2, 45, ids=("21", "22"))
+    dated = f"<DATE>{date}</DATE>" if date else ""
+    return (f'<SESSION SESSION_ID="{number}">{dated}<PARTICIPANTS>{participants}</PARTICIPANTS>'
+            f"{ub.board(1, ub.line(1, 2, 420, 2, 0))}</SESSION>")  # fmt: skip
+
+
+def test_sessions_dated_inside_need_no_event_date():
+    """A DATE inside a SESSION overrides the event's (docs/decisions.md), so a file that dates
+    only its sessions is read, each session on its own date."""
+    body = _dated_session(1, "10/01/2026") + _dated_session(2, "11/01/2026")
+    result = parse_file("x.xml", ub.usebio(body, date=""), "club")
+    assert result.ok, result.problems
+    assert [s.key.date for s in result.sessions] == [dt.date(2026, 1, 10), dt.date(2026, 1, 11)]
+
+
+def test_a_session_without_any_date_is_a_located_problem():
+    body = _dated_session(1, "10/01/2026") + _dated_session(2, None)
+    result = parse_file("x.xml", ub.usebio(body, date=""), "club")
+    assert not result.ok
+    assert [p.location for p in result.problems if p.code == "date"] == ["EVENT/SESSION[2]/DATE"]
+
+
+def test_an_undated_file_is_still_refused_at_the_event_date():
+    result = parse_file("x.xml", ub.usebio(_dated_session(1, None), date=""), "club")
+    assert [p.location for p in result.problems if p.code == "date"] == ["EVENT/DATE"]
+
+
+@pytest.mark.parametrize("event_type, scoring", [
+    ("BUTLER_PAIRS", Scoring.BUTLER), ("CROSS_IMP", Scoring.CROSS_IMP),
+])  # fmt: skip
+def test_imps_as_the_method_with_the_kind_in_the_event_type(event_type, scoring):
+    """FORMATS 2.3: IMPS is a method value; Butler or cross-IMPs is said by the event type."""
+    participants = ub.pair(1, None, total=5, ids=("11", "12")) + ub.pair(2, None, total=-5,
+                                                                          ids=("21", "22"))
+    body = (f"<PARTICIPANTS>{participants}</PARTICIPANTS>"
+            f"{ub.board(1, ub.line(1, 2, 420, 5, -5, tag='BUTLER_POINTS'))}")  # fmt: skip
+    header = "<BOARD_SCORING_METHOD>IMPS</BOARD_SCORING_METHOD><WINNER_TYPE>1</WINNER_TYPE>"
+    result = parse_file("x.xml", ub.usebio(body, event_type=event_type, header=header), "club")
+    assert result.ok, result.problems
+    assert result.sessions[0].scoring is scoring
