@@ -29,6 +29,8 @@ from grading.engine.ngs import (
     WithdrawOp,
     apply,
     get_params,
+    host_pair_of,
+    known_pairs,
     why_not_graded,
 )
 from grading.engine.types import SessionResult
@@ -152,11 +154,11 @@ def version_grade(*, head: LedgerHead, version: SessionVersion) -> None:
             version=previous).values_list("member_id", flat=True))  # fmt: skip
     result = codec.load(SessionResult, version.payload)
     version.late = head.reference_date is not None and result.date < head.reference_date
-    reason = why_not_graded(result, state.params)
+    host = approved_host_pair(version, result)
+    reason = why_not_graded(result, state.params, host)
     if reason:
-        _store_not_graded(version, result, reason, state)
+        _store_not_graded(version, result, reason, state, host)
     else:
-        host = approved_host_pair(version, result)
         step, entry = _append(head, state, LedgerEntry.Operation.PROCESS, version, result, host)
         _store_step(step, entry, version, state)
     session.live_version = version
@@ -280,10 +282,12 @@ def _store_pair_figures(version: SessionVersion, outcome) -> None:
     rows_update(PairResult, list(rows.values()), ["score_term", "sopp", "par", "excess"])
 
 
-def _store_not_graded(version, result: SessionResult, reason: str, state: ReplayState) -> None:
+def _store_not_graded(
+    version, result: SessionResult, reason: str, state: ReplayState, host: str | None
+) -> None:
     version.state = SessionVersion.State.NOT_GRADED
     version.not_graded_reason = reason[:255]
-    version.known_pairs = sum(pair.known for pair in result.pairs)
+    version.known_pairs = known_pairs(result, host_pair_of(result, host)[0])
     version.total_pairs = len(result.pairs)
     version.save(update_fields=["state", "not_graded_reason", "known_pairs", "total_pairs", "late"])
     numbers = {p.number for pair in result.pairs for p in pair.players if p.number}

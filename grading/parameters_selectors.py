@@ -158,11 +158,12 @@ def ledger_versions_not_gradeable(
     entries = (
         LedgerEntry.objects.filter(operation=LedgerEntry.Operation.PROCESS)
         .select_related("version")
-        .only("seq", "version", "version__payload")
+        .only("seq", "version", "version__payload", "host_pair")
         .order_by("seq")
     )
     blocked = []
     for entry in entries.iterator(chunk_size=500):
-        if why_not_graded(codec.load(SessionResult, entry.version.payload), params):
+        result = codec.load(SessionResult, entry.version.payload)
+        if why_not_graded(result, params, entry.host_pair or None):
             blocked.append(entry.version_id)
     return blocked

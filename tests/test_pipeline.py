@@ -176,6 +176,19 @@ def test_not_enough_known_pairs_is_stored_not_graded(upload):
     assert result.status == Upload.Status.GRADED
 
 
+def test_a_host_pair_with_a_visitor_counts_as_known(upload):
+    """S14.3: a host pair counts as known. Pairs 1-4 known, pair 5 the host (RATEABLE N) with a
+    visitor, pair 6 visitors: 5 of 6 known, graded; the version records 5 known pairs."""
+    numbers = [(str(2001 + 2 * i), str(2002 + 2 * i)) for i in range(4)] + [("2101", ""), ("", "")]
+    upload(csv_bytes(mp_session_rows(scores=[55, 54, 53, 52, 51, 35], numbers=numbers,
+                                     rateable={5: "N"})))  # fmt: skip
+    version = SessionVersion.objects.get()
+    assert version.state == SessionVersion.State.GRADED, version.not_graded_reason
+    assert (version.known_pairs, version.total_pairs) == (5, 6)
+    host = SessionGrade.objects.get(member__national_number="2101")
+    assert host.session_grade is None  # (its reason: the partner is unknown)
+
+
 def test_name_mismatch_is_a_warning(upload):
     upload(csv_bytes(mp_session_rows()))
     rows = mp_session_rows(event_id="TUE", date="2026-11-17")

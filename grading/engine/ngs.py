@@ -48,6 +48,7 @@ from grading.engine.ngs_params import (
 from grading.engine.ngs_session import (
     grade_session,
     host_pair_of,
+    known_pairs,
     par,
     score_term,
     teams_cross_imps,
@@ -102,6 +103,7 @@ __all__ = [
     "get_params",
     "grade_session",
     "host_pair_of",
+    "known_pairs",
     "match_handicap",
     "pair_handicap",
     "par",

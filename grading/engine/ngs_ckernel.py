@@ -438,6 +438,9 @@ class CKernelReplay:
             for i, pair in enumerate(pairs, start):
                 if pair.pair_id == host:
                     flags[i] |= 4
+                    if not pair.known:  # a host pair counts as known (S14.3)
+                        known += 1
+                        players += sum(not p.known for p in pair.players)
         return known, players
 
     def _process(self, op: ProcessOp) -> None:
@@ -448,7 +451,7 @@ class CKernelReplay:
         kind = _KIND_BY_ID.get(id(session.scoring))  # (an Enum's hash runs Python code)
         pairs = session.pairs
         if kind is None or session.matches or not session.graded_flag or len(pairs) < 2:
-            if why_not_graded(session, self.params):
+            if why_not_graded(session, self.params, op.host_pair):
                 self._not_graded(op)
             else:
                 self._by_reference(op)

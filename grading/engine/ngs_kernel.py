@@ -121,7 +121,7 @@ class KernelReplay:
         d = session.date.toordinal()
         latest = self.latest
         ref = d if latest is None or d > latest else latest
-        if why_not_graded(session, params):
+        if why_not_graded(session, params, op.host_pair):
             if self.record:
                 self.steps.append(KernelStep(op.seq, "process", op.version, ref, (), (), (), ()))
             return

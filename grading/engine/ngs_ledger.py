@@ -243,8 +243,8 @@ def _process(state: ReplayState, op: ProcessOp) -> StepResult:
         raise LedgerError(f"version {op.version} is already live; withdraw it first")
     latest = state.latest_date()
     reference = session.date if latest is None or session.date > latest else latest
-    if why_not_graded(session, params):
-        outcome = grade_session(session, {}, params)
+    if why_not_graded(session, params, op.host_pair):
+        outcome = grade_session(session, {}, params, host_pair=op.host_pair)
         return StepResult(op.seq, "process", op.version, reference, outcome, (), ())
     standings = _standings(state, session, reference)
     pgrades = _partnership_grades(state, session, standings, reference)

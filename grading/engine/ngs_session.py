@@ -45,11 +45,14 @@ PERCENT_SCORING = frozenset({Scoring.MP, Scoring.SWISS_PAIRS_MP})
 # --------------------------------------------------------------------------- graded or not
 
 
-def why_not_graded(session: SessionResult, params: NGSParams = NGS_DEFAULT) -> str:
+def why_not_graded(
+    session: SessionResult, params: NGSParams = NGS_DEFAULT, host_pair: str | None = None
+) -> str:
     """The reason a session version is not graded, or "" when it is (S3.1, S3.8, S14.3, S9.1).
 
-    Depends only on the session (never on grades), so the caller can decide before taking a
-    sequence number (S14.9).
+    Depends only on the session and its host pair (an approved request, ``host_pair``, or the
+    file's mark; never on grades), so the caller can decide before taking a sequence number
+    (S14.9).
     """
     if not session.graded_flag:
         return session.not_graded_reason or Reason.CLUB_NON_GRADED
@@ -64,16 +67,22 @@ def why_not_graded(session: SessionResult, params: NGSParams = NGS_DEFAULT) -> s
     if session.scoring is Scoring.TEAM_LEAGUE and not _more_than_two_tables(session):
         return Reason.TWO_TABLES
     share = params.known_threshold
+    host, _ = host_pair_of(session, host_pair)
     if params.known_by_players:
-        known = sum(p.known for pair in session.pairs for p in pair.players)
+        known = sum(
+            p.known or pair.pair_id == host for pair in session.pairs for p in pair.players
+        )
         total = 2 * len(session.pairs)
         if known * share.denominator <= share.numerator * total:
             return Reason.TOO_FEW_KNOWN_PLAYERS
-    else:
-        known = sum(pair.known for pair in session.pairs)
-        if known * share.denominator <= share.numerator * len(session.pairs):
-            return Reason.TOO_FEW_KNOWN
+    elif known_pairs(session, host) * share.denominator <= share.numerator * len(session.pairs):
+        return Reason.TOO_FEW_KNOWN
     return ""
+
+
+def known_pairs(session: SessionResult, host: str | None) -> int:
+    """Pairs whose players all have membership numbers; a host pair counts as known (S14.3)."""
+    return sum(pair.known or pair.pair_id == host for pair in session.pairs)
 
 
 def _more_than_two_tables(session: SessionResult) -> bool:
@@ -208,11 +217,11 @@ def grade_session(
     session's weighting (S5.1). ``partnership_grades`` holds partnership grades at the start;
     a missing partnership starts at the average of its players' grades (S6, S14.10).
     """
-    reason = why_not_graded(session, params)
-    known_pairs = sum(pair.known for pair in session.pairs)
-    if reason:
-        return SessionOutcome(session.key, False, reason, None, known_pairs, len(session.pairs))
+    reason = why_not_graded(session, params, host_pair)
     host, warnings = host_pair_of(session, host_pair)
+    known = known_pairs(session, host)
+    if reason:
+        return SessionOutcome(session.key, False, reason, None, known, len(session.pairs))
     standings = {
         p.number: _standing(grades.get(p.number), session.weighting, params)
         for pair in session.pairs
@@ -246,7 +255,7 @@ def grade_session(
         graded=True,
         reason="",
         sof=sof,
-        known_pairs=known_pairs,
+        known_pairs=known,
         total_pairs=len(session.pairs),
         pairs=pair_outcomes,
         players=tuple(players),

@@ -150,7 +150,7 @@ def mixed_ledger(seed: int, operations: int = 120, pool: int = 12) -> list[Ledge
         if rng.random() < 0.05:
             requested = rng.choice(["1", "2", "99"])  # "99": not in the session (ignored)
         ops.append(ProcessOp(seq, f"v{seq}", s, requested))
-        if not why_not_graded(s):
+        if not why_not_graded(s, host_pair=requested):
             live.append(f"v{seq}")
     return ops
 

@@ -265,6 +265,25 @@ def test_more_than_two_thirds_of_pairs_known():
     assert why_not_graded(session(mixed(6, 9)), NGS_2018) == ""
 
 
+def test_a_host_pair_counts_as_known():
+    """S14.3: "a host pair counts as known". Four known pairs, a host with a visitor partner and
+    an unknown pair: 5 of 6 known is graded; without the host's mark, 4 of 6 is not."""
+    pairs = [pair(str(i), f"a{i}", f"b{i}", 50.0) for i in range(1, 5)]
+    pairs += [pair("5", "h1", None, 50.0, host=True), pair("6", None, None, 50.0)]
+    assert why_not_graded(session(pairs)) == ""
+    outcome = grade_session(session(pairs), {})
+    assert outcome.graded and (outcome.known_pairs, outcome.total_pairs) == (5, 6)
+    unmarked = [*pairs[:4], pair("5", "h1", None, 50.0), pairs[5]]
+    assert why_not_graded(session(unmarked)) == Reason.TOO_FEW_KNOWN
+    # an approved request (S3.9) makes its pair the host just as the file's mark does
+    assert why_not_graded(session(unmarked), host_pair="5") == ""
+    assert grade_session(session(unmarked), {}, host_pair="5").graded
+    # ngs-2018 counts players: the host's unknown partner counts too (6 of 8, not 5 of 8)
+    few = [*pairs[:2], pairs[4], pairs[5]]
+    assert why_not_graded(session(few), NGS_2018) == ""
+    assert why_not_graded(session([*pairs[:2], unmarked[4], pairs[5]]), NGS_2018) != ""
+
+
 def test_non_graded_kinds_and_club_flag():
     """S3.1: individuals, point-a-board and club-marked sessions are stored with the reason."""
     pairs, _ = field([50.0, 50.0])
