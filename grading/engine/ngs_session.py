@@ -276,8 +276,10 @@ def _standing(
 
 
 def _teams_figures(session: SessionResult) -> dict[str, tuple[float, int]]:
-    needs = session.scoring in TEAMS_SCORING and any(p.score is None for p in session.pairs)
-    if needs and session.travellers:
+    """S3.6: where a teams upload has travellers, the product computes each pair's cross-IMPs
+    (and the boards that had a comparison) itself; the file's per-pair totals serve only
+    pairs without traveller lines."""
+    if session.scoring in TEAMS_SCORING and session.travellers:
         return teams_cross_imps(session.travellers)
     return {}
 
@@ -304,9 +306,8 @@ def _working_pair(
     matches = _matches_of(session, pair.pair_id)
     boards = pair.boards
     score = pair.score
-    if session.scoring in TEAMS_SCORING and score is None and pair.pair_id in ximps:
-        score, played = ximps[pair.pair_id]
-        boards = boards if boards is not None else played
+    if pair.pair_id in ximps:
+        score, boards = ximps[pair.pair_id]
     if boards is None and matches:
         boards = sum(m.boards for m in matches)
     reported = boards is not None and boards > 0

@@ -229,6 +229,24 @@ def test_teams_quarter_rule_and_travellers_cross_imps():
     assert rec.score_term == pytest.approx(6.48 * (-2 / 3) / 2)
 
 
+def test_teams_travellers_are_scored_even_when_the_file_gives_pair_figures():
+    """S3.6: "Where an upload has travellers, the product computes these cross-IMPs itself";
+    the file's per-pair totals (here 5 IMPs and 3 boards for everyone) are not used. Board 3
+    was played at one table only: no comparison, so not a board (docs/decisions.md)."""
+    ids = ["1N", "1E", "2N", "2E", "3N", "3E", "4N", "4E"]
+    pairs = [pair(pid, f"{pid}a", f"{pid}b", 5.0, NS if pid.endswith("N") else EW, boards=3)
+             for pid in ids]  # fmt: skip
+    lines = [TravellerLine(3, "1N", "2E", ns_score=100)]
+    for board, ns_scores in ((1, (420, 450, -50, 420)), (2, (-100, 110, -100, 140))):
+        for table, (ns, ew) in enumerate((("1N", "2E"), ("2N", "1E"), ("3N", "4E"), ("4N", "3E"))):
+            lines.append(TravellerLine(board, ns, ew, ns_score=ns_scores[table]))
+    grades = {f"{pid}{s}": 50.0 for pid in ids for s in "ab"}
+    out = grade_session(session(pairs, Scoring.MULTIPLE_TEAMS, travellers=tuple(lines)), grades)
+    rec = out.player("1Na")
+    assert rec.boards == 2
+    assert rec.score_term == pytest.approx(6.48 * (-2 / 3) / 2)  # as in the test above
+
+
 def test_teams_with_many_opponents_use_direction_field():
     """FAQ 46: meeting at least a quarter of the pairs makes it multiple teams (direction SOpp)."""
     ids = ["1N", "1E", "2N", "2E"]
