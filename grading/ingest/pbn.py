@@ -154,10 +154,8 @@ def parse_pbn(data: bytes, club: str) -> ParseResult:
         club_name=meta_tags.get("arranger", "") or meta_tags.get("licencee", ""),
         encoding=encoding,
     )
-    ranking = next(
-        ((g, t) for g in games for t in g.tables if t.name == "TotalScoreTable"), None
-    )
-    if ranking is None:
+    rankings = [(g, t) for g in games for t in g.tables if t.name == "TotalScoreTable"]
+    if not rankings:
         log.problem(
             "file",
             "This PBN file has hand records and travellers but no pair results (no "
@@ -166,7 +164,7 @@ def parse_pbn(data: bytes, club: str) -> ParseResult:
             code="pbn-no-results",
         )
         return log.result([], meta)
-    session = _Session(ranking[0], ranking[1], games, meta_tags, club, program, log).build()
+    session = _Session(rankings, games, meta_tags, club, program, log).build()
     return log.result([session] if session else [], meta)
 
 
@@ -179,30 +177,61 @@ def _creator(text: str) -> str:
 
 @dataclass
 class _Row:
-    pair_id: str
+    """One line of a TotalScoreTable. ``pair_id`` is set once every pair kept is known
+    (FORMATS 5.2); a sit-out or phantom has none."""
+
+    number: str
     line: int
     section: str
-    players: tuple[Player, Player] | None
+    players: tuple[Player, Player]
     direction: Direction | None
     boards: int | None
-    score_text: str
     rank: str
+    record: dict[str, str]
+    score_column: str
+    pair_id: str = ""
+
+    @property
+    def left_out(self) -> bool:
+        """FORMATS 5.3: a sit-out or phantom pair (decisions: phantoms and sit-outs). Names
+        may be the partnership's one name (PBN 5.9), so a player with neither name nor number
+        beside a "PHANTOM" does not make the pair real."""
+        named = [p for p in self.players if p.name.strip() or p.number is not None]
+        return self.boards == 0 or common.is_phantom_pair(named)
+
+
+def _score_columns(scoring: Scoring) -> tuple[str, ...]:
+    """The ranking columns a pair's score is read from, in order of preference (PBN 5.10,
+    FORMATS 3.3 for Ruter's TotalScoreIMP)."""
+    if scoring is Scoring.MP:
+        return ("TotalPercentage", "MeanPercentage")
+    return ("TotalIMP", "TotalScoreIMP", "MeanIMP")
+
+
+# Pair ids: the pair number, qualified by direction and section only when numbers repeat, as
+# the USEBIO parser does (FORMATS 5.2: Mitchell numbers are unique only with their direction).
+_ID_CANDIDATES = (
+    lambda r: r.number,
+    lambda r: r.number + (r.direction.value if r.direction else ""),
+    lambda r: r.section + r.number,
+    lambda r: r.section + r.number + (r.direction.value if r.direction else ""),
+)
 
 
 class _Session:
     def __init__(
         self,
-        game: _Game,
-        table: _Table,
+        rankings: list[tuple[_Game, _Table]],
         games: list[_Game],
         meta: dict[str, str],
         club: str,
         program: str,
         log: ProblemLog,
     ) -> None:
-        self.game, self.table, self.games, self.meta = game, table, games, meta
+        self.rankings, self.games, self.meta = rankings, games, meta
+        self.game, self.table = rankings[0]
         self.club, self.program, self.log = club, program, log
-        self.scoring_text = game.tags.get("Scoring", "") or meta.get("scoringtype", "")
+        self.scoring_text = self.game.tags.get("Scoring", "") or meta.get("scoringtype", "")
         self.means_converted: list[str] = []
 
     def build(self) -> SessionResult | None:
@@ -217,32 +246,31 @@ class _Session:
                 line=self.game.tag_lines.get("Scoring", self.table.line),
                 code="pbn-scoring",
             )
-        if "PairId" not in self.table.columns:
-            self.log.problem(
-                f"line {self.table.line}",
-                "The TotalScoreTable has no PairId column, so pairs cannot be told apart. "
-                "Export the results again from your scoring program.",
-                line=self.table.line,
-                code="pbn-columns",
-            )
-        if date is None or scoring is None or "PairId" not in self.table.columns:
+        self._check_columns(scoring)
+        if date is None or scoring is None:
             return None
-        rows = [r for r in (self._row(n, rec) for n, rec in self.table.records()) if r]
+        self._check_rankings_agree(date, scoring)
         if self.log.problems:
             return None
-        played = [r for r in rows if r.boards != 0]
-        for row in rows:
-            if row.boards == 0:
-                self.log.warn(
-                    f"line {row.line}",
-                    f"Pair {row.pair_id} played no boards; it is left out as a sit-out.",
-                    line=row.line,
-                    code="phantom",
-                )
-        ids = self._unique_ids(played)
-        lines, per_pair = self._travellers(ids, played)
+        rows = self._rows(scoring)
+        if self.log.problems:
+            return None
+        played = [r for r in rows if not self._left_out(r)]
+        if not played:
+            self.log.problem(
+                f"line {self.table.line}",
+                "The ranking lists no pair that played: every line is a sit-out or phantom, or "
+                "has neither names nor member ids. Export the results again after the session "
+                "has been scored.",
+                line=self.table.line,
+                code="no-pairs",
+            )
+            return None
+        if not self._assign_pair_ids(played):
+            return None
+        lines, per_pair = self._travellers(rows, scoring)
         complete = bool(lines) and not per_pair.skipped and all(
-            r.boards is None or len(per_pair.boards.get(ids[id(r)], ())) == r.boards
+            r.boards is None or len(per_pair.boards.get(r.pair_id, ())) == r.boards
             for r in played
         )
         if lines and not complete:
@@ -256,7 +284,7 @@ class _Session:
         entries = []
         locations = {}
         for row in played:
-            entry = self._entry(row, ids[id(row)], scoring, movement, per_pair, complete)
+            entry = self._entry(row, scoring, movement, per_pair, complete)
             if entry is not None:
                 entries.append(entry)
                 locations[entry.pair_id] = f"line {row.line}"
@@ -282,7 +310,6 @@ class _Session:
                 "be treated as a correction of it.",
                 code="derived-event-id",
             )
-        assert date is not None
         return SessionResult(
             key=SessionKey(
                 self.club,
@@ -301,11 +328,7 @@ class _Session:
         )
 
     def _date(self) -> dt.date | None:
-        for tag in ("Date", "EventDate"):
-            value = common.parse_date(self.game.tags.get(tag))
-            if value is not None:
-                return value
-        value = common.parse_date(self.meta.get("contestdate"))
+        value = _game_date(self.game) or common.parse_date(self.meta.get("contestdate"))
         if value is None:
             line = self.game.tag_lines.get("Date", self.table.line)
             self.log.problem(
@@ -318,9 +341,66 @@ class _Session:
             )
         return value
 
-    def _row(self, line: int, rec: dict[str, str]) -> _Row | None:
-        pair_id = rec.get("PairId", "").strip()
-        if not pair_id or pair_id in ("-", "?"):
+    def _check_rankings_agree(self, date: dt.date, scoring: Scoring) -> None:
+        """PBN 5.10: a TotalScoreTable ranks "(a part of) a tournament", so every table is read
+        as a part (e.g. a section) of one session (FORMATS 3.3). A table whose game names
+        another date or scoring is not part of it: an upload is one session (S14.1)."""
+        for game, table in self.rankings[1:]:
+            other_date = _game_date(game) or date
+            other_text = game.tags.get("Scoring", "")
+            differs = []
+            if other_date != date:
+                differs.append(f"dated {other_date:%d %b %Y} (not {date:%d %b %Y})")
+            if other_text and _scoring(other_text, table.columns) is not scoring:
+                differs.append(f'scored "{other_text}" (not "{self.scoring_text}")')
+            if not differs:
+                continue
+            self.log.problem(
+                f"line {table.line}",
+                f"This TotalScoreTable ranks another session than the one at line "
+                f"{self.table.line}: it is {' and '.join(differs)}. Upload one file per "
+                "session.",
+                line=table.line,
+                code="pbn-rankings",
+            )
+
+    def _check_columns(self, scoring: Scoring | None) -> None:
+        """Each ranking needs a PairId and the pairs' scores (PBN 5.10): one problem per table,
+        not one per pair."""
+        for _game, table in self.rankings:
+            if "PairId" not in table.columns:
+                self.log.problem(
+                    f"line {table.line}",
+                    "The TotalScoreTable has no PairId column, so pairs cannot be told apart. "
+                    "Export the results again from your scoring program.",
+                    line=table.line,
+                    code="pbn-columns",
+                )
+            wanted = _score_columns(scoring) if scoring else ()
+            what = "percentages" if scoring is Scoring.MP else "IMPs"
+            if wanted and not any(c in table.columns for c in wanted):
+                self.log.problem(
+                    f"line {table.line}",
+                    f"The TotalScoreTable has no {' or '.join(wanted)} column, so the pairs' "
+                    f"{what} are not known. Export the results again from your scoring "
+                    f"program with the pairs' {what} in the ranking.",
+                    line=table.line,
+                    code="pbn-columns",
+                )
+
+    def _rows(self, scoring: Scoring) -> list[_Row]:
+        rows = []
+        for _game, table in self.rankings:
+            column = next(c for c in _score_columns(scoring) if c in table.columns)
+            for line, rec in table.records():
+                row = self._row(line, rec, column)
+                if row is not None:
+                    rows.append(row)
+        return rows
+
+    def _row(self, line: int, rec: dict[str, str], score_column: str) -> _Row | None:
+        number = rec.get("PairId", "").strip()
+        if not number or number in ("-", "?"):
             self.log.problem(
                 f"line {line}",
                 "This ranking line has no pair number. Export the results again.",
@@ -329,17 +409,18 @@ class _Session:
             )
             return None
         return _Row(
-            pair_id=pair_id,
+            number=number,
             line=line,
             section=rec.get("Section", ""),
             players=self._players(line, rec),
             direction=_direction(rec.get("Direction", "")),
             boards=common.parse_whole(rec.get("NrBoards")),
-            score_text="",
             rank=rec.get("Rank", ""),
+            record=rec,
+            score_column=score_column,
         )
 
-    def _players(self, line: int, rec: dict[str, str]) -> tuple[Player, Player] | None:
+    def _players(self, line: int, rec: dict[str, str]) -> tuple[Player, Player]:
         names = [n.strip() for n in _NAME_SPLIT.split(rec.get("Names", ""), maxsplit=1)]
         names = (names + ["", ""])[:2]
         numbers = [rec.get("MemberID1"), rec.get("MemberID2")]
@@ -360,17 +441,50 @@ class _Session:
             players.append(Player(number=number, name=name))
         return players[0], players[1]
 
-    def _unique_ids(self, rows: list[_Row]) -> dict[int, str]:
-        plain = [r.pair_id for r in rows]
-        if len(set(plain)) == len(plain):
-            return {id(r): r.pair_id for r in rows}
-        return {id(r): f"{r.section}{r.pair_id}" for r in rows}
+    def _assign_pair_ids(self, rows: list[_Row]) -> bool:
+        """Unique ids within the session (FORMATS 5.2); False, with a problem at each line of a
+        pair listed more than once (S12: every problem says where it is)."""
+        for make in _ID_CANDIDATES:
+            ids = [make(r) for r in rows]
+            if len(set(ids)) == len(ids):
+                for row, pair_id in zip(rows, ids, strict=True):
+                    row.pair_id = pair_id
+                return True
+        full_id = _ID_CANDIDATES[-1]
+        lines: dict[str, list[int]] = defaultdict(list)
+        for row in rows:
+            lines[full_id(row)].append(row.line)
+        for row in rows:
+            others = [n for n in lines[full_id(row)] if n != row.line]
+            if not others:
+                continue
+            self.log.problem(
+                f"line {row.line}",
+                f"{_label(row)} is listed more than once in the ranking (also line "
+                f"{', '.join(map(str, others))}). Check the pair numbers in your scoring "
+                "program and export the results again.",
+                line=row.line,
+                code="pair-repeated",
+            )
+        return False
 
-    def _travellers(
-        self, ids: dict[int, str], rows: list[_Row]
-    ) -> tuple[list[TravellerLine], _Facts]:
-        by_key = {(r.section, r.pair_id): ids[id(r)] for r in rows}
-        by_number = {r.pair_id: ids[id(r)] for r in rows}
+    def _left_out(self, row: _Row) -> bool:
+        if not row.left_out:
+            return False
+        why = "played no boards" if row.boards == 0 else "is a sit-out or phantom pair"
+        self.log.warn(
+            f"line {row.line}",
+            f"{_label(row)} {why}; it is left out of grading and its opponents' boards "
+            "against it are not counted.",
+            line=row.line,
+            code="phantom",
+        )
+        return True
+
+    def _travellers(self, rows: list[_Row], scoring: Scoring) -> tuple[list[TravellerLine], _Facts]:
+        lookup: dict[tuple[str, str], list[_Row]] = defaultdict(list)
+        for row in rows:
+            lookup[(row.section, row.number)].append(row)
         boards: dict[str, set[int]] = defaultdict(set)
         points: dict[str, float] = defaultdict(float)
         lines: list[TravellerLine] = []
@@ -378,7 +492,7 @@ class _Session:
         point_cols = {
             Scoring.BUTLER: ("IMP_NS", "IMP_EW"),
             Scoring.CROSS_IMP: ("IMP_NS", "IMP_EW"),
-        }.get(_scoring(self.scoring_text, self.table.columns) or Scoring.MP, ("MP_NS", "MP_EW"))
+        }.get(scoring, ("MP_NS", "MP_EW"))
         for game in self.games:
             board = common.parse_whole(game.tags.get("Board"))
             for table in game.tables:
@@ -386,14 +500,16 @@ class _Session:
                     continue
                 for line_no, rec in table.records():
                     section = rec.get("Section", "")
-                    ns_id = by_key.get((section, rec.get("PairId_NS", ""))) or by_number.get(rec.get("PairId_NS", ""))
-                    ew_id = by_key.get((section, rec.get("PairId_EW", ""))) or by_number.get(rec.get("PairId_EW", ""))
-                    if ns_id is None or ew_id is None:
+                    ns = _find_row(lookup, section, rec.get("PairId_NS", ""), Direction.NS)
+                    ew = _find_row(lookup, section, rec.get("PairId_EW", ""), Direction.EW)
+                    if ns is None or ew is None:
                         skipped.append(f"line {line_no}")
                         continue
-                    for pair_id, col in ((ns_id, point_cols[0]), (ew_id, point_cols[1])):
-                        boards[pair_id].add(board)
-                        points[pair_id] += common.parse_decimal(rec.get(col)) or 0.0
+                    if ns.left_out or ew.left_out:
+                        continue  # against a sit-out or phantom: not a comparison (FORMATS 5.3)
+                    for row, col in ((ns, point_cols[0]), (ew, point_cols[1])):
+                        boards[row.pair_id].add(board)
+                        points[row.pair_id] += common.parse_decimal(rec.get(col)) or 0.0
                     score = _ns_score(rec)
                     if score is None:
                         skipped.append(f"line {line_no}")
@@ -401,8 +517,8 @@ class _Session:
                     lines.append(
                         TravellerLine(
                             board=board,
-                            ns_pair=ns_id,
-                            ew_pair=ew_id,
+                            ns_pair=ns.pair_id,
+                            ew_pair=ew.pair_id,
                             ns_score=score,
                             contract=rec.get("Contract", "").strip("-"),
                             declarer=rec.get("Declarer", "").strip("-"),
@@ -430,24 +546,20 @@ class _Session:
     def _entry(
         self,
         row: _Row,
-        pair_id: str,
         scoring: Scoring,
         movement: Movement,
         per_pair: _Facts,
         complete: bool,
     ) -> PairEntry | None:
-        rec = dict(self.table.records())[row.line]
-        score = self._score(row, rec, scoring, pair_id, per_pair, complete)
+        score = self._score(row, scoring, per_pair)
         if score is None:
-            return None
-        if row.players is None:
             return None
         boards = row.boards
         if boards is None and complete:
-            boards = len(per_pair.boards.get(pair_id, ()))
+            boards = len(per_pair.boards.get(row.pair_id, ()))
         direction = row.direction if movement is Movement.TWO_WINNER else None
         return PairEntry(
-            pair_id=pair_id,
+            pair_id=row.pair_id,
             players=row.players,
             score=score,
             direction=direction,
@@ -455,26 +567,13 @@ class _Session:
             section=row.section,
         )
 
-    def _score(
-        self,
-        row: _Row,
-        rec: dict[str, str],
-        scoring: Scoring,
-        pair_id: str,
-        per_pair: _Facts,
-        complete: bool,
-    ) -> float | None:
-        if scoring is Scoring.MP:
-            column = "TotalPercentage" if "TotalPercentage" in rec else "MeanPercentage"
-        else:
-            column = next(
-                (c for c in ("TotalIMP", "TotalScoreIMP", "MeanIMP") if c in rec), "TotalIMP"
-            )
-        value = common.parse_decimal(rec.get(column))
+    def _score(self, row: _Row, scoring: Scoring, per_pair: _Facts) -> float | None:
+        column = row.score_column
+        value = common.parse_decimal(row.record.get(column))
         if value is None:
             self.log.problem(
                 f"line {row.line}",
-                f'Pair {row.pair_id} has no {column} ("{rec.get(column, "")}"). Export the '
+                f'{_label(row)} has no {column} ("{row.record.get(column, "")}"). Export the '
                 "results again after the session is complete.",
                 line=row.line,
                 code="score",
@@ -484,29 +583,21 @@ class _Session:
             if not 0 <= value <= 100:
                 self.log.problem(
                     f"line {row.line}",
-                    f"Pair {row.pair_id}'s percentage {value:g} is not between 0 and 100.",
+                    f"{_label(row)}'s percentage {value:g} is not between 0 and 100.",
                     line=row.line,
                     code="score",
                 )
                 return None
             return value
-        return self._imp_total(row, column, value, pair_id, per_pair, complete)
+        return self._imp_total(row, column, value, per_pair)
 
-    def _imp_total(
-        self,
-        row: _Row,
-        column: str,
-        value: float,
-        pair_id: str,
-        per_pair: _Facts,
-        complete: bool,
-    ) -> float:
+    def _imp_total(self, row: _Row, column: str, value: float, per_pair: _Facts) -> float:
         """FORMATS 3.4: Ruter writes a per-board mean in TotalScoreIMP. A mean column, or a
         figure the travellers show to be a mean, is turned into the session total (S3.3)."""
         if not row.boards:
             return value
-        summed = per_pair.points.get(pair_id)
-        every_board = len(per_pair.boards.get(pair_id, ())) == row.boards
+        summed = per_pair.points.get(row.pair_id)
+        every_board = len(per_pair.boards.get(row.pair_id, ())) == row.boards
         is_mean = column.startswith("Mean")
         if not is_mean and every_board and summed is not None:
             is_mean = abs(value - summed / row.boards) < abs(value - summed)
@@ -516,6 +607,37 @@ class _Session:
         if every_board and summed is not None:
             return round(summed, 2)  # exact, where the mean was rounded
         return round(value * row.boards, 2)
+
+
+def _game_date(game: _Game) -> dt.date | None:
+    for tag in ("Date", "EventDate"):
+        value = common.parse_date(game.tags.get(tag))
+        if value is not None:
+            return value
+    return None
+
+
+def _label(row: _Row) -> str:
+    """How a message names a pair: as the ranking writes it."""
+    direction = f" {row.direction.value}" if row.direction else ""
+    section = f" in section {row.section}" if row.section else ""
+    return f"Pair {row.number}{direction}{section}"
+
+
+def _find_row(
+    lookup: dict[tuple[str, str], list[_Row]], section: str, number: str, side: Direction
+) -> _Row | None:
+    """The ranking row a traveller names: in the line's section, else anywhere (numbers unique
+    across sections); of several, the one sitting on the traveller's side (Mitchell,
+    FORMATS 5.2), as the USEBIO parser matches its travellers."""
+    key = number.strip()
+    candidates = lookup.get((section, key)) or [
+        r for (_sec, num), rs in lookup.items() if num == key for r in rs
+    ]
+    if len(candidates) == 1:
+        return candidates[0]
+    on_side = [r for r in candidates if r.direction in (side, None)]
+    return on_side[0] if len(on_side) == 1 else None
 
 
 def _ns_score(rec: dict[str, str]) -> int | None:

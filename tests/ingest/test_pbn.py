@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from grading.engine.types import Movement, Scoring
+from grading.engine.types import Direction, Movement, Scoring
 from grading.ingest import parse_file
 from tests.ingest.conftest import fixture_bytes, parse_fixture
 
@@ -61,3 +61,165 @@ def test_pbn_bad_percentage_is_located_by_line():
     result = parse_file("x.pbn", data, "club")
     (problem,) = result.problems
     assert problem.line == 67 and problem.location == "line 67"
+
+
+# ---- found by review: Mitchell rankings, repeated pairs, several rankings, phantoms ----------
+
+_MITCHELL = r"""% PBN 2.1
+% <META  name=ContestID content="M1">
+[Event "Club Mitchell"]
+[Date "2026.01.05"]
+[Board "1"]
+[Scoring "MatchPoints"]
+[TotalScoreTable "Rank\2R;PairId\2R;Direction\5R;TotalPercentage\5R;Names\30L;NrBoards\2R;MemberID1\7R;MemberID2\7R"]
+1 1 "N-S" 75.00 "Ann Able - Bob Baker" 2 "1011" "1012"
+2 2 "N-S" 25.00 "Cat Cole - Dan Dale" 2 "1021" "1022"
+1 2 "E-W" 75.00 "Eve East - Fay Fell" 2 "2021" "2022"
+2 1 "E-W" 25.00 "Gus Gray - Hal Hill" 2 "2011" "2012"
+[ScoreTable "PairId_NS\2R;PairId_EW\2R;Contract\4L;Declarer\1R;Result\2R;Score_NS\6R;Score_EW\6R;MP_NS\2R;MP_EW\2R"]
+1 1 4S N 10 "420" - 2 0
+2 2 4S N 9 - "50" 0 2
+
+[Board "2"]
+[ScoreTable "PairId_NS\2R;PairId_EW\2R;Contract\4L;Declarer\1R;Result\2R;Score_NS\6R;Score_EW\6R;MP_NS\2R;MP_EW\2R"]
+1 2 2S N 8 "110" - 1 1
+2 1 2S N 8 "110" - 1 1
+"""
+
+
+def _parse_text(text: str):
+    return parse_file("x.pbn", text.encode(), "club")
+
+
+def test_mitchell_ranking_is_read_with_the_direction_of_each_pair():
+    """FORMATS 3.3 (Ruter's Direction column) and 5.2: Mitchell numbers are unique only with
+    their direction, so pair ids are 1NS/1EW as USEBIO and CSV give them, and a traveller's
+    PairId_NS/PairId_EW name the pair of that direction."""
+    result = _parse_text(_MITCHELL)
+    assert result.ok, result.problems
+    (session,) = result.sessions
+    assert session.movement is Movement.TWO_WINNER
+    pairs = {p.pair_id: p for p in session.pairs}
+    assert sorted(pairs) == ["1EW", "1NS", "2EW", "2NS"]
+    assert (pairs["1NS"].direction, pairs["1NS"].score) == (Direction.NS, 75.0)
+    assert (pairs["1EW"].direction, pairs["1EW"].score) == (Direction.EW, 25.0)
+    assert {(t.board, t.ns_pair, t.ew_pair) for t in session.travellers} == {
+        (1, "1NS", "1EW"), (1, "2NS", "2EW"), (2, "1NS", "2EW"), (2, "2NS", "1EW"),
+    }  # fmt: skip
+    assert {p.boards for p in session.pairs} == {2}
+    assert result.warnings == ()
+
+
+def test_pair_listed_twice_is_refused_at_its_ranking_lines():
+    """S12: every problem says where it is. Pair 1 NS is on lines 8 and 11."""
+    result = _parse_text(_MITCHELL.replace('2 1 "E-W"', '2 1 "N-S"'))
+    assert [(p.code, p.line) for p in result.problems] == [
+        ("pair-repeated", 8),
+        ("pair-repeated", 11),
+    ]
+    assert "line 11" in result.problems[0].message
+
+
+_TWO_SECTIONS = r"""% PBN 2.1
+% <META  name=ContestID content="S2">
+[Event "Two sections"]
+[Date "2026.01.05"]
+[Board "1"]
+[Scoring "MatchPoints"]
+[TotalScoreTable "Rank\2R;PairId\2R;Section\1R;TotalPercentage\5R;Names\30L;NrBoards\2R;MemberID1\7R;MemberID2\7R"]
+1 1 "A" 60.00 "Ann Able - Bob Baker" 24 "1011" "1012"
+2 2 "A" 40.00 "Cat Cole - Dan Dale" 24 "1021" "1022"
+
+[Event "Two sections"]
+[Date "2026.01.05"]
+[Board "1"]
+[Scoring "MatchPoints"]
+[TotalScoreTable "Rank\2R;PairId\2R;Section\1R;TotalPercentage\5R;Names\30L;NrBoards\2R;MemberID1\7R;MemberID2\7R"]
+1 1 "B" 58.00 "Eve East - Fay Fell" 24 "2011" "2012"
+2 2 "B" 42.00 "Gus Gray - Hal Hill" 24 "2021" "2022"
+"""
+
+
+def test_every_total_score_table_is_read():
+    """FORMATS 3.3: the ranking is "usually once"; PBN 5.10 lets a table rank "a part of" a
+    tournament, so a file may rank each section in its own table."""
+    result = _parse_text(_TWO_SECTIONS)
+    assert result.ok, result.problems
+    (session,) = result.sessions
+    assert [(p.pair_id, p.section, p.score) for p in session.pairs] == [
+        ("A1", "A", 60.0), ("A2", "A", 40.0), ("B1", "B", 58.0), ("B2", "B", 42.0),
+    ]  # fmt: skip
+
+
+def test_rankings_of_different_dates_are_refused_at_the_second_table():
+    """One upload is one session (S14.1): rankings that disagree on the date are not parts of it."""
+    first, second = _TWO_SECTIONS.split("\n\n")
+    result = _parse_text(first + "\n\n" + second.replace("2026.01.05", "2026.01.12"))
+    assert [(p.code, p.line) for p in result.problems] == [("pbn-rankings", 15)]
+    assert "line 7" in result.problems[0].message
+
+
+def test_phantom_pair_is_left_out_with_a_warning():
+    """FORMATS 5.3 and docs/decisions.md (phantoms and sit-outs): a pair named Phantom is left
+    out, and the traveller lines against it are not comparisons (no traveller-line warning)."""
+    text = r"""% PBN 2.1
+% <META  name=ContestID content="H1">
+[Event "Club Howell"]
+[Date "2026.01.05"]
+[Board "1"]
+[Scoring "MatchPoints"]
+[TotalScoreTable "Rank\2R;PairId\2R;TotalPercentage\5R;Names\30L;NrBoards\2R;MemberID1\7R;MemberID2\7R"]
+1 1 60.00 "Ann Able - Bob Baker" 24 "1011" "1012"
+2 2 55.00 "Cat Cole - Dan Dale" 24 "1021" "1022"
+3 3 45.00 "Eve East - Fay Fell" 24 "2011" "2012"
+4 4 40.00 "Phantom - Phantom" 24 "?" "?"
+[ScoreTable "PairId_NS\2R;PairId_EW\2R;Contract\4L;Declarer\1R;Result\2R;Score_NS\6R;Score_EW\6R;MP_NS\2R;MP_EW\2R"]
+1 2 4S N 10 "420" - 2 0
+3 4 4S N 9 - "50" 0 2
+"""
+    result = _parse_text(text)
+    assert result.ok, result.problems
+    assert [p.pair_id for p in result.sessions[0].pairs] == ["1", "2", "3"]
+    phantom = [(w.line, w.location) for w in result.warnings if w.code == "phantom"]
+    assert phantom == [(11, "line 11")]
+    assert "traveller-line" not in {w.code for w in result.warnings}
+
+
+def test_mitchell_phantom_leaves_the_real_pair_of_its_number_alone():
+    """FORMATS 5.2 and 5.3: the phantom is EW 2; NS 2 is a real pair and is kept, and only the
+    lines against EW 2 are dropped (no traveller-line warning)."""
+    result = _parse_text(_MITCHELL.replace("Eve East - Fay Fell", "Phantom - Phantom"))
+    assert result.ok, result.problems
+    assert sorted(p.pair_id for p in result.sessions[0].pairs) == ["1EW", "1NS", "2NS"]
+    assert [(w.code, w.line) for w in result.warnings if w.code != "travellers-incomplete"] == [
+        ("phantom", 10)
+    ]
+
+
+def test_mp_ranking_without_a_percentage_column_is_one_problem_at_the_table():
+    """PBN 5.10: TotalMP alone cannot be graded (the top is unknown); say so once, where the
+    TotalScoreTable is, not once per pair."""
+    text = r"""% PBN 2.1
+% <META  name=ContestID content="H1">
+[Event "Club Howell"]
+[Date "2026.01.05"]
+[Board "1"]
+[Scoring "MP"]
+[TotalScoreTable "Rank\2R;PairId\2R;TotalMP\5R;Names\30L;NrBoards\2R;MemberID1\7R;MemberID2\7R"]
+1 1 160.0 "Ann Able - Bob Baker" 24 "1011" "1012"
+2 2 128.0 "Cat Cole - Dan Dale" 24 "1021" "1022"
+"""
+    result = _parse_text(text)
+    assert [(p.code, p.line) for p in result.problems] == [("pbn-columns", 7)]
+    assert "TotalPercentage" in result.problems[0].message
+
+
+def test_a_partnership_named_phantom_is_a_phantom_and_a_ranking_of_them_is_refused():
+    """PBN 5.9: Names is both players' names or the partnership's name, so "PHANTOM" alone is a
+    phantom pair (FORMATS 5.3); with no pair left the ranking has nothing to grade."""
+    first_section = _TWO_SECTIONS.split("\n\n")[0]
+    text = first_section.replace('"Ann Able - Bob Baker" 24 "1011" "1012"', '"PHANTOM" 24 "?" "?"')
+    text = text.replace('"Cat Cole - Dan Dale" 24 "1021" "1022"', '"" 24 "" ""')
+    result = _parse_text(text)
+    assert [(p.code, p.line) for p in result.problems] == [("no-pairs", 7)]
+    assert [(w.code, w.line) for w in result.warnings] == [("phantom", 8), ("phantom", 9)]
