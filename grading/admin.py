@@ -26,6 +26,19 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
+class HidesPrivateGradesAdmin(ReadOnlyAdmin):
+    """S13: another member's private grade is seen by no one, staff included (S7). Rows of a
+    member who keeps their grade private are not listed, nor reachable by their id."""
+
+    member_fields: tuple[str, ...] = ("member",)
+
+    def get_queryset(self, request):
+        rows = super().get_queryset(request)
+        for field in self.member_fields:
+            rows = rows.exclude(**{f"{field}__grade_private": True})
+        return rows
+
+
 @admin.register(AuditEvent)
 class AuditEventAdmin(ReadOnlyAdmin):
     list_display = ["created", "action", "actor", "club", "subject"]
@@ -58,16 +71,17 @@ class LedgerEntryAdmin(ReadOnlyAdmin):
 
 
 @admin.register(SessionGrade)
-class SessionGradeAdmin(ReadOnlyAdmin):
+class SessionGradeAdmin(HidesPrivateGradesAdmin):
     list_display = ["date", "member", "session_grade", "grade_after", "reason", "live"]
     list_filter = ["live"]
     search_fields = ["member__national_number", "member__name"]
     list_select_related = ["member"]
     raw_id_fields = ["member", "partner", "version", "entry"]
+    exclude = ["partner_grade"]  # the partner's grade may be private
 
 
 @admin.register(CurrentGrade)
-class CurrentGradeAdmin(ReadOnlyAdmin):
+class CurrentGradeAdmin(HidesPrivateGradesAdmin):
     list_display = ["member", "grade", "status", "band", "boards_in_window", "as_of"]
     list_filter = ["status", "band"]
     search_fields = ["member__national_number", "member__name"]
@@ -75,6 +89,7 @@ class CurrentGradeAdmin(ReadOnlyAdmin):
 
 
 @admin.register(PartnershipGrade)
-class PartnershipGradeAdmin(ReadOnlyAdmin):
+class PartnershipGradeAdmin(HidesPrivateGradesAdmin):
+    member_fields = ("member_a", "member_b")
     list_display = ["member_a", "member_b", "grade", "boards_together", "shown"]
     list_select_related = ["member_a", "member_b"]

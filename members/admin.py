@@ -9,3 +9,5 @@ class MemberAdmin(admin.ModelAdmin):
     search_fields = ["national_number", "name"]
     list_filter = ["grade_private"]
     raw_id_fields = ["user"]
+    # S13: each member sets their own privacy (on their privacy page); staff do not set it.
+    readonly_fields = ["grade_private"]
