@@ -100,16 +100,38 @@ def exemption_decide(
     return request
 
 
-def approved_host_numbers(*, club: Club, date: dt.date) -> list[tuple[str, str]]:
-    """The membership numbers of the approved host pairs of a club's sessions on a date."""
-    return [
-        (r.member.national_number, r.partner.national_number)
-        for r in HostExemptionRequest.objects.filter(
-            planned_session__club=club,
-            planned_session__date=date,
-            status=HostExemptionRequest.Status.APPROVED,
-        ).select_related("member", "partner")
-    ]
+def approved_host_numbers(
+    *, club: Club, date: dt.date, start: dt.time | None = None, event_name: str = ""
+) -> list[tuple[str, str]]:
+    """The membership numbers of the approved host pair of the club's planned session that a
+    results session is (S3.9: one pair per session). A club may run several sessions on a day:
+    the planned session is the one starting nearest the results' start, else the one of the
+    same event name; only when neither tells them apart do all of the day's approvals apply."""
+    planned = list(PlannedSession.objects.filter(club=club, date=date))
+    chosen = _planned_session_of(planned, start, event_name)
+    requests = HostExemptionRequest.objects.filter(
+        planned_session__in=[chosen] if chosen else planned,
+        status=HostExemptionRequest.Status.APPROVED,
+    ).select_related("member", "partner")
+    return [(r.member.national_number, r.partner.national_number) for r in requests]
+
+
+def _minutes_apart(a: dt.time, b: dt.time) -> int:
+    return abs((a.hour - b.hour) * 60 + a.minute - b.minute)
+
+
+def _planned_session_of(
+    planned: list[PlannedSession], start: dt.time | None, event_name: str
+) -> PlannedSession | None:
+    if len(planned) <= 1:
+        return planned[0] if planned else None
+    if start is not None:
+        nearest = min(_minutes_apart(p.start, start) for p in planned)
+        closest = [p for p in planned if _minutes_apart(p.start, start) == nearest]
+        if len(closest) == 1:
+            return closest[0]
+    named = [p for p in planned if p.event_name.strip().lower() == event_name.strip().lower()]
+    return named[0] if len(named) == 1 else None
 
 
 # --------------------------------------------------------------------------------------------

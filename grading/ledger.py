@@ -191,11 +191,10 @@ def _players(result: SessionResult) -> set[str]:
 
 
 def approved_host_pair(version: SessionVersion, result: SessionResult) -> str | None:
-    """The pair of an approved host request for this club and date (S3.9), if it played."""
-    approved = {
-        frozenset(numbers)
-        for numbers in approved_host_numbers(club=version.session.event.club, date=result.date)
-    }
+    """The pair of the approved host request for this session (S3.9), if it played."""
+    numbers = approved_host_numbers(club=version.session.event.club, date=result.date,
+                                    start=result.start, event_name=result.event_name)  # fmt: skip
+    approved = {frozenset(pair) for pair in numbers}
     for pair in result.pairs:
         if frozenset(p.number for p in pair.players) in approved:
             return pair.pair_id

@@ -107,3 +107,27 @@ def test_declined_request_changes_nothing_at_grading(
         upload_create(club=club, filename="mon.csv", data=csv_bytes(mp_session_rows()))
     assert LedgerEntry.objects.get().host_pair == ""
     assert SessionGrade.objects.get(member__national_number="1001").session_grade is not None
+
+
+def test_an_approval_exempts_the_pair_in_its_own_session_only(
+    setting, django_capture_on_commit_callbacks, django_user_model
+):
+    """S3.9: one host pair per session. The club runs 14:00 and 19:30 on the same day; the
+    pair's approval is for the 19:30 session, and they also play at 14:00, where they are
+    graded."""
+    club, host, partner, planned = setting
+    planned_session_create(club=club, event_name="MON Pairs", date=DATE, start=dt.time(14, 0))
+    request = exemption_request_create(
+        member=host, partner=partner, planned_session=planned, now=at(18, 0)
+    )
+    exemption_decide(request=request, approve=True, user=None, now=at(18, 10))
+    afternoon = mp_session_rows(session=1, start="14:00")
+    evening = mp_session_rows(session=2, start="19:30")
+    with django_capture_on_commit_callbacks(execute=True):
+        upload_create(club=club, filename="mon.csv", data=csv_bytes(afternoon, evening))
+    hosts = {e.version.session.number: e.host_pair for e in LedgerEntry.objects.all()}
+    assert hosts == {1: "", 2: "1"}
+    graded = SessionGrade.objects.filter(member__national_number="1001")
+    assert {g.version.session.number: g.session_grade is not None for g in graded} == {
+        1: True, 2: False,
+    }  # fmt: skip
