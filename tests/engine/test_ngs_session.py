@@ -22,9 +22,11 @@ from grading.engine.ngs import (
     match_handicap,
     pair_handicap,
     par,
+    score_term,
     team_handicap,
     why_not_graded,
 )
+from grading.engine.ngs_decay import decay_weights
 from grading.engine.types import (
     Direction,
     Movement,
@@ -87,6 +89,41 @@ def test_fr7_team_handicap_37_imps():
     assert round(team_handicap(45.0, 24)) == 37
     assert team_handicap(45.0, 24) == pytest.approx(0.3086 * 24 * 5, abs=0.01)
     assert match_handicap(55.0, 50.0, 10) == pytest.approx(0.3086 * 10 * 5, abs=0.01)
+
+
+def test_fr3_cross_imps_against_match_points():
+    """Seed 000 (FAQ on IMP pairs): "+20 IMPs ... you get the equivalent of 179.60% on that
+    board" (20 x 6.48 % above 50 %), and 1 IMP on a board is "the equivalent MP score of
+    56.48%"."""
+    assert 50 + score_term(Scoring.CROSS_IMP, 20, 1) == pytest.approx(179.60)
+    assert 50 + score_term(Scoring.CROSS_IMP, 1, 1) == pytest.approx(56.48)
+
+
+def test_fr7_imps_per_board_per_grade_point():
+    """Seed 000 (FR 7): a pair 1 % stronger scores 50.5 % against 49.5 % on a board, "+0.0772
+    IMPs" at cross-IMPs; a team 1 % stronger gains "0.1543 IMPs per board"."""
+    assert 0.5 / NGS_DEFAULT.f_cross == pytest.approx(0.0772, abs=5e-5)
+    assert NGS_DEFAULT.team_handicap_factor / 2 == pytest.approx(0.1543, abs=5e-5)
+
+
+def test_fr9_aggregate_points_against_match_points():
+    """Seed 000 (FR 9): "a 56.72% score is equivalent to scoring 55 aggregate points above the
+    mean", so "a 100% score in MPs is equivalent to 409 aggregate points" on one board. The
+    factor 8.2 is 55 / 6.72 rounded, so 55 points give 56.71 %."""
+    assert 50 + score_term(Scoring.AGGREGATE, 55, 1, direction_mean=0) == pytest.approx(
+        56.72, abs=0.02
+    )
+    assert 50 + score_term(Scoring.AGGREGATE, 409, 1, direction_mean=0) == pytest.approx(
+        100, abs=0.2
+    )
+
+
+def test_faq_a_sessions_effect_halves_after_1000_more_boards():
+    """Seed 000: playing two 25-board sessions a week, "the effect of one session will halve in
+    20 weeks and disappear in 40 weeks" (S4: 2000 boards, linear decay)."""
+    weights = decay_weights([25] * 81)
+    assert weights[40] / weights[0] == pytest.approx(0.5, abs=0.01)  # 20 weeks later
+    assert weights[80] == 0  # 40 weeks later
 
 
 def test_pair_handicap():
