@@ -86,13 +86,13 @@ def known_pairs(session: SessionResult, host: str | None) -> int:
 
 
 def _more_than_two_tables(session: SessionResult) -> bool:
-    """Whether boards were played at more than two tables (S3.1): from travellers if any,
+    """Whether each board was played at more than two tables (S3.1): from travellers if any,
     else from the number of pairs (each table seats two)."""
     if session.travellers:
         tables: dict[int, int] = defaultdict(int)
         for line in session.travellers:
             tables[line.board] += 1
-        return max(tables.values()) > 2
+        return min(tables.values()) > 2
     return len(session.pairs) > 4
 
 

@@ -480,3 +480,14 @@ def test_scoring_par_keeps_the_grade(ga, gb, others, boards):
         out = grade_session(session(pairs, scoring), grades)
         assert out.player("a").session_grade == pytest.approx(ga, abs=1e-9)
         assert out.player("b").session_grade == pytest.approx(gb, abs=1e-9)
+
+
+def test_a_team_league_with_a_board_at_two_tables_is_not_graded():
+    """S3.1: team leagues are graded "where each board is played at more than two tables":
+    board 1 at three tables does not make up for board 2 at two."""
+    lines = tuple(TravellerLine(1, f"{t}N", f"{t % 3 + 1}E", ns_score=100 + t) for t in (1, 2, 3))
+    lines += (TravellerLine(2, "1N", "2E", ns_score=100), TravellerLine(2, "2N", "3E", ns_score=90))
+    pairs = [pair(p, f"{p}a", f"{p}b", 1.0) for p in ("1N", "1E", "2N", "2E", "3N", "3E")]
+    league = session(pairs, Scoring.TEAM_LEAGUE, travellers=lines)
+    assert why_not_graded(league) == Reason.TWO_TABLES
+    assert why_not_graded(session(pairs, Scoring.TEAM_LEAGUE, travellers=lines[:3])) == ""
