@@ -468,7 +468,7 @@ class BrambledownGrade(models.Model):
     member = models.ForeignKey(
         "members.Member", on_delete=models.CASCADE, related_name="brambledown_grades"
     )
-    grade = models.PositiveSmallIntegerField(null=True, blank=True)
+    grade = models.SmallIntegerField(null=True, blank=True)
     performances = models.PositiveSmallIntegerField(
         default=0, help_text="First performances while new (a grade after three)."
     )
@@ -496,7 +496,7 @@ class BrambledownPoint(models.Model):
     member = models.ForeignKey("members.Member", on_delete=models.CASCADE, related_name="+")
     date = models.DateField()
     quarter = models.CharField(max_length=6)
-    grade = models.PositiveSmallIntegerField()
+    grade = models.SmallIntegerField()
     reason = models.CharField(max_length=10, help_text='"new" or "regrade".')
 
     class Meta:
@@ -521,7 +521,7 @@ class BrambledownRating(models.Model):
     percent = models.FloatField()
     field_average = models.FloatField()
     ppr = models.FloatField()
-    own = models.PositiveSmallIntegerField(null=True, blank=True, help_text="None while new.")
+    own = models.SmallIntegerField(null=True, blank=True, help_text="None while new.")
     partner_grade = models.FloatField()
     ipr = models.FloatField()
 
@@ -553,8 +553,8 @@ class BrambledownListEntry(models.Model):
         "members.Member", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
     )
     grade = models.FloatField()
-    member_grade = models.PositiveSmallIntegerField()
-    partner_grade = models.PositiveSmallIntegerField(null=True, blank=True)
+    member_grade = models.SmallIntegerField()
+    partner_grade = models.SmallIntegerField(null=True, blank=True)
     tournaments = models.PositiveIntegerField()
     in_quarter = models.PositiveIntegerField()
     partners = models.PositiveSmallIntegerField(null=True, blank=True)

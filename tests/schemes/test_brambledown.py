@@ -181,3 +181,21 @@ def test_an_upload_rewrites_only_the_rows_it_changes_and_matches_a_full_replay(c
                 (BrambledownPoint, point_fields), (BrambledownRating, rating_fields))]  # fmt: skip
     assert synced == replayed
     assert synced[0] and synced[1] and synced[2]
+
+
+def test_a_grade_below_zero_is_stored_and_blocks_nothing(club, upload):
+    """S11 sets no lower limit: a new player's IPR is 2 x PPR - partner's grade. P and Q score
+    80 % three times (P's grade becomes 244), then newcomer N scores 20 % with P three times:
+    N's grade is -200, stored like any other; every upload is graded, equal to the replay."""
+    others = [("4001", "4002"), ("4003", "4004"), ("4005", "4006")]
+    for i, day in enumerate(["2026-07-06", "2026-07-13", "2026-07-20"]):
+        upload(csv_bytes(mp_session_rows(event_id=f"A{i}", date=day, scores=[80, 40, 40, 40],
+                                         numbers=[("3001", "3002"), *others])))  # fmt: skip
+    for i, day in enumerate(["2026-08-03", "2026-08-10", "2026-08-17"]):
+        result = upload(csv_bytes(mp_session_rows(event_id=f"B{i}", date=day,
+                                                  scores=[20, 60, 60, 60],
+                                                  numbers=[("3003", "3001"), *others])))  # fmt: skip
+        assert result.status == "graded", result.problems
+    engine = brambledown_replay(live_sessions_in_processing_order(), "2026Q2")
+    assert grades()["3003"] == engine.state.players["3003"].grade < 0
+    assert grades() == {n: p.grade for n, p in engine.state.players.items()}
