@@ -147,6 +147,9 @@ class PartnerSerializer(serializers.Serializer):
 
 
 class ChanceSerializer(serializers.Serializer):
+    threshold = serializers.FloatField(help_text="a session percentage")
+    chance = serializers.FloatField(help_text="probability (0-1) of scoring more than it")
+
     def to_representation(self, instance):
         threshold, chance = instance
         return {"threshold": threshold, "chance": chance}
@@ -160,6 +163,7 @@ class ForecastSerializer(serializers.Serializer):
     field_label = serializers.CharField()
     par_percent = serializers.FloatField()
     chances = ChanceSerializer(many=True)
+    asked = ChanceSerializer(allow_null=True, help_text="the threshold asked, if any (S3.5)")
     boards = serializers.IntegerField()
     par_butler = serializers.FloatField()
     par_cross = serializers.FloatField()
@@ -240,7 +244,12 @@ class DistributionSerializer(serializers.Serializer):
     name = serializers.CharField()
     slug = serializers.CharField()
     suppressed = serializers.BooleanField()
-    total = serializers.IntegerField(allow_null=True)
+    total = serializers.IntegerField(allow_null=True, help_text="published grades counted")
+    private = serializers.IntegerField(
+        allow_null=True, help_text="private grades, counted apart and never by band (S7); "
+        "null: fewer than 5",
+    )  # fmt: skip
+    private_text = serializers.CharField()
     bands = BandCountSerializer(many=True)
 
 
@@ -324,6 +333,7 @@ class PartnersAPI(MemberAPIView):
 
 
 GRADE = {"type": "number", "minimum": 20, "maximum": 90}
+THRESHOLD = {"type": "number", "minimum": 0, "maximum": 100}
 
 
 class ForecastAPI(MemberAPIView):
@@ -337,7 +347,11 @@ class ForecastAPI(MemberAPIView):
                     OpenApiParameter("field_strength", GRADE, description="…or the field's",
                                      examples=[OpenApiExample("typed", value=48)]),
                     OpenApiParameter("boards", {"type": "integer", "minimum": 1,
-                                                "maximum": 100}, description="default 24")],
+                                                "maximum": 100}, description="default 24"),
+                    OpenApiParameter("threshold", THRESHOLD,
+                                     description="your own threshold: the chance of scoring "
+                                     "more than it is given as `asked` (S3.5)",
+                                     examples=[OpenApiExample("typed", value=58)])],
     )  # fmt: skip
     def get(self, request):
         member = self.member(request)
@@ -442,7 +456,8 @@ class PublicMemberAPI(APIView):
     permission_classes = [AllowAny]
 
     @extend_schema(responses={200: PublicMemberSerializer, **errors(404)},
-                   parameters=[path_parameter("number", "str", "the membership number")],
+                   parameters=[path_parameter("number", "str", "the membership number; "
+                                              "spaces and leading zeros are ignored (S14.2)")],
                    summary="A member's published grade (S7)")  # fmt: skip
     def get(self, request, number: str):
         # A value no membership number can be (a NUL, say) is simply not found.

@@ -19,6 +19,9 @@ class HistoryFilterForm(forms.Form):
         self.fields["year"].choices = [("", "All years")] + [(str(y), y) for y in choices.years]
 
 
+THRESHOLD_RANGE = "Type a percentage from 0 to 100, such as 55 or 57.5."
+
+
 class ForecastForm(forms.Form):
     partner = forms.TypedChoiceField(
         required=False, coerce=int, empty_value=None, label="Partner",
@@ -35,6 +38,14 @@ class ForecastForm(forms.Form):
     )
     boards = forms.IntegerField(min_value=1, max_value=100, initial=24, required=False,
                                 label="Boards (for the IMP par)")  # fmt: skip
+    # S3.5: "the chance of beating 37/43/49/55/61% style thresholds, or any threshold asked".
+    threshold = forms.FloatField(
+        required=False, min_value=0, max_value=100, label="Your own threshold (%)",
+        help_text="Optional: the chance of scoring more than this is shown too.",
+        error_messages={"min_value": THRESHOLD_RANGE, "max_value": THRESHOLD_RANGE,
+                        "invalid": THRESHOLD_RANGE},
+        widget=forms.NumberInput(attrs={"step": "0.01", "inputmode": "decimal"}),
+    )  # fmt: skip
 
     def __init__(self, *args, partners, series: list[Series], **kwargs):
         super().__init__(*args, **kwargs)
@@ -68,7 +79,8 @@ class ForecastForm(forms.Form):
             series = self.series_by_key[data["series"]]
             field, field_label = series.sof, f"{series.club} — {series.event}"
         return {"partner_grade": partner_grade, "partner_label": partner_label,
-                "field": field, "field_label": field_label, "boards": data["boards"]}
+                "field": field, "field_label": field_label, "boards": data["boards"],
+                "threshold": data.get("threshold")}
 
 
 class PrivacyForm(forms.Form):

@@ -749,6 +749,7 @@ class Forecast:
     par_butler: float
     par_cross: float
     sd: float
+    asked: tuple[float, float] | None = None  # (threshold asked, chance), S3.5
 
     @property
     def pair_grade(self) -> float:
@@ -759,13 +760,24 @@ class Forecast:
         """(threshold, chance in percent) of scoring more than each threshold."""
         return [(t, 100 * c) for t, c in self.chances]
 
+    @property
+    def asked_row(self) -> tuple[float, float] | None:
+        """(threshold asked, chance in percent), beside the fixed rows (S3.5: "or any
+        threshold asked")."""
+        return None if self.asked is None else (self.asked[0], 100 * self.asked[1])
+
 
 def forecast_build(*, own_grade: float, partner_grade: float, field: float, boards: int = 24,
                    partner_label: str = "", field_label: str = "",
+                   threshold: float | None = None,
                    params: NGSParams | None = None) -> Forecast:  # fmt: skip
-    """Par and the chances of beating 45-65% for a pair in a field (S3.5, FR 5)."""
+    """Par and the chances of beating 45-65%, and the ``threshold`` asked if any, for a pair
+    in a field (S3.5, FR 5)."""
     params = params or grading_params()
     par_pct = par(EngineScoring.MP, own_grade, partner_grade, field, boards, params=params)
+    asked = None
+    if threshold is not None:
+        (asked,) = forecast_table(par_pct, (threshold,), params.forecast_sd)
     return Forecast(
         own_grade=own_grade, partner_grade=partner_grade, partner_label=partner_label,
         field=field, field_label=field_label, par_percent=par_pct,
@@ -774,7 +786,7 @@ def forecast_build(*, own_grade: float, partner_grade: float, field: float, boar
                        params=params),
         par_cross=par(EngineScoring.CROSS_IMP, own_grade, partner_grade, field, boards,
                       params=params),
-        sd=params.forecast_sd,
+        sd=params.forecast_sd, asked=asked,
     )  # fmt: skip
 
 
@@ -844,6 +856,8 @@ class Distribution:
     slug: str
     bands: list[BandCount]
     suppressed: bool
+    # Private grades, counted apart and never by band (S7); None: fewer than 5 (suppressed).
+    private: int | None = 0
 
     @property
     def visible(self) -> bool:
@@ -852,34 +866,55 @@ class Distribution:
 
     @property
     def total(self) -> int | None:
-        """Members counted, shown only when no band is suppressed (S7)."""
+        """Published grades counted, shown only when no band is suppressed (S7). Private
+        grades are not in it: with ``private`` suppressed, the difference would give their
+        number away."""
         return None if self.suppressed else sum(b.count or 0 for b in self.bands)
 
+    @property
+    def private_text(self) -> str:
+        return "fewer than 5" if self.private is None else str(self.private)
 
-def _distribution(name: str, slug: str, counts: dict[str, int]) -> Distribution:
-    bands = []
-    for band_name, _, _ in band_limits():
-        n = counts.get(band_name, 0)
-        bands.append(BandCount(band_card(band_name), None if 0 < n < SMALLEST_GROUP else n))
-    return Distribution(name, slug, bands, any(b.count is None for b in bands))
+
+def _suppressed(n: int) -> int | None:
+    return None if 0 < n < SMALLEST_GROUP else n
+
+
+def _distribution(name: str, slug: str, counts: dict[str, int], private: int) -> Distribution:
+    bands = [BandCount(band_card(band_name), _suppressed(counts.get(band_name, 0)))
+             for band_name, _, _ in band_limits()]  # fmt: skip
+    return Distribution(name, slug, bands, any(b.count is None for b in bands),
+                        _suppressed(private))  # fmt: skip
 
 
 def band_distributions() -> tuple[Distribution, list[Distribution]]:
-    """Counts of current (non-provisional) grades by band, national and per club (S7): private
-    grades count, and any group smaller than 5 is suppressed."""
+    """Counts of current (non-provisional) grades by band, national and per club (S7).
+
+    Only published grades are counted by band: a private grade counted in its band could be
+    told apart by comparing the band's count with the published lists (a club whose members
+    all fit on the top list, plus one private member). Private grades are counted in one total
+    per group instead ("only in counts", S7), and any group smaller than 5 is suppressed."""
     graded = CurrentGrade.objects.filter(status__in=PUBLISHED_LIST_STATUSES)
-    national = dict(graded.values_list("band").annotate(n=Count("id")).order_by())
+    national = dict(graded.filter(member__grade_private=False).values_list("band")
+                    .annotate(n=Count("id")).order_by())  # fmt: skip
+    national_private = graded.filter(member__grade_private=True).count()
     per_club: dict[int, dict[str, int]] = defaultdict(dict)
-    for club_id, band_name, n in (
+    private_per_club: dict[int, int] = defaultdict(int)
+    for club_id, band_name, private, n in (
         ClubRole.objects.filter(member__current_grade__status__in=PUBLISHED_LIST_STATUSES)
-        .values_list("club_id", "member__current_grade__band").annotate(n=Count("id")).order_by()
-    ):
-        per_club[club_id][band_name] = n
+        .values_list("club_id", "member__current_grade__band", "member__grade_private")
+        .annotate(n=Count("id")).order_by()
+    ):  # fmt: skip
+        if private:
+            private_per_club[club_id] += n
+        else:
+            per_club[club_id][band_name] = n
     clubs = [
-        _distribution(c.name, c.slug, per_club.get(c.pk, {}))
-        for c in Club.objects.filter(pk__in=per_club).order_by("name")
-    ]
-    return _distribution("All clubs (national)", "", national), clubs
+        _distribution(c.name, c.slug, per_club.get(c.pk, {}), private_per_club.get(c.pk, 0))
+        for c in Club.objects.filter(pk__in=set(per_club) | set(private_per_club))
+        .order_by("name")
+    ]  # fmt: skip
+    return _distribution("All clubs (national)", "", national, national_private), clubs
 
 
 @dataclass
@@ -891,8 +926,13 @@ class PublicMember:
 
 
 def public_member(*, number: str) -> PublicMember | None:
-    """A member's public page (S7): a published grade and band, else Private / Provisional."""
-    member = Member.objects.filter(national_number=number).select_related(
+    """A member's public page (S7): a published grade and band, else Private / Provisional.
+    The number is read however it is spelt (S14.2); ``member.national_number`` is the stored
+    spelling, for a redirect to the canonical address."""
+    normalised = normalise_number(number or "")
+    if normalised is None:
+        return None
+    member = Member.objects.filter(national_number=normalised).select_related(
         "current_grade").first()  # fmt: skip
     if member is None:
         return None

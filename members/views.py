@@ -213,4 +213,7 @@ def member_public(request, number: str):
     view = selectors.public_member(number=number)
     if view is None:
         raise Http404("No member has that number.")
+    if number != view.member.national_number:
+        # Another spelling of the number (S14.2: leading zeros, spaces): one address each.
+        return redirect("members:public", number=view.member.national_number, permanent=True)
     return render(request, "members/public_member.html", {"p": view})
