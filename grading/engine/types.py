@@ -69,11 +69,8 @@ def normalise_number(raw: str | None) -> str | None:
     """
     if raw is None:
         return None
-    text = "".join(str(raw).split())
-    if text in UNKNOWN_NUMBERS:
-        return None
-    stripped = text.lstrip("0")
-    return stripped or None
+    stripped = "".join(str(raw).split()).lstrip("0")
+    return None if stripped in UNKNOWN_NUMBERS else stripped  # "088888888" is 88888888
 
 
 @dataclass(frozen=True)
