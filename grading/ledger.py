@@ -481,6 +481,8 @@ def ledger_refold(*, actor=None) -> int:
             _store_step(step, entry, entry.version, state)
         else:
             SessionGrade.objects.filter(version=entry.version).update(live=False)
+            entry.version.state = SessionVersion.State.WITHDRAWN  # _store_step set it graded
+            entry.version.save(update_fields=["state"])
             _store_grades(step, state)
     _states[head.params_name] = state
     member_pages_invalidate()

@@ -12,7 +12,7 @@ from grading.models import (
     SessionVersion,
     Upload,
 )
-from grading.services import upload_create
+from grading.services import session_withdraw, upload_create
 from members.models import Member
 from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.factories import ClubFactory
@@ -196,3 +196,18 @@ def test_name_mismatch_is_a_warning(upload):
     result = upload(csv_bytes(rows))
     assert any("Somebody Else" in w["message"] for w in result.warnings)
     assert Member.objects.get(national_number="1001").name == "Player 1001"
+
+
+def test_a_refold_keeps_replaced_and_withdrawn_versions_so(upload):
+    """S5.3/S5.4: a refold recomputes grades; it does not bring back a version that a
+    correction replaced or a withdrawal took out (it did: they showed as graded, with a
+    Withdraw button that failed, and the withdrawn session's re-upload was 'unchanged')."""
+    upload(csv_bytes(mp_session_rows()))
+    upload(csv_bytes(mp_session_rows(scores=[40, 55, 52.5, 50, 47.5, 45, 44, 66])))
+    upload(csv_bytes(mp_session_rows(event_id="TUE", date="2026-11-17")))
+    session_withdraw(version=SessionVersion.objects.get(session__event__event_id="TUE"))
+    before = dict(SessionVersion.objects.values_list("pk", "state"))
+    assert sorted(before.values()) == ["graded", "withdrawn", "withdrawn"]
+    ledger_refold()
+    assert dict(SessionVersion.objects.values_list("pk", "state")) == before
+    assert ledger_check() == []
