@@ -7,8 +7,10 @@ never raises on bad input: any file either parses into sessions or comes back wi
 from __future__ import annotations
 
 import logging
+from collections import defaultdict
 from dataclasses import replace
 
+from grading.engine.types import SessionResult
 from grading.ingest.common import MAX_UPLOAD_BYTES
 from grading.ingest.problems import FileMeta, ParseResult, Problem, ProblemLog
 
@@ -105,9 +107,37 @@ def _refuse_repeated_pairs(result: ParseResult) -> ParseResult:
                     )
                 )
             seen.add(pair.pair_id)
+        problems += _repeated_members(session)
     if not problems:
         return result
     return ParseResult((), result.problems + tuple(problems), result.warnings, result.meta)
+
+
+def _repeated_members(session: SessionResult) -> list[Problem]:
+    """A member plays once in a session: the same membership number in two seats (S14.2:
+    "0001001" and "1001" are one member) cannot be graded."""
+    seats: dict[str, list[str]] = defaultdict(list)
+    for pair in session.pairs:
+        for player in pair.players:
+            if player.number is not None:
+                seats[player.number].append(pair.pair_id)
+    problems = []
+    for number, pair_ids in seats.items():
+        if len(pair_ids) < 2:
+            continue
+        distinct = list(dict.fromkeys(pair_ids))
+        where = ("pair " if len(distinct) == 1 else "pairs ") + " and ".join(distinct)
+        problems.append(
+            Problem(
+                f"{session.event_name or session.key.event_id}, {where}",
+                f"Membership number {number} is given to more than one player in the session "
+                f"of {session.date:%d %b %Y} ({where}); spaces and leading zeros do not make "
+                "a different number. Correct the players' numbers in your scoring program and "
+                "export the results again.",
+                code="member-repeated",
+            )
+        )
+    return problems
 
 
 def _with_crosscheck(result: ParseResult) -> ParseResult:

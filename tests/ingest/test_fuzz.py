@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -51,6 +54,8 @@ def test_parse_file_never_raises(data):
         assert result.sessions == ()
     for session in result.sessions:
         assert len({p.pair_id for p in session.pairs}) == len(session.pairs)
+        numbers = [pl.number for p in session.pairs for pl in p.players if pl.number]
+        assert len(set(numbers)) == len(numbers)  # one seat per member (grading needs it)
 
 
 def test_repeated_pair_ids_are_refused_in_every_format():
@@ -64,3 +69,31 @@ def test_repeated_pair_ids_are_refused_in_every_format():
     result = parse_file("dup.csv", "\n".join(rows).encode(), "club")
     assert result.sessions == ()
     assert any("pair 1 appears" in p.message.lower() for p in result.problems)
+
+
+@pytest.mark.parametrize("first, second", [
+    ("1001", "1001"),  # the same number twice
+    ("1001", "0001001"),  # S14.2: the same member, written two ways
+])  # fmt: skip
+def test_a_member_in_two_seats_is_refused_in_every_format(first, second):
+    """Found by review: grading cannot give one member two session grades, and a file that
+    did this was stored, then failed at grading (blocking every later upload). S12: refused
+    whole, saying which number and pairs."""
+    rows = [
+        "event_id,session,date,scoring,movement,pair,player1_number,player2_number,score",
+        f"E1,1,2026-11-16,MP,ONE_WINNER,1,{first},12,55",
+        "E1,1,2026-11-16,MP,ONE_WINNER,2,13,14,50",
+        f"E1,1,2026-11-16,MP,ONE_WINNER,3,15,{second},45",
+    ]
+    result = parse_file("dup.csv", "\n".join(rows).encode(), "club")
+    assert result.sessions == ()
+    (problem,) = [p for p in result.problems if p.code == "member-repeated"]
+    assert problem.location == "E1, pairs 1 and 3" and "1001" in problem.message
+
+
+def test_a_member_twice_in_a_usebio_sample_is_refused():
+    data = fixture_bytes("usebio/cobalt/mp_pairs_mitchell_02.xml")
+    numbers = re.findall(rb"<NATIONAL_ID_NUMBER>([^<]+)</NATIONAL_ID_NUMBER>", data)
+    copied = data.replace(numbers[1], numbers[0], 1)
+    result = parse_file("x.xml", copied, "club")
+    assert [p.code for p in result.problems] == ["member-repeated"]
