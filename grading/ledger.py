@@ -14,7 +14,7 @@ import logging
 import os
 from collections.abc import Iterable
 
-from django.db import connections, transaction
+from django.db import InterfaceError, OperationalError, connections, transaction
 from django.utils import timezone
 
 from clubs.services import approved_host_numbers
@@ -120,10 +120,19 @@ def ledger_state_forget() -> None:
     _last_applied.clear()
 
 
+GRADING_FAILED = (
+    "grading failed because of an error in the product, not in your file; it has been logged "
+    "for support and nothing was changed. Upload the file again once support says it is fixed"
+)
+
+
 def versions_grade_pending() -> int:
-    """Grade every stored version in the order stored, one transaction each (S5.2)."""
+    """Grade every stored version in the order stored, one transaction each (S5.2). A version
+    whose grading fails is set aside (not graded, its upload failed) so that it does not hold
+    up every later upload; a database that went away is left to the retry and the sweep."""
     graded = 0
     while True:
+        pending = None
         try:
             with transaction.atomic():
                 head = ledger_head_lock()
@@ -135,11 +144,36 @@ def versions_grade_pending() -> int:
                 )
                 if version is None:
                     return graded
+                pending = version.pk
                 version_grade(head=head, version=version)
-        except Exception:
+        except (OperationalError, InterfaceError):
             ledger_state_forget()
             raise
+        except Exception:
+            ledger_state_forget()
+            if pending is None:
+                raise
+            log.exception("Grading session version %s failed; it is set aside", pending)
+            version_fail(version_id=pending)
+            continue
         graded += 1
+
+
+@transaction.atomic
+def version_fail(*, version_id: int) -> None:
+    """Set aside a stored version whose grading raised: not graded (with the reason), its
+    upload failed. The ledger never saw it, so nothing else changes; the same file may be
+    uploaded again (a failed upload is not a duplicate)."""
+    version = SessionVersion.objects.select_for_update().get(pk=version_id)
+    if version.state != SessionVersion.State.STORED:
+        return
+    version.state = SessionVersion.State.NOT_GRADED
+    version.not_graded_reason = GRADING_FAILED
+    version.save(update_fields=["state", "not_graded_reason"])
+    if version.upload_id is not None:
+        Upload.objects.filter(pk=version.upload_id).update(
+            status=Upload.Status.FAILED, finished=timezone.now()
+        )
 
 
 def version_grade(*, head: LedgerHead, version: SessionVersion) -> None:
@@ -373,7 +407,8 @@ def _store_partnerships(step: StepResult, state: ReplayState) -> None:
 
 
 def _finish_uploads(upload_ids: Iterable[int | None]) -> None:
-    for upload in Upload.objects.filter(pk__in=[u for u in upload_ids if u]):
+    uploads = Upload.objects.filter(pk__in=[u for u in upload_ids if u])
+    for upload in uploads.exclude(status=Upload.Status.FAILED):
         if not upload.versions.filter(state=SessionVersion.State.STORED).exists():
             upload.status = Upload.Status.GRADED
             upload.finished = timezone.now()

@@ -195,16 +195,19 @@ def _store_sessions(upload: Upload, sessions: tuple[SessionResult, ...]) -> Stor
             ),
         }
         latest = session.versions.order_by("-number").first()
-        if latest is not None and latest.content_hash == content_hash and latest.state != (
-            SessionVersion.State.WITHDRAWN
-        ):
+        # The same content as the live (or still waiting) version changes nothing; as one
+        # withdrawn, or set aside because its grading failed, it is stored again.
+        in_force = latest is not None and (
+            latest.pk == session.live_version_id or latest.state == SessionVersion.State.STORED
+        )
+        if in_force and latest.content_hash == content_hash:
             summary.update(outcome="unchanged", version=latest.number)
             stored.summaries.append(summary)
             continue
         version = _version_create(upload, session, result, content_hash, latest)
         stored.warnings += _pairs_create(version, result, upload.club)
         summary.update(
-            outcome="correction" if live is not None or latest is not None else "new",
+            outcome="correction" if live is not None else "new",
             version=version.number,
             version_id=version.pk,
         )

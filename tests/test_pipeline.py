@@ -211,3 +211,47 @@ def test_a_refold_keeps_replaced_and_withdrawn_versions_so(upload):
     ledger_refold()
     assert dict(SessionVersion.objects.values_list("pk", "state")) == before
     assert ledger_check() == []
+
+
+def test_a_version_whose_grading_fails_is_set_aside_and_holds_up_no_one(upload, monkeypatch):
+    """Found by review: a version whose grading raised stayed stored, and grading keeps the
+    stored order, so every later upload at every club waited behind it for ever. It is now
+    not graded, its upload failed (said on the page), and the next upload is graded."""
+    import grading.ledger
+
+    real = grading.ledger.version_grade
+
+    def broken_for_mon(*, head, version):
+        if version.session.event.event_id == "MON":
+            raise ValueError("a bug in the product")
+        return real(head=head, version=version)
+
+    monkeypatch.setattr(grading.ledger, "version_grade", broken_for_mon)
+    failed = upload(csv_bytes(mp_session_rows()))
+    assert failed.status == Upload.Status.FAILED
+    version = SessionVersion.objects.get()
+    assert version.state == SessionVersion.State.NOT_GRADED
+    assert "error in the product" in version.not_graded_reason
+    assert not LedgerEntry.objects.exists()
+    other = upload(csv_bytes(mp_session_rows(event_id="TUE", date="2026-11-17")),
+                   target=ClubFactory(slug="hilltop"))  # fmt: skip
+    assert other.status == Upload.Status.GRADED
+    monkeypatch.setattr(grading.ledger, "version_grade", real)
+    again = upload(csv_bytes(mp_session_rows()), name="again.csv")  # not a duplicate
+    assert again.status == Upload.Status.GRADED
+    assert LedgerEntry.objects.count() == 2  # TUE, and MON at last
+    assert ledger_check() == []
+
+
+def test_a_database_that_goes_away_leaves_the_version_stored_for_the_sweep(upload,
+                                                                           monkeypatch):
+    import grading.ledger
+    from django.db import OperationalError
+
+    def unreachable(*, head, version):
+        raise OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(grading.ledger, "version_grade", unreachable)
+    result = upload(csv_bytes(mp_session_rows()))
+    assert result.status == Upload.Status.STORED
+    assert SessionVersion.objects.get().state == SessionVersion.State.STORED
