@@ -8,6 +8,7 @@ dispatched once the transaction commits.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import logging
 from dataclasses import dataclass, field
@@ -51,15 +52,17 @@ def problem_json(problem: Problem) -> dict:
 
 
 def upload_create(
-    *, club: Club, user=None, filename: str, data: bytes, check_club: bool = True
+    *, club: Club, user=None, filename: str, data: bytes, check_club: bool = True,
+    future_dates: bool = False,
 ) -> Upload:
     """Receive one results file for ``club``: refuse it, recognise a duplicate, or store it.
 
     Stored sessions are graded by a Celery task dispatched when the transaction commits. Every
-    upload, and every correction in it, goes into the audit log.
+    upload, and every correction in it, goes into the audit log. A date of play after
+    tomorrow is refused unless ``future_dates`` (the simulator's worlds run past today).
     """
     upload = _upload_receive(club=club, user=user, filename=filename, data=data,
-                             check_club=check_club)  # fmt: skip
+                             check_club=check_club, future_dates=future_dates)  # fmt: skip
     _audit_upload(upload, user)
     return upload
 
@@ -78,7 +81,9 @@ def _audit_upload(upload: Upload, user) -> None:
             )  # fmt: skip
 
 
-def _upload_receive(*, club: Club, user, filename: str, data: bytes, check_club: bool) -> Upload:
+def _upload_receive(
+    *, club: Club, user, filename: str, data: bytes, check_club: bool, future_dates: bool
+) -> Upload:
     digest = hashlib.sha256(data).hexdigest()
     upload = Upload(club=club, uploaded_by=user, filename=_printable(filename)[:255],
                     size=len(data), sha256=digest)  # fmt: skip
@@ -97,6 +102,8 @@ def _upload_receive(*, club: Club, user, filename: str, data: bytes, check_club:
 
     parsed = parse_file(upload.filename, data, club=club.slug)
     problems = list(parsed.problems) + (_club_problems(parsed, club) if check_club else [])
+    if not future_dates:
+        problems += _future_date_problems(parsed, today=timezone.localdate())
     if problems:
         return _refuse(upload, problems, warnings=list(parsed.warnings))
     with transaction.atomic():
@@ -114,6 +121,23 @@ def _upload_receive(*, club: Club, user, filename: str, data: bytes, check_club:
         if stored.new_versions:
             transaction.on_commit(lambda: _dispatch_grading(upload.pk))
     return upload
+
+
+def _future_date_problems(parsed: ParseResult, *, today: dt.date) -> list[Problem]:
+    """A date of play after tomorrow (a day's grace for time zones) is a typing slip: graded,
+    it would start every player's window in the future and, the grades as of a date never
+    being recomputed (S5.2), its later withdrawal could not undo that."""
+    latest = today + dt.timedelta(days=1)
+    return [
+        Problem(
+            f"{s.event_name or s.key.event_id}, session {s.key.session}",
+            f"The date of play, {s.date:%d %b %Y}, is after today ({today:%d %b %Y}). Correct "
+            "the session's date in your scoring program and export the results again.",
+            code="future-date",
+        )
+        for s in parsed.sessions
+        if s.date > latest
+    ]
 
 
 def _printable(name: str) -> str:
@@ -283,8 +307,13 @@ def _pairs_create(version: SessionVersion, result: SessionResult, club: Club) ->
     warnings: list[dict] = []
     rows = []
     players: set[int] = set()
+    session = f"{result.event_name or result.key.event_id} {result.date:%d %b %Y}" + (
+        f", session {result.key.session}" if result.key.session != 1 else ""
+    )
     for pair in result.pairs:
-        members = [_member_for(player.number, player.name, warnings, pair) for player in pair.players]
+        where = f"{session}, pair {pair.pair_id}"
+        members = [_member_for(player.number, player.name, warnings, where)
+                   for player in pair.players]  # fmt: skip
         players |= {member.pk for member in members if member is not None}
         rows.append(_pair_row(version, pair, members))
     PairResult.objects.bulk_create(rows)
@@ -292,12 +321,12 @@ def _pairs_create(version: SessionVersion, result: SessionResult, club: Club) ->
     return warnings
 
 
-def _member_for(number, name, warnings, pair: PairEntry) -> Member | None:
+def _member_for(number, name, warnings, where: str) -> Member | None:
     if number is None:
         return None
     member, name_warnings = member_get_or_create(number=number, name=name)
     warnings += [
-        {"location": f"pair {pair.pair_id}", "message": text, "line": None}
+        {"location": where, "message": text, "line": None}
         for text in name_warnings
     ]
     return member

@@ -1,5 +1,7 @@
 """The results pipeline on the database (issue 5; S5.2-S5.4, S12, S14.9)."""
 
+import datetime as dt
+
 import pytest
 
 from grading.ledger import ledger_check, ledger_refold
@@ -194,7 +196,8 @@ def test_name_mismatch_is_a_warning(upload):
     rows = mp_session_rows(event_id="TUE", date="2026-11-17")
     rows[0]["player1_name"] = "Somebody Else"
     result = upload(csv_bytes(rows))
-    assert any("Somebody Else" in w["message"] for w in result.warnings)
+    (warning,) = [w for w in result.warnings if "Somebody Else" in w["message"]]
+    assert warning["location"] == "TUE Pairs 17 Nov 2026, pair 1"  # S12: says where
     assert Member.objects.get(national_number="1001").name == "Player 1001"
 
 
@@ -255,3 +258,18 @@ def test_a_database_that_goes_away_leaves_the_version_stored_for_the_sweep(uploa
     result = upload(csv_bytes(mp_session_rows()))
     assert result.status == Upload.Status.STORED
     assert SessionVersion.objects.get().state == SessionVersion.State.STORED
+
+
+def test_a_date_of_play_in_the_future_is_refused(upload):
+    """Found by review: a session typed as 2036 was graded, started every player's window ten
+    years on, and its withdrawal could not undo the grades as of it (S5.2)."""
+    from django.utils import timezone
+
+    next_week = timezone.localdate() + dt.timedelta(days=7)
+    result = upload(csv_bytes(mp_session_rows(date=next_week.isoformat())))
+    assert result.status == Upload.Status.REFUSED
+    (problem,) = result.problems
+    assert problem["location"] == "MON Pairs, session 1" and "after today" in problem["message"]
+    assert not SessionVersion.objects.exists()
+    tomorrow = timezone.localdate() + dt.timedelta(days=1)  # a day's grace for time zones
+    assert upload(csv_bytes(mp_session_rows(date=tomorrow.isoformat()))).status == "graded"
