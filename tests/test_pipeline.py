@@ -248,8 +248,9 @@ def test_a_version_whose_grading_fails_is_set_aside_and_holds_up_no_one(upload, 
 
 def test_a_database_that_goes_away_leaves_the_version_stored_for_the_sweep(upload,
                                                                            monkeypatch):
-    import grading.ledger
     from django.db import OperationalError
+
+    import grading.ledger
 
     def unreachable(*, head, version):
         raise OperationalError("server closed the connection unexpectedly")
