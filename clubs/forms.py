@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 
 from django import forms
 from django.utils import timezone
 
-from clubs.handicaps import PAIRS, SLOTS, TEAMS, RawEntry
+from clubs.handicaps import PAIRS, SLOTS, TEAMS, FormRow, RawEntry
 from clubs.models import PlannedSession
 from clubs.selectors import GRADE_SORTS
 from grading.models import Scoring
@@ -122,3 +123,20 @@ def handicap_entries(data, *, kind: str, rows: int) -> tuple[list[RawEntry], lis
                      tuple(estimates))
         )  # fmt: skip
     return entries, errors
+
+
+ESTIMATE_TEXT_MAX = 20
+
+
+def estimates_as_typed(rows: list[FormRow], data) -> list[FormRow]:
+    """The form's rows with every estimate box as the administrator typed it (``r<i>e<j>``),
+    so a rejected estimate ("abc", "95") comes back to be corrected, not emptied; the
+    problem list says what is wrong with it. A box left empty stays empty."""
+    out = []
+    for row in rows:
+        cells = []
+        for cell in row.cells:
+            typed = (data.get(f"r{row.index}e{cell.slot}") or "").strip()[:ESTIMATE_TEXT_MAX]
+            cells.append(replace(cell, estimate_text=typed) if typed else cell)
+        out.append(replace(row, cells=cells))
+    return out

@@ -6,15 +6,18 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
+from typing import TYPE_CHECKING
 
-from django.db.models import Avg, Case, Count, F, FloatField, Q, QuerySet, When
+from django.db.models import Avg, Case, Count, Exists, F, FloatField, OuterRef, Q, QuerySet, When
 from django.db.models.functions import Length
 from django.shortcuts import get_object_or_404
 
 from clubs.models import Club, ClubRole, HostExemptionRequest, PlannedSession
 from grading.engine.ngs_decay import BANDS, shown
+from grading.engine.ngs_handicap import match_handicap, mean_grade, pair_handicap, team_handicap
 from grading.models import (
     CurrentGrade,
+    LedgerEntry,
     Movement,
     PairResult,
     Scoring,
@@ -23,6 +26,9 @@ from grading.models import (
     Upload,
 )
 from members.models import Member
+
+if TYPE_CHECKING:
+    from clubs.handicaps import HandicapTable, MatchLine, TableEntry
 
 
 def clubs_administered_by(*, user) -> QuerySet[Club]:
@@ -111,16 +117,34 @@ def published_grade(member: Member | None) -> float | None:
     return shown(member.current_grade.grade)
 
 
-def round2(value: float | None) -> float | None:
-    """To 2 decimals, halves away from zero (3.745 -> 3.75), as a scorer rounds by hand."""
-    if value is None:
-        return None
-    return float(Decimal(repr(value)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+CENT = Decimal("0.01")
 
 
-def player_handicap(grade: float) -> float:
-    """A player's share of a pair's handicap: ``50 - G`` (S8: the pair's is the average)."""
-    return 50.0 - grade
+def as_printed(value: float | Decimal) -> Decimal:
+    """A figure as the decimal it prints as: the grade as shown, 53.33, is exactly 53.33
+    (S14.11), not the binary number just below it."""
+    return value if isinstance(value, Decimal) else Decimal(repr(float(value)))
+
+
+def round2(value: float | Decimal | None) -> float | None:
+    """To 2 decimals, halves away from zero (3.745 -> 3.75), as a scorer rounds by hand (S8,
+    docs/decisions.md "Club pages"). A float is read as the decimal it prints as, so it must be
+    the float nearest the exact figure: compute handicaps from the grades as shown with
+    ``Decimal`` (``player_handicap``) or ``grading.engine.ngs_handicap``, never in binary
+    (``(50 - 53.33) / 2`` is -1.66499999..., a cent short of the published -1.67)."""
+    return None if value is None else cents(value)
+
+
+def cents(value: float | Decimal) -> float:
+    """``round2`` of a figure that is there."""
+    return float(as_printed(value).quantize(CENT, rounding=ROUND_HALF_UP))
+
+
+def player_handicap(grade: float, share: int = 1) -> Decimal:
+    """A player's handicap ``(50 - G) / share``, exactly, from the grade as shown (S8;
+    docs/decisions.md: per-player ``50 - grade``, half of it at 50 %; a pair's is the
+    average of its players')."""
+    return (Decimal(50) - as_printed(grade)) / share
 
 
 # ------------------------------------------------------------------------------ grade list
@@ -151,7 +175,7 @@ class GradeRow:
 
     @property
     def handicap_50(self) -> float | None:
-        return None if self.grade is None else round2(player_handicap(self.grade) / 2)
+        return None if self.grade is None else round2(player_handicap(self.grade, share=2))
 
 
 def club_grade_rows(*, club: Club, query: str = "", sort: str = "name") -> list[GradeRow]:
@@ -200,6 +224,77 @@ def club_grade_rows(*, club: Club, query: str = "", sort: str = "name") -> list[
             )
         )
     return rows
+
+
+# ----------------------------------------------------------------- handicap tables (S8)
+
+
+@dataclass(frozen=True)
+class EntryFigures:
+    """A pair's or team's line of a handicap table as published: the average of the grades
+    (or estimates) as shown and the handicap, each computed exactly and rounded to the cent,
+    halves away from zero (S8, FR 7; docs/decisions.md "Club pages"). The page, the printable
+    page and the exports all show these, so they agree to the cent."""
+
+    entry: "TableEntry"
+    average: float | None
+    handicap: float | None  # pairs: percentage points; teams: IMPs over the table's boards
+    handicap_whole: int | None  # teams: to the whole IMP (FR 7's "= 37 IMPs")
+
+
+@dataclass(frozen=True)
+class MatchFigures:
+    """Between two teams, what the weaker starts with (FR 7), as published."""
+
+    match: "MatchLine"
+    stronger_average: float
+    weaker_average: float
+    imps: float
+    imps_whole: int | None
+
+
+def _entry_grades(entry: "TableEntry") -> list[float] | None:
+    """The grades (or estimates) as shown of every player, or None while one is missing."""
+    grades = [p.grade for p in entry.players if p.grade is not None]
+    return grades if grades and len(grades) == len(entry.players) else None
+
+
+def handicap_figures(table: "HandicapTable") -> tuple[list[EntryFigures], list[MatchFigures]]:
+    """Every line of the table and every match, to the cent, from the grades as shown (S8).
+
+    ``TableEntry.average`` adds the grades in binary (53.33 + 50.90 gives 52.11499...); these
+    figures are computed exactly from the grades as shown (``grading.engine.ngs_handicap``),
+    so 52.115 publishes as 52.12 and its handicap -2.115 as -2.12."""
+    from clubs.handicaps import PAIRS, whole_imps
+
+    lines: list[EntryFigures] = []
+    averages: dict[int, float] = {}
+    for entry in table.entries:
+        grades = _entry_grades(entry)
+        average = handicap = None
+        if grades is not None:
+            average = averages[id(entry)] = mean_grade(grades)
+            if entry.kind == PAIRS:
+                first, second = grades
+                handicap = pair_handicap(first, second)
+            else:
+                handicap = team_handicap(average, entry.boards)
+        lines.append(
+            EntryFigures(
+                entry=entry,
+                average=round2(average),
+                handicap=round2(handicap),
+                handicap_whole=whole_imps(handicap) if entry.kind != PAIRS else None,
+            )
+        )
+    matches = []
+    for match in table.matches:  # teams with an average only
+        stronger, weaker = averages[id(match.stronger)], averages[id(match.weaker)]
+        imps = match_handicap(stronger, weaker, table.boards)
+        matches.append(
+            MatchFigures(match, cents(stronger), cents(weaker), cents(imps), whole_imps(imps))
+        )
+    return lines, matches
 
 
 # ------------------------------------------------------------------------- band distribution
@@ -422,6 +517,7 @@ class PairLine:
     pair: PairResult
     players: list[PlayerCell]
     hidden: str = ""  # why SOpp, par and excess are not shown ("" when they are)
+    host: bool = False  # the session's host pair: "host — not graded" (S3.9, S14.4)
 
     @property
     def sopp(self):
@@ -464,12 +560,49 @@ def _player_cell(member: Member | None, name: str) -> PlayerCell:
     )
 
 
+PAIRS_SCORINGS = frozenset({Scoring.MP, Scoring.BUTLER, Scoring.CROSS_IMP, Scoring.AGGREGATE})
+
+
+def comparison_group(version: SessionVersion, pair: PairResult) -> str:
+    """The group whose grades a pair's SOpp averages (S3.2, S14.3): its direction in a
+    two-winner pairs movement, else the whole field (""). Swiss pairs and teams count the
+    opponents met at the table, across directions, so their whole session is one group."""
+    if version.movement == Movement.TWO_WINNER and version.scoring in PAIRS_SCORINGS:
+        return pair.direction
+    return ""
+
+
+def version_host_pair(version: SessionVersion, pairs: list[PairResult]) -> str | None:
+    """The pair grading treated as the host pair (S3.9, S14.4): an approved request, as the
+    ledger recorded it when it processed this version, wins over the file's marks; else the
+    first pair the file marks non-rateable (``PairResult.host`` is the file's mark only)."""
+    ids = {pair.pair_id for pair in pairs}
+    if version.state == SessionVersion.State.GRADED:
+        requested = (
+            LedgerEntry.objects.filter(version=version, operation=LedgerEntry.Operation.PROCESS)
+            .order_by("-seq")
+            .values_list("host_pair", flat=True)
+            .first()
+        )
+        if requested:
+            return requested if requested in ids else None
+    marked = sorted((pair.pk, pair.pair_id) for pair in pairs if pair.host)
+    return marked[0][1] if marked else None
+
+
 def club_session_detail(*, club: Club, session_id: int) -> SessionDetail:
     """One session of the club: every pair's score, SOpp, par and excess (S3.5).
 
     A pair with a private or provisional player shows none of SOpp, par and excess: par and
     SOpp together give the pair's average grade, and with the partner's grade, the player's
-    (S7). Grades shown are published current grades only."""
+    (S7). Nor does any other pair of its comparison group (S3.2): each visible pair's grade is
+    ``par - 50 + SOpp`` and the group's total ``(n - 1) SOpp + grade``, so the hidden pair's
+    grade would be the total less the others'; any one of SOpp, par or excess per pair does
+    the same with the SoF, which the page shows (S7 allows it, 5 players or more). What stays
+    is the SoF, the scores and today's published grades: ``n x SoF`` less the other players'
+    grades today still approximates the hidden pair's, off by however far the field's grades
+    have moved since the session (an S7 residual the SoF report carries everywhere). Grades
+    shown are published current grades only."""
     session = get_object_or_404(
         Session.objects.select_related("event", "live_version"),
         pk=session_id,
@@ -490,6 +623,7 @@ def club_session_detail(*, club: Club, session_id: int) -> SessionDetail:
         row=rows[version.pk],
         versions=session.versions.count(),
     )
+    host = version_host_pair(version, pairs)
     for pair in pairs:
         players = [_player_cell(pair.player1, pair.player1_name),
                    _player_cell(pair.player2, pair.player2_name)]  # fmt: skip
@@ -497,7 +631,14 @@ def club_session_detail(*, club: Club, session_id: int) -> SessionDetail:
         for cell, member in zip(players, (pair.player1, pair.player2), strict=True):
             if member is not None and cell.withheld in (PRIVATE, PROVISIONAL):
                 hidden = f"{cell.withheld.lower()} grade"
-        detail.lines.append(PairLine(pair=pair, players=players, hidden=hidden))
+        detail.lines.append(
+            PairLine(pair=pair, players=players, hidden=hidden, host=pair.pair_id == host)
+        )
+    withheld_in = {comparison_group(version, line.pair) for line in detail.lines if line.hidden}
+    for line in detail.lines:
+        group = comparison_group(version, line.pair)
+        if not line.hidden and group in withheld_in:
+            line.hidden = f"a withheld grade in the {group + ' ' if group else ''}field"
     return detail
 
 
@@ -534,9 +675,21 @@ def club_top_grades(*, club: Club, limit: int = 10) -> list[GradeRow]:
 # ---------------------------------------------------------------- planned sessions, exemptions
 
 
+def _results_of_planned(club_id, date, start) -> QuerySet[Session]:
+    """The club's sessions with results in for a planned session: same date and start, or the
+    date alone when the upload gave no start (S3.9)."""
+    return Session.objects.filter(
+        event__club_id=club_id, date=date, live_version__isnull=False
+    ).filter(Q(start=start) | Q(start__isnull=True))
+
+
 def planned_sessions_upcoming(*, club: Club, today: dt.date) -> list[PlannedSession]:
+    """Planned sessions still to be played: today's or later, and without results in (a
+    session played this afternoon and uploaded is no longer upcoming)."""
+    played = _results_of_planned(OuterRef("club_id"), OuterRef("date"), OuterRef("start"))
     return list(
         PlannedSession.objects.filter(club=club, date__gte=today)
+        .exclude(Exists(played))
         .select_related("exemption", "exemption__member", "exemption__partner")
         .order_by("date", "start")
     )
@@ -545,11 +698,7 @@ def planned_sessions_upcoming(*, club: Club, today: dt.date) -> list[PlannedSess
 def planned_session_results_in(*, planned: PlannedSession) -> bool:
     """Whether the club's results for this planned session (same date and start, or the date
     alone when the upload gave no start) are in: a host decision no longer applies then."""
-    return Session.objects.filter(
-        event__club_id=planned.club_id,
-        date=planned.date,
-        live_version__isnull=False,
-    ).filter(Q(start=planned.start) | Q(start__isnull=True)).exists()
+    return _results_of_planned(planned.club_id, planned.date, planned.start).exists()
 
 
 def duration_text(delta: dt.timedelta) -> str:

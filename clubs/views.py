@@ -18,6 +18,7 @@ from clubs.forms import (
     GradeListForm,
     HandicapForm,
     PlannedSessionForm,
+    estimates_as_typed,
     handicap_entries,
 )
 from clubs.handicaps import SLOTS, TEAMS, handicap_form_rows, handicap_table_build
@@ -33,6 +34,7 @@ from clubs.selectors import (
     club_session_detail,
     club_session_rows,
     club_top_grades,
+    handicap_figures,
     planned_sessions_upcoming,
     sof_series,
     user_can_administer,
@@ -265,9 +267,12 @@ def club_handicaps(request, slug: str):
     form, settings, entries, table = _handicap_table(request, club)
     more = request.GET.copy()
     more["rows"] = str(min(settings["rows"] + 4, 60))
+    lines, matches = handicap_figures(table)
+    form_rows = estimates_as_typed(handicap_form_rows(entries, table), request.GET)
     return _page(
         request, club, "clubs/handicaps.html",
-        {"form": form, "table": table, "form_rows": handicap_form_rows(entries, table),
+        {"form": form, "table": table, "form_rows": form_rows,
+         "lines": lines, "match_lines": matches,
          "slots": range(1, SLOTS[table.kind] + 1),
          "querystring": request.GET.urlencode(), "more_rows": more.urlencode(),
          "teams": table.kind == TEAMS},
@@ -280,10 +285,12 @@ def club_handicaps(request, slug: str):
 def club_handicaps_print(request, slug: str):
     club = administered_club(request, slug)
     _, _, _, table = _handicap_table(request, club)
+    lines, matches = handicap_figures(table)
     return render(
         request, "clubs/handicaps_print.html",
-        {"club": club, "table": table, "teams": table.kind == TEAMS,
-         "now": timezone.localtime(), "querystring": request.GET.urlencode()},
+        {"club": club, "table": table, "lines": lines, "match_lines": matches,
+         "teams": table.kind == TEAMS, "now": timezone.localtime(),
+         "querystring": request.GET.urlencode()},
     )  # fmt: skip
 
 

@@ -7,7 +7,8 @@ import pytest
 from django.urls import reverse
 
 from clubs.selectors import ROLLING_WINDOW, series_name
-from grading.models import PairResult, Session, SessionGrade
+from grading.models import CurrentGrade, PairResult, Session, SessionGrade
+from members.models import Member
 
 PRIVATE = "1003"
 
@@ -93,15 +94,27 @@ def test_session_page_every_pair_with_score_par_and_excess(admin_client, graded)
     assert len(lines) == 9
     assert [line.pair.direction for line in lines] == ["NS"] * 5 + ["EW"] * 4
     html = response.content.decode()
-    for line in lines:
+
+    def withheld(line) -> bool:
         numbers = {p.number for p in line.players}
-        if PRIVATE in numbers or numbers & {"1017", "1018"}:
-            assert line.hidden and line.par is None and line.excess is None and line.sopp is None
-        else:
-            assert not line.hidden
-            assert line.par == line.pair.par is not None
-            assert f"{line.pair.par:.2f}" in html and f"{line.pair.excess:.2f}" in html
+        return PRIVATE in numbers or bool(numbers & {"1017", "1018"})
+
+    # S7: a withheld grade hides SOpp, par and excess in its whole comparison group (each
+    # other pair's par and SOpp would give it away). Here both directions have one.
+    withheld_directions = {line.pair.direction for line in lines if withheld(line)}
+    assert withheld_directions == {"NS", "EW"}
+    for line in lines:
+        assert line.hidden and line.par is None and line.excess is None and line.sopp is None
         assert f"{line.pair.score:.2f}" in html
+    # With every grade published, every pair's figures show.
+    Member.objects.filter(national_number=PRIVATE).update(grade_private=False)
+    CurrentGrade.objects.filter(member__national_number__in=["1017", "1018"]).update(status="E")
+    response = admin_client.get(reverse("clubs:session", args=[graded.slug, session.pk]))
+    html = response.content.decode()
+    for line in response.context["detail"].lines:
+        assert not line.hidden
+        assert line.par == line.pair.par is not None
+        assert f"{line.pair.par:.2f}" in html and f"{line.pair.excess:.2f}" in html
 
 
 def test_session_page_never_shows_a_private_or_provisional_grade(admin_client, graded):
