@@ -43,9 +43,17 @@ def planned_session_start(planned: PlannedSession) -> dt.datetime:
     return timezone.make_aware(dt.datetime.combine(planned.date, planned.start))
 
 
+@transaction.atomic
 def planned_session_create(
     *, club: Club, event_name: str, date: dt.date, start: dt.time, scoring: str = "MP", user=None
 ) -> PlannedSession:
+    """Publish a session (S3.9). One per club, date and start: a second would take a host
+    request of its own, making two host pairs for one session."""
+    Club.objects.select_for_update().get(pk=club.pk)  # two admins publishing at once
+    if PlannedSession.objects.filter(club=club, date=date, start=start).exists():
+        raise PlannedSessionRefused(
+            f"A session on {date:%d %b %Y} at {start:%H:%M} is already published."
+        )
     return PlannedSession.objects.create(
         club=club, event_name=event_name.strip(), date=date, start=start, scoring=scoring,
         created_by=user,

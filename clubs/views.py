@@ -183,9 +183,13 @@ def club_planned(request, slug: str):
     today = timezone.localdate()
     form = PlannedSessionForm(request.POST or None, today=today)
     if request.method == "POST" and form.is_valid():
-        planned = planned_session_create(club=club, user=request.user, **form.cleaned_data)
-        messages.success(request, f"Published {planned}.")
-        return redirect("clubs:planned", slug=club.slug)
+        try:
+            planned = planned_session_create(club=club, user=request.user, **form.cleaned_data)
+        except PlannedSessionRefused as refusal:
+            form.add_error(None, str(refusal))
+        else:
+            messages.success(request, f"Published {planned}.")
+            return redirect("clubs:planned", slug=club.slug)
     return _page(
         request, club, "clubs/planned.html",
         {"form": form, "planned": planned_sessions_upcoming(club=club, today=today)},

@@ -56,6 +56,19 @@ def test_publishing_refuses_a_past_date_and_missing_fields(admin_client, club):
     assert not PlannedSession.objects.exists()
 
 
+def test_the_same_session_cannot_be_published_twice(admin_client, club):
+    """Two planned sessions at one club, date and start would each take a host request: two
+    host pairs for one session (S3.9). Found by review."""
+    url = reverse("clubs:planned", args=[club.slug])
+    data = {"event_name": "Dup", "date": (TODAY() + dt.timedelta(days=7)).isoformat(),
+            "start": "19:30", "scoring": "MP"}  # fmt: skip
+    assert admin_client.post(url, data).status_code == 302
+    response = admin_client.post(url, data)
+    assert response.status_code == 200 and "already published" in response.content.decode()
+    assert response.context["form"].data["event_name"] == "Dup"  # the input is kept
+    assert PlannedSession.objects.filter(club=club).count() == 1
+
+
 def test_delete_service_refuses_the_past(club):
     past = planned_session_create(club=club, event_name="Old", date=dt.date(2026, 1, 5),
                                   start=dt.time(19, 30))  # fmt: skip
