@@ -231,7 +231,7 @@ def _store_sessions(upload: Upload, sessions: tuple[SessionResult, ...]) -> Stor
         version = _version_create(upload, session, result, content_hash, latest)
         stored.warnings += _pairs_create(version, result, upload.club)
         summary.update(
-            outcome="correction" if live is not None else "new",
+            outcome="correction" if in_force or live is not None else "new",
             version=version.number,
             version_id=version.pk,
         )

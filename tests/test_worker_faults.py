@@ -208,7 +208,7 @@ def test_a_worker_started_on_a_graded_ledger_folds_it_before_its_pool_forks(
                         lambda upload_id: sent.append(grading.tasks.grade_upload.delay(upload_id)))
     numbers = [(str(5001 + 2 * i), str(5002 + 2 * i)) for i in range(PLAYERS_PER_SESSION // 2)]
     upload_create(club=club, filename="late.csv",
-                  data=csv_bytes(mp_session_rows(date="2026-11-30", numbers=numbers)))  # fmt: skip
+                  data=csv_bytes(mp_session_rows(date="2026-11-23", numbers=numbers)))  # fmt: skip
     assert sent[0].get(timeout=60) == 1
     assert list(LedgerEntry.objects.order_by("seq").values_list("seq", flat=True)) == [1, 2, 3, 4]
     assert ledger_check() == []
