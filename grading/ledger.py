@@ -352,10 +352,13 @@ def _store_grades(step: StepResult, state: ReplayState) -> None:
         cg.member_id: cg
         for cg in CurrentGrade.objects.filter(member__in=[m.pk for m in members.values()])
     }
-    to_create, to_update = [], []
+    to_create, to_update, gone = [], [], []
     for grade in step.current_grades:
         member = members[grade.subject]
         history = state.players[grade.subject]
+        if not history.session_count():  # a correction or withdrawal took their only session
+            gone.append(member.pk)
+            continue
         row = existing.get(member.pk) or CurrentGrade(member=member)
         row.grade, row.status, row.band = grade.grade, grade.status.value, grade.band
         row.boards_in_window = grade.boards_in_window
@@ -364,6 +367,7 @@ def _store_grades(step: StepResult, state: ReplayState) -> None:
         row.initial_grade = history.initial
         row.last_session_date = history.last_date()
         (to_update if row.pk else to_create).append(row)
+    CurrentGrade.objects.filter(member__in=gone).delete()
     CurrentGrade.objects.bulk_create(to_create)
     rows_update(
         CurrentGrade, to_update,
@@ -384,10 +388,14 @@ def _store_partnerships(step: StepResult, state: ReplayState) -> None:
             member_a__in={a for a, _ in ids}, member_b__in={b for _, b in ids}
         )
     }
-    to_create, to_update = [], []
+    to_create, to_update, gone = [], [], []
     for grade, (a, b) in zip(step.partnership_grades, keys, strict=True):
         history = state.partnerships[(a, b)]
         row = existing.get((members[a].pk, members[b].pk))
+        if not history.session_count():  # they no longer played together at all
+            if row is not None:
+                gone.append(row.pk)
+            continue
         if row is None:
             row = PartnershipGrade(member_a=members[a], member_b=members[b])
         row.grade, row.boards_in_window = grade.grade, grade.boards_in_window
@@ -398,6 +406,7 @@ def _store_partnerships(step: StepResult, state: ReplayState) -> None:
         row.last_played = history.last_date()
         row.shown = grade.status.value != CurrentGrade.Status.PROVISIONAL
         (to_update if row.pk else to_create).append(row)
+    PartnershipGrade.objects.filter(pk__in=gone).delete()
     PartnershipGrade.objects.bulk_create(to_create)
     rows_update(
         PartnershipGrade, to_update,

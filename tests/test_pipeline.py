@@ -274,3 +274,16 @@ def test_a_date_of_play_in_the_future_is_refused(upload):
     assert not SessionVersion.objects.exists()
     tomorrow = timezone.localdate() + dt.timedelta(days=1)  # a day's grace for time zones
     assert upload(csv_bytes(mp_session_rows(date=tomorrow.isoformat()))).status == "graded"
+
+
+def test_a_correction_that_drops_a_player_leaves_them_no_grade(upload):
+    """Found by review: a correction replacing player 1016 (their only session) left them a
+    provisional 42.00 grade from 0 boards, and a partnership of 0 boards with 1015."""
+    upload(csv_bytes(mp_session_rows()))
+    numbers = [(str(1001 + 2 * i), str(1002 + 2 * i)) for i in range(7)] + [("1015", "3001")]
+    upload(csv_bytes(mp_session_rows(numbers=numbers)))
+    assert not CurrentGrade.objects.filter(member__national_number="1016").exists()
+    assert CurrentGrade.objects.filter(member__national_number="3001").exists()
+    assert not PartnershipGrade.objects.filter(member_b__national_number="1016").exists()
+    assert not PartnershipGrade.objects.filter(member_a__national_number="1016").exists()
+    assert ledger_check() == []
