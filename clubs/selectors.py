@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import TYPE_CHECKING
 
-from django.db.models import Avg, Case, Count, Exists, F, FloatField, OuterRef, Q, QuerySet, When
+from django.db.models import Avg, Case, Count, F, FloatField, Q, QuerySet, When
 from django.db.models.functions import Length
 from django.shortcuts import get_object_or_404
 
@@ -675,30 +675,60 @@ def club_top_grades(*, club: Club, limit: int = 10) -> list[GradeRow]:
 # ---------------------------------------------------------------- planned sessions, exemptions
 
 
-def _results_of_planned(club_id, date, start) -> QuerySet[Session]:
-    """The club's sessions with results in for a planned session: same date and start, or the
-    date alone when the upload gave no start (S3.9)."""
-    return Session.objects.filter(
-        event__club_id=club_id, date=date, live_version__isnull=False
-    ).filter(Q(start=start) | Q(start__isnull=True))
+def planned_session_of(
+    planned: list[PlannedSession], *, start: dt.time | None, event_name: str
+) -> PlannedSession | None:
+    """Which of a club's planned sessions of a day a results session is (S3.9): the only one;
+    of several, the one starting nearest the results' start, else the one of the same event
+    name; None when nothing tells them apart (no start time, other names)."""
+    if len(planned) <= 1:
+        return planned[0] if planned else None
+    if start is not None:
+        nearest = min(_minutes_apart(p.start, start) for p in planned)
+        closest = [p for p in planned if _minutes_apart(p.start, start) == nearest]
+        if len(closest) == 1:
+            return closest[0]
+    named = [p for p in planned if p.event_name.strip().lower() == event_name.strip().lower()]
+    return named[0] if len(named) == 1 else None
+
+
+def _minutes_apart(a: dt.time, b: dt.time) -> int:
+    return abs((a.hour - b.hour) * 60 + a.minute - b.minute)
+
+
+def planned_sessions_played(*, club_id: int, planned: list[PlannedSession]) -> set[int]:
+    """The ids of those planned sessions whose results are in: each results session of their
+    days is matched by ``planned_session_of``; one that matches none of several stands for
+    them all (as its host approvals do, ``clubs.services.approved_host_numbers``)."""
+    of_day: dict[dt.date, list[PlannedSession]] = defaultdict(list)
+    for p in PlannedSession.objects.filter(club_id=club_id, date__in={p.date for p in planned}):
+        of_day[p.date].append(p)
+    played: set[int] = set()
+    results = Session.objects.filter(
+        event__club_id=club_id, date__in=set(of_day), live_version__isnull=False
+    ).values_list("date", "start", "event__name")
+    for date, start, event_name in results:
+        match = planned_session_of(of_day[date], start=start, event_name=event_name)
+        played |= {match.pk} if match else {p.pk for p in of_day[date]}
+    return played
 
 
 def planned_sessions_upcoming(*, club: Club, today: dt.date) -> list[PlannedSession]:
     """Planned sessions still to be played: today's or later, and without results in (a
     session played this afternoon and uploaded is no longer upcoming)."""
-    played = _results_of_planned(OuterRef("club_id"), OuterRef("date"), OuterRef("start"))
-    return list(
+    planned = list(
         PlannedSession.objects.filter(club=club, date__gte=today)
-        .exclude(Exists(played))
         .select_related("exemption", "exemption__member", "exemption__partner")
         .order_by("date", "start")
     )
+    played = planned_sessions_played(club_id=club.pk, planned=planned)
+    return [p for p in planned if p.pk not in played]
 
 
 def planned_session_results_in(*, planned: PlannedSession) -> bool:
-    """Whether the club's results for this planned session (same date and start, or the date
-    alone when the upload gave no start) are in: a host decision no longer applies then."""
-    return _results_of_planned(planned.club_id, planned.date, planned.start).exists()
+    """Whether the club's results for this planned session are in: a host decision no longer
+    applies then."""
+    return planned.pk in planned_sessions_played(club_id=planned.club_id, planned=[planned])
 
 
 def duration_text(delta: dt.timedelta) -> str:
@@ -755,17 +785,14 @@ def club_exemption_rows(*, club: Club, status: str = "") -> list[ExemptionRow]:
     if status:
         requests = requests.filter(status=status)
     requests = list(requests)
-    dates = {r.planned_session.date for r in requests}
-    graded = set(
-        Session.objects.filter(event__club=club, date__in=dates, live_version__isnull=False)
-        .values_list("date", "start")
-    )
+    played = planned_sessions_played(club_id=club.pk,
+                                      planned=[r.planned_session for r in requests])  # fmt: skip
     rows = []
     for request in requests:
         planned = request.planned_session
         start = planned_session_start(planned)
-        results_in = (planned.date, planned.start) in graded or (planned.date, None) in graded
-        rows.append(ExemptionRow(request, start, start + EXEMPTION_DEADLINE, results_in))
+        rows.append(ExemptionRow(request, start, start + EXEMPTION_DEADLINE,
+                                 planned.pk in played))  # fmt: skip
     return rows
 
 

@@ -47,12 +47,15 @@ def planned_session_start(planned: PlannedSession) -> dt.datetime:
 def planned_session_create(
     *, club: Club, event_name: str, date: dt.date, start: dt.time, scoring: str = "MP", user=None
 ) -> PlannedSession:
-    """Publish a session (S3.9). One per club, date and start: a second would take a host
-    request of its own, making two host pairs for one session."""
+    """Publish a session (S3.9). The same event at the same date and start once: a second
+    would take a host request of its own, making two host pairs for one session. Two events
+    starting together (a main and an improvers' section) are two sessions."""
     Club.objects.select_for_update().get(pk=club.pk)  # two admins publishing at once
-    if PlannedSession.objects.filter(club=club, date=date, start=start).exists():
+    if PlannedSession.objects.filter(
+        club=club, date=date, start=start, event_name__iexact=event_name.strip()
+    ).exists():
         raise PlannedSessionRefused(
-            f"A session on {date:%d %b %Y} at {start:%H:%M} is already published."
+            f"{event_name.strip()} on {date:%d %b %Y} at {start:%H:%M} is already published."
         )
     return PlannedSession.objects.create(
         club=club, event_name=event_name.strip(), date=date, start=start, scoring=scoring,
@@ -115,31 +118,15 @@ def approved_host_numbers(
     results session is (S3.9: one pair per session). A club may run several sessions on a day:
     the planned session is the one starting nearest the results' start, else the one of the
     same event name; only when neither tells them apart do all of the day's approvals apply."""
+    from clubs.selectors import planned_session_of
+
     planned = list(PlannedSession.objects.filter(club=club, date=date))
-    chosen = _planned_session_of(planned, start, event_name)
+    chosen = planned_session_of(planned, start=start, event_name=event_name)
     requests = HostExemptionRequest.objects.filter(
         planned_session__in=[chosen] if chosen else planned,
         status=HostExemptionRequest.Status.APPROVED,
     ).select_related("member", "partner")
     return [(r.member.national_number, r.partner.national_number) for r in requests]
-
-
-def _minutes_apart(a: dt.time, b: dt.time) -> int:
-    return abs((a.hour - b.hour) * 60 + a.minute - b.minute)
-
-
-def _planned_session_of(
-    planned: list[PlannedSession], start: dt.time | None, event_name: str
-) -> PlannedSession | None:
-    if len(planned) <= 1:
-        return planned[0] if planned else None
-    if start is not None:
-        nearest = min(_minutes_apart(p.start, start) for p in planned)
-        closest = [p for p in planned if _minutes_apart(p.start, start) == nearest]
-        if len(closest) == 1:
-            return closest[0]
-    named = [p for p in planned if p.event_name.strip().lower() == event_name.strip().lower()]
-    return named[0] if len(named) == 1 else None
 
 
 # --------------------------------------------------------------------------------------------

@@ -67,6 +67,9 @@ def test_the_same_session_cannot_be_published_twice(admin_client, club):
     assert response.status_code == 200 and "already published" in response.content.decode()
     assert response.context["form"].data["event_name"] == "Dup"  # the input is kept
     assert PlannedSession.objects.filter(club=club).count() == 1
+    improvers = {**data, "event_name": "Improvers"}  # another event at the same time
+    assert admin_client.post(url, improvers).status_code == 302
+    assert PlannedSession.objects.filter(club=club).count() == 2
 
 
 def test_delete_service_refuses_the_past(club):

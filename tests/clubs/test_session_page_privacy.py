@@ -274,3 +274,21 @@ def test_a_direction_without_a_hidden_pair_keeps_its_figures(admin_client, grade
     for line in ns:
         assert f"{line.pair.par:.2f}" in html
     assert "a withheld grade in the EW field" in html
+
+
+def test_results_of_one_of_two_sessions_that_day_leave_the_other_upcoming(
+    admin_client, club, django_capture_on_commit_callbacks
+):
+    """Found by review: results without a start time (as every sample file writes them) hid
+    every planned session of their day. They are matched as host approvals are: by start,
+    else by event name (docs/decisions.md, S3.9)."""
+    today = TODAY()
+    planned_session_create(club=club, event_name="Afternoon Pairs", date=today,
+                           start=dt.time(14, 0))  # fmt: skip
+    evening = planned_session_create(club=club, event_name="Evening Pairs", date=today,
+                                     start=dt.time(19, 30))  # fmt: skip
+    upload(club, django_capture_on_commit_callbacks,
+           mp_session_rows(event_id="Afternoon", date=today.isoformat(), start=""))  # fmt: skip
+    assert admin_client.get(reverse("clubs:planned", args=[club.slug])).context["planned"] == [
+        evening
+    ]
