@@ -72,12 +72,13 @@ class LedgerEntryAdmin(ReadOnlyAdmin):
 
 @admin.register(SessionGrade)
 class SessionGradeAdmin(HidesPrivateGradesAdmin):
+    # A row's par, SOpp and grade before give its partner's grade: a private partner's too.
+    member_fields = ("member", "partner")
     list_display = ["date", "member", "session_grade", "grade_after", "reason", "live"]
     list_filter = ["live"]
     search_fields = ["member__national_number", "member__name"]
     list_select_related = ["member"]
     raw_id_fields = ["member", "partner", "version", "entry"]
-    exclude = ["partner_grade"]  # the partner's grade may be private
 
 
 @admin.register(CurrentGrade)

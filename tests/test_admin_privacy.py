@@ -53,3 +53,14 @@ def test_staff_do_not_set_a_members_privacy(private, client):
     client.post(url, {"national_number": "1003", "name": "Player 1003", "grade_private": ""})
     private.refresh_from_db()
     assert private.grade_private
+
+
+def test_staff_do_not_see_the_rows_of_a_private_members_partner(private, client):
+    """Found by review: a public partner's row gives the private grade away (its par, SOpp and
+    grade before: pair grade = par - 50 + SOpp)."""
+    partner = SessionGrade.objects.get(member__national_number="1004")
+    assert partner.partner == private
+    page = client.get(reverse("admin:grading_sessiongrade_change", args=[partner.pk]))
+    assert page.status_code in (302, 404)
+    listed = client.get(reverse("admin:grading_sessiongrade_changelist")).content.decode()
+    assert "Player 1004" not in listed and "Player 1001" in listed
