@@ -190,6 +190,7 @@ class _Row:
     record: dict[str, str]
     score_column: str
     pair_id: str = ""
+    table: int = 0  # the line of its TotalScoreTable
 
     @property
     def left_out(self) -> bool:
@@ -395,6 +396,7 @@ class _Session:
             for line, rec in table.records():
                 row = self._row(line, rec, column)
                 if row is not None:
+                    row.table = table.line
                     rows.append(row)
         return rows
 
@@ -537,9 +539,13 @@ class _Session:
         return lines, _Facts(dict(boards), dict(points), bool(skipped))
 
     def _movement(self, rows: list[_Row]) -> Movement:
-        """Two-winner when the ranking restarts for each direction (both have a rank 1)."""
-        firsts = {r.direction for r in rows if r.rank.strip().rstrip("=") == "1"}
-        if firsts == {Direction.NS, Direction.EW}:
+        """Two-winner when a ranking restarts for each direction (both have a rank 1 in the same
+        TotalScoreTable: sections ranked in tables of their own each have their own rank 1)."""
+        firsts: dict[int, set[Direction | None]] = defaultdict(set)
+        for row in rows:
+            if row.rank.strip().rstrip("=") == "1":
+                firsts[row.table].add(row.direction)
+        if any(d >= {Direction.NS, Direction.EW} for d in firsts.values()):
             return Movement.TWO_WINNER
         return Movement.ONE_WINNER
 

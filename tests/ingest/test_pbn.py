@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 import pytest
 
@@ -223,3 +224,28 @@ def test_a_partnership_named_phantom_is_a_phantom_and_a_ranking_of_them_is_refus
     result = _parse_text(text)
     assert [(p.code, p.line) for p in result.problems] == [("no-pairs", 7)]
     assert [(w.code, w.line) for w in result.warnings] == [("phantom", 8), ("phantom", 9)]
+
+
+def test_sections_ranked_in_tables_of_their_own_stay_one_winner():
+    """Found by review: the one-winner Ruter file split into sections A and B, each with its
+    own TotalScoreTable, where B's first pair sat E-W. Each table's rank 1 is its section's,
+    not a direction's: still one winner (PBN 5.10, FORMATS 3.3)."""
+    lines = fixture_bytes("pbn/ruter_norway/pairs.pbn").decode("utf-8").split("\n")
+    start = next(k for k, line in enumerate(lines) if line.startswith("[TotalScoreTable"))
+    end = start + 1
+    while end < len(lines) and lines[end] and not lines[end].startswith("["):
+        end += 1
+    header = lines[start].replace("Rank\\1R;", "Section\\1R;Rank\\1R;")
+    section_a = ["A " + line for line in lines[start + 1 : end]]
+    section_b = []
+    for line in lines[start + 1 : end]:
+        rank, pair_id, rest = line.split(None, 2)
+        rest = re.sub(r'"(\d{6})"', lambda m: '"9' + m.group(1)[1:] + '"', rest)
+        rest = rest.replace('"N-S"', '"X"').replace('"E-W"', '"N-S"').replace('"X"', '"E-W"')
+        section_b.append(f"B {rank} {int(pair_id) + 10} {rest}")
+    game = ['[Event "2022-05-08-KM. par"]', '[Date "2022.05.08"]', '[Board "99"]', header]
+    text = lines[:start] + [header, *section_a, "", *game, *section_b] + lines[end:]
+    result = parse_file("x.pbn", "\n".join(text).encode(), "club")
+    assert result.ok, result.problems
+    (session,) = result.sessions
+    assert len(session.pairs) == 16 and session.movement is Movement.ONE_WINNER
