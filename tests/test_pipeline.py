@@ -232,6 +232,11 @@ def test_a_version_whose_grading_fails_is_set_aside_and_holds_up_no_one(upload, 
     monkeypatch.setattr(grading.ledger, "version_grade", broken_for_mon)
     failed = upload(csv_bytes(mp_session_rows()))
     assert failed.status == Upload.Status.FAILED
+    from django.template.loader import render_to_string
+
+    page = render_to_string("grading/partials/upload_status.html",
+                            {"upload": failed, "club": failed.club})  # fmt: skip
+    assert "Grading failed</strong> for this file" in page and "hx-get" not in page
     version = SessionVersion.objects.get()
     assert version.state == SessionVersion.State.NOT_GRADED
     assert "error in the product" in version.not_graded_reason
