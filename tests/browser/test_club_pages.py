@@ -238,3 +238,14 @@ def test_team_handicaps(demo_site, admin_page, artifacts):
     expect(match).to_have_count(1)
     expect(match).to_contain_text("Visitors")
     page.screenshot(path=str(artifacts / "club-handicaps-teams.png"), full_page=True)
+
+
+def test_the_club_overview_fits_a_phone(admin_page, demo_site, artifacts):
+    """Found by review: at 390 px the PPI and Brambledown tables pushed the whole page
+    sideways; a wide table now scrolls inside its card."""
+    admin_page.set_viewport_size({"width": 390, "height": 844})
+    admin_page.goto(f"{demo_site.url}/clubs/riverside/")
+    expect(admin_page.get_by_test_id("club-schemes")).to_be_visible()
+    width = admin_page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, width
+    admin_page.screenshot(path=str(artifacts / "club-overview-390.png"), full_page=True)
