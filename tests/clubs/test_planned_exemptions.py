@@ -159,6 +159,22 @@ def test_approved_pair_is_not_graded_when_results_arrive_and_decision_then_locks
     assert "results in: applied" in response.content.decode()
 
 
+def test_a_request_still_waiting_when_results_arrive_says_it_was_not_applied(
+    admin_client, club, requests, django_capture_on_commit_callbacks
+):
+    """Found by review: it stayed "Waiting for the club" beside "results in: applied"."""
+    waiting, _ = requests
+    date = waiting.planned_session.date.isoformat()
+    with django_capture_on_commit_callbacks(execute=True):
+        upload_create(club=club, filename="mon.csv", data=csv_bytes(mp_session_rows(date=date)),
+                      check_club=False, future_dates=True)  # fmt: skip
+    page = admin_client.get(reverse("clubs:exemptions", args=[club.slug])).content.decode()
+    assert "results in before a decision: graded as usual" in page
+    assert "results in: applied" not in page
+    hosts = SessionGrade.objects.filter(member__national_number__in=["1001", "1002"])
+    assert all(g.session_grade is not None for g in hosts)
+
+
 def test_planned_and_exemption_pages_queries(admin_client, club, requests,
                                              django_assert_max_num_queries):  # fmt: skip
     with django_assert_max_num_queries(8):
