@@ -41,6 +41,10 @@ class UploadSerializer(serializers.ModelSerializer):
                 "done": serializers.IntegerField(),
                 "finished": serializers.BooleanField(),
                 "percent": serializers.IntegerField(),
+                "graded": serializers.IntegerField(help_text="new versions graded"),
+                "not_graded": serializers.IntegerField(
+                    help_text="new versions stored but not graded (the reasons are in summary)"
+                ),
             },
         )
     )

@@ -88,7 +88,8 @@ def uploads(request, slug: str):
         {
             "club": club,
             "form": form,
-            "fresh": Upload.objects.filter(club=club, pk__in=shown).order_by("pk"),
+            "fresh": [(upload, upload_progress(upload=upload)) for upload in
+                      Upload.objects.filter(club=club, pk__in=shown).order_by("pk")],
             "uploads": club_uploads(club=club),
             "max_mb": settings.UPLOAD_MAX_BYTES // (1024 * 1024),
         },

@@ -292,3 +292,20 @@ def test_a_correction_that_drops_a_player_leaves_them_no_grade(upload):
     assert not PartnershipGrade.objects.filter(member_b__national_number="1016").exists()
     assert not PartnershipGrade.objects.filter(member_a__national_number="1016").exists()
     assert ledger_check() == []
+
+
+def test_an_upload_whose_session_is_not_graded_does_not_say_graded(upload, client):
+    """Found by review: a correction with too few known pairs said "Graded." above "not
+    graded"; S14.9: the old version is withdrawn and nothing replaces it."""
+    from django.template.loader import render_to_string
+
+    from grading.selectors import upload_progress
+
+    upload(csv_bytes(mp_session_rows()))
+    numbers = [(str(1001 + 2 * i), str(1002 + 2 * i)) for i in range(5)] + [("", "")] * 3
+    corrected = upload(csv_bytes(mp_session_rows(numbers=numbers)))
+    page = render_to_string("grading/partials/upload_status.html", {
+        "upload": corrected, "club": corrected.club, "progress": upload_progress(upload=corrected),
+    })  # fmt: skip
+    assert "Stored, not graded" in page and "nothing replaces them" in page
+    assert "<strong>Graded" not in page
