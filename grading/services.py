@@ -209,7 +209,7 @@ def _store_sessions(upload: Upload, sessions: tuple[SessionResult, ...]) -> Stor
         live = session.live_version
         content_hash = codec.fingerprint(result)
         summary = {
-            "event": result.event_name,
+            "event": result.event_name or result.key.event_id,
             "date": result.date.isoformat(),
             "session": result.key.session,
             "pairs": len(result.pairs),
@@ -241,8 +241,11 @@ def _store_sessions(upload: Upload, sessions: tuple[SessionResult, ...]) -> Stor
 
 
 def _session_for(club: Club, result: SessionResult) -> Session:
+    # A file without an event name is shown by its event id (derived from the program's name
+    # and the date when the file has none either, as the upload's warning says).
+    name = (result.event_name or result.key.event_id)[:255]
     event, created = Event.objects.get_or_create(
-        club=club, event_id=result.key.event_id[:200], defaults={"name": result.event_name[:255]}
+        club=club, event_id=result.key.event_id[:200], defaults={"name": name}
     )
     if not created and result.event_name and event.name != result.event_name:
         event.name = result.event_name[:255]

@@ -309,3 +309,12 @@ def test_an_upload_whose_session_is_not_graded_does_not_say_graded(upload, clien
     })  # fmt: skip
     assert "Stored, not graded" in page and "nothing replaces them" in page
     assert "<strong>Graded" not in page
+
+
+def test_an_event_without_a_name_is_shown_by_its_identifier(upload):
+    """Found by review: a ScoreBridge file without an event name showed a blank heading."""
+    rows = mp_session_rows(event_id="WED-0730")
+    for row in rows:
+        row["event_name"] = ""
+    upload(csv_bytes(rows))
+    assert Event.objects.get().name == "WED-0730"
