@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F, Q
 from django.utils import timezone
 
 from clubs.models import Club, ClubRole
@@ -94,9 +95,7 @@ def _upload_receive(
         upload.status = Upload.Status.DUPLICATE
         upload.duplicate_of = previous
         upload.finished = timezone.now()
-        upload.summary = {"message": f"This file was already uploaded on "
-                                     f"{timezone.localtime(previous.created):%d %b %Y at %H:%M}; "
-                                     "it is not graded again."}
+        upload.summary = {"message": _duplicate_message(previous)}
         upload.save()
         return upload
 
@@ -138,6 +137,22 @@ def _future_date_problems(parsed: ParseResult, *, today: dt.date) -> list[Proble
         for s in parsed.sessions
         if s.date > latest
     ]
+
+
+def _duplicate_message(previous: Upload) -> str:
+    """S14.9: an identical file is a duplicate. When its sessions have since been withdrawn or
+    replaced, say so, and how to grade them again."""
+    when = f"{timezone.localtime(previous.created):%d %b %Y at %H:%M}"
+    in_force = previous.versions.filter(
+        Q(session__live_version=F("pk")) | Q(state=SessionVersion.State.STORED)
+    ).exists()
+    if in_force or not previous.versions.exists():
+        return f"This file was already uploaded on {when}; it is not graded again."
+    return (
+        f"This file was already uploaded on {when}, and its sessions have since been withdrawn "
+        "or replaced; an identical file is not graded again. To grade them again, upload a "
+        "corrected file, or export the results again from your scoring program."
+    )
 
 
 def _printable(name: str) -> str:

@@ -318,3 +318,17 @@ def test_an_event_without_a_name_is_shown_by_its_identifier(upload):
         row["event_name"] = ""
     upload(csv_bytes(rows))
     assert Event.objects.get().name == "WED-0730"
+
+
+def test_a_duplicate_of_a_withdrawn_upload_says_how_to_grade_it_again(upload):
+    """Found by review: S14.9 makes an identical file a duplicate, but after a withdrawal the
+    plain "not graded again" left the scorer stuck."""
+    data = csv_bytes(mp_session_rows())
+    upload(data, name="a.csv")
+    again = upload(data, name="b.csv")
+    assert again.summary["message"].endswith("it is not graded again.")
+    session_withdraw(version=SessionVersion.objects.get())
+    after = upload(data, name="c.csv")
+    assert after.status == Upload.Status.DUPLICATE
+    assert "since been withdrawn" in after.summary["message"]
+    assert "export the results again" in after.summary["message"]

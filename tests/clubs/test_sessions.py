@@ -147,3 +147,16 @@ def test_session_list_and_page_queries(admin_client, graded, django_assert_max_n
         admin_client.get(reverse("clubs:session", args=[graded.slug, session.pk]))
     with django_assert_max_num_queries(18):  # +3 for the PPI and Brambledown lists (constant)
         admin_client.get(reverse("clubs:dashboard", args=[graded.slug]))
+
+
+def test_a_session_can_be_withdrawn_from_its_page(admin_client, graded):
+    """Found by review: the only Withdraw button was in the last 50 uploads, so an older
+    session could not be withdrawn at all (S13: club admins withdraw results)."""
+    session = Session.objects.get(event__event_id="THU")
+    page = admin_client.get(reverse("clubs:session", args=[graded.slug, session.pk]))
+    withdraw = reverse("version-withdraw", args=[graded.slug, session.live_version_id])
+    assert f'action="{withdraw}"' in page.content.decode()
+    live = session.live_version
+    admin_client.post(withdraw)
+    live.refresh_from_db()
+    assert live.state == "withdrawn"
