@@ -81,6 +81,16 @@ def _dispatch(name: str, data: bytes, club: str) -> ParseResult:
         from grading.ingest.csvformat import parse_csv
 
         return parse_csv(data, club)
+    if "event_id" in first_line:
+        separator = next((c for c in ";\t|" if c in first_line), "another character")
+        shown = {";": "semicolons", "\t": "tabs", "|": "bars"}.get(separator, separator)
+        return _refused(
+            f'"{name}" looks like the product\'s CSV format, but its columns are separated by '
+            f"{shown}, not commas (S12.1). Save it again as CSV with commas (in a spreadsheet: "
+            '"CSV UTF-8 (comma delimited)").',
+            "csv-separator",
+            line=1,
+        )
     return _refused(
         f'"{name}" is not a results file the product can read. Upload the USEBIO XML file '
         "your scoring program writes for the EBU, a PBN file with results (TotalScoreTable), "

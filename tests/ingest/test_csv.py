@@ -92,3 +92,13 @@ def test_header_only_and_extra_cells():
     row = "E,Ev,1,2026-01-01,,MP,ONE_WINNER,1,1,,1,Smith, Ann,2,B,50,,,\n"
     result = parse_file("x.csv", (HEADER + row).encode(), "c")
     assert [(p.line, p.code) for p in result.problems] == [(2, "csv-row")]
+
+
+def test_a_csv_with_semicolons_is_told_to_use_commas():
+    """Found by review: a semicolon-separated CSV got "a header row starting event_id", which
+    it had; the message now says what is wrong (S12: where and what)."""
+    rows = "event_id;session;date;scoring;movement;pair;player1_number;player2_number;score\n"
+    result = parse_file("results.csv", rows.encode(), "club")
+    (problem,) = result.problems
+    assert problem.code == "csv-separator" and problem.line == 1
+    assert "semicolons, not commas" in problem.message
