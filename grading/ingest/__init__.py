@@ -10,7 +10,7 @@ import logging
 from collections import defaultdict
 from dataclasses import replace
 
-from grading.engine.types import SessionResult
+from grading.engine.types import Scoring, SessionResult
 from grading.ingest.common import MAX_UPLOAD_BYTES
 from grading.ingest.problems import FileMeta, ParseResult, Problem, ProblemLog
 
@@ -118,9 +118,43 @@ def _refuse_repeated_pairs(result: ParseResult) -> ParseResult:
                 )
             seen.add(pair.pair_id)
         problems += _repeated_members(session)
+        problems += _implausible_figures(session)
     if not problems:
         return result
     return ParseResult((), result.problems + tuple(problems), result.warnings, result.meta)
+
+
+# A club session is 18-27 boards, a long day's Swiss a few dozen: more is a slip (and would
+# make grading work for minutes under the ledger's lock). At IMPs a board is worth 24 at most.
+MAX_BOARDS = 200
+MAX_IMPS_PER_BOARD = 24
+MAX_NUMBER_LENGTH = 20  # members.Member.national_number
+_IMP_SCORING = frozenset({Scoring.BUTLER, Scoring.CROSS_IMP, Scoring.SWISS_PAIRS_IMP})
+
+
+def _implausible_figures(session: SessionResult) -> list[Problem]:
+    """Figures no real session has (board counts, IMP totals, membership numbers): refused,
+    saying which pair, before they reach grading."""
+    problems = []
+    name = session.event_name or session.key.event_id
+    for pair in session.pairs:
+        where = f"{name}, pair {pair.pair_id}"
+        boards = pair.boards or 24
+        if pair.boards is not None and pair.boards > MAX_BOARDS:
+            problems.append(Problem(where, f"Pair {pair.pair_id} is said to have played "
+                                    f"{pair.boards} boards; a session has at most {MAX_BOARDS}. "
+                                    "Check the boards played.", code="implausible"))  # fmt: skip
+        elif (session.scoring in _IMP_SCORING and pair.score is not None
+              and abs(pair.score) > MAX_IMPS_PER_BOARD * boards):  # fmt: skip
+            problems.append(Problem(where, f"Pair {pair.pair_id} has {pair.score:g} IMPs over "
+                                    f"{boards} boards, more than {MAX_IMPS_PER_BOARD} a board. "
+                                    "Check the pair's score.", code="implausible"))  # fmt: skip
+        for player in pair.players:
+            if player.number is not None and len(player.number) > MAX_NUMBER_LENGTH:
+                problems.append(Problem(where, f"Membership number {player.number} is longer "
+                                        f"than {MAX_NUMBER_LENGTH} digits. Check it.",
+                                        code="implausible"))  # fmt: skip
+    return problems
 
 
 def _repeated_members(session: SessionResult) -> list[Problem]:

@@ -97,3 +97,21 @@ def test_a_member_twice_in_a_usebio_sample_is_refused():
     copied = data.replace(numbers[1], numbers[0], 1)
     result = parse_file("x.xml", copied, "club")
     assert [p.code for p in result.problems] == ["member-repeated"]
+
+
+@pytest.mark.parametrize("scoring, boards, score, player, says", [
+    ("MP", "999999999", "55", "11", "999999999 boards"),  # graded for 10 minutes, PPI -8 million
+    ("BUTLER", "24", "867", "11", "867 IMPs over 24 boards"),
+    ("MP", "24", "55", "1" * 30, "longer than 20 digits"),  # a 500 on PostgreSQL
+])  # fmt: skip
+def test_implausible_figures_are_refused_saying_which_pair(scoring, boards, score, player, says):
+    """Found by review: nothing bounded boards played, IMP totals or number lengths."""
+    rows = [
+        "event_id,session,date,scoring,movement,pair,player1_number,player2_number,score,boards",
+        f"E1,1,2026-11-16,{scoring},ONE_WINNER,1,{player},12,{score},{boards}",
+        f"E1,1,2026-11-16,{scoring},ONE_WINNER,2,13,14,{50 if scoring == 'MP' else -5},24",
+    ]
+    result = parse_file("big.csv", "\n".join(rows).encode(), "club")
+    assert result.sessions == ()
+    (problem,) = [p for p in result.problems if p.code == "implausible"]
+    assert problem.location == "E1, pair 1" and says in problem.message
