@@ -199,3 +199,17 @@ def test_a_grade_below_zero_is_stored_and_blocks_nothing(club, upload):
     engine = brambledown_replay(live_sessions_in_processing_order(), "2026Q2")
     assert grades()["3003"] == engine.state.players["3003"].grade < 0
     assert grades() == {n: p.grade for n, p in engine.state.players.items()}
+
+
+def test_a_quarter_not_yet_over_cannot_be_closed(club):
+    """Found by review: --quarter of the current (or a future) quarter closed it early and
+    emptied the club's lists (S11: a quarter is regraded once it has ended)."""
+    from django.utils import timezone
+
+    from grading.engine.brambledown import Quarter
+
+    current = Quarter.of(timezone.localdate())
+    for quarter in (current, current.next()):
+        with pytest.raises(CommandError, match="only a quarter that has ended"):
+            run("regrade_brambledown", "--quarter", str(quarter))
+    assert not BrambledownQuarter.objects.exists()

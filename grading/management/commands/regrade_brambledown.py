@@ -1,6 +1,7 @@
 """Close a Brambledown quarter (S11): new grades and the A, B and pairs lists."""
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
 
 from clubs.models import Club
 from grading.engine.brambledown import Quarter
@@ -10,7 +11,7 @@ from grading.schemes import brambledown_regrade_club
 class Command(BaseCommand):
     help = (
         "Regrade a quarter at every club that keeps Brambledown grades (or one club): "
-        "e.g. --quarter 2026Q4. Quarters before it still open are closed first; a quarter "
+        "e.g. --quarter 2026Q3, once it has ended. Quarters before it still open are closed first; a quarter "
         "already closed is left as it is."
     )
 
@@ -23,6 +24,12 @@ class Command(BaseCommand):
             wanted = Quarter.parse(quarter)
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
+        today = timezone.localdate()
+        if wanted.end >= today:  # S11: a quarter is regraded once it is over
+            raise CommandError(
+                f"{wanted} is not over until {wanted.end:%d %b %Y}; only a quarter that has "
+                f"ended can be closed (the last one: {Quarter.of(today).previous()})."
+            )
         clubs = Club.objects.filter(keeps_brambledown=True).order_by("slug")
         if club:
             found = Club.objects.filter(slug=club).first()
