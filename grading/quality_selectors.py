@@ -64,7 +64,11 @@ def params_for(name: str) -> NGSParams:
         current = getattr(params, key, None)
         if current is None or not isinstance(current, int | float) or isinstance(current, bool):
             raise ValueError(f"{key!r} is not a numeric NGS parameter")
-        changes[key] = type(current)(float(value)) if isinstance(current, float) else int(value)
+        number = type(current)(float(value)) if isinstance(current, float) else int(value)
+        least = 1 if key.startswith("window") else 0  # the 3 years and 2000 boards (S4)
+        if not math.isfinite(number) or number < least:
+            raise ValueError(f"{key} must be a number of at least {least}")
+        changes[key] = number
     label = ",".join(f"{k}={v}" for k, v in changes.items())
     return replace(params, name=f"{params.name}+{label}", **changes)
 

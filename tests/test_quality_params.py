@@ -1,0 +1,31 @@
+"""The grading committee's what-if parameters (issue 9, S9): bad values are a message, never a
+500 (found by review: window_boards=0 broke the replay)."""
+
+import pytest
+from django.urls import reverse
+
+from grading.quality_selectors import params_for
+from tests.factories import UserFactory
+
+
+@pytest.mark.parametrize("text, says", [
+    ("window_boards=0", "window_boards must be a number of at least 1"),
+    ("window_years=0", "window_years must be a number of at least 1"),
+    ("gain=-1", "gain must be a number of at least 0"),
+    ("gain=nan", "gain must be a number of at least 0"),
+    ("colour=3", "'colour' is not a numeric NGS parameter"),
+])  # fmt: skip
+def test_out_of_range_parameters_are_refused(db, text, says):
+    with pytest.raises(ValueError, match=says):
+        params_for(text)
+
+
+def test_the_quality_page_says_what_is_wrong(db, client):
+    client.force_login(UserFactory(is_staff=True))
+    page = client.get(reverse("staff-quality"), {"params": "window_boards=0"})
+    assert page.status_code == 200
+    assert "window_boards must be a number of at least 1" in page.content.decode()
+
+
+def test_a_what_if_within_range_is_taken(db):
+    assert params_for("gain=1.5,rpcf=0").gain == 1.5
