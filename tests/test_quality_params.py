@@ -29,3 +29,14 @@ def test_the_quality_page_says_what_is_wrong(db, client):
 
 def test_a_what_if_within_range_is_taken(db):
     assert params_for("gain=1.5,rpcf=0").gain == 1.5
+
+
+@pytest.mark.parametrize("content", ["[1, 2]", '{"1001": "strong"}', "not json"])
+def test_a_truth_file_that_is_not_number_to_strength_is_a_command_error(db, tmp_path, content):
+    """Found by review: a JSON list crashed with an AttributeError."""
+    from django.core.management import CommandError, call_command
+
+    path = tmp_path / "truth.json"
+    path.write_text(content)
+    with pytest.raises(CommandError, match="--truth"):
+        call_command("grading_report", "--truth", str(path))

@@ -39,12 +39,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print the report as JSON")
 
     def handle(self, *args, **options):
-        truth = None
-        if options["truth"]:
-            try:
-                truth = {str(k): float(v) for k, v in json.loads(Path(options["truth"]).read_text()).items()}
-            except (OSError, ValueError) as exc:
-                raise CommandError(f"--truth: {exc}") from None
+        truth = _truth(options["truth"]) if options["truth"] else None
         try:
             report = quality_report(params=options["params"], truth=truth)
         except (KeyError, ValueError) as exc:
@@ -99,3 +94,15 @@ class Command(BaseCommand):
                 d = next((x for x in c["drift"] if x["month"] == month), None)
                 cells += f"{(_fmt(d['mean_grade']) + ' / ' + _fmt(d['mean_excess'])) if d else '-':>22}"
             out(f"  {month:32}{cells}")
+
+
+def _truth(path: str) -> dict[str, float]:
+    """The simulator's truth file: a JSON object of membership number to true strength."""
+    try:
+        data = json.loads(Path(path).read_text())
+        if not isinstance(data, dict):
+            raise ValueError("it must be a JSON object of membership number to strength, "
+                             f"not a {type(data).__name__}")  # fmt: skip
+        return {str(k): float(v) for k, v in data.items()}
+    except (OSError, ValueError, TypeError) as exc:
+        raise CommandError(f"--truth: {exc}") from None
