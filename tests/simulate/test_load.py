@@ -104,3 +104,15 @@ def test_staff_quality_page(loaded, client):
     assert 'id="chart-flatness"' in html and "gain=1.5" in html
     bad = client.get(url, {"params": "no-such-set"})
     assert bad.status_code == 200 and "unknown NGS parameter set" in bad.content.decode()
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--players", "12", "--clubs", "3"], "too small to simulate"),
+    (["--players", "0", "--clubs", "0"], "at least 1"),
+])  # fmt: skip
+def test_a_world_too_small_is_a_command_error(db, tmp_path, args, says):
+    """Found by review: tiny worlds ended in a traceback from deep in the simulator."""
+    from django.core.management import CommandError
+
+    with pytest.raises(CommandError, match=says):
+        call_command("simulate", *args, "--out", str(tmp_path))

@@ -39,6 +39,8 @@ class Command(BaseCommand):
             start = dt.date.fromisoformat(options["start"])
         except ValueError as exc:
             raise CommandError(f"--start: {exc}") from None
+        if options["clubs"] < 1 or options["months"] < 1:
+            raise CommandError("--clubs and --months must be at least 1")
         if options["players"] < 4 * options["clubs"]:
             raise CommandError("--players must be at least four per club")
         config = SimConfig(
@@ -47,7 +49,13 @@ class Command(BaseCommand):
             county=not options["no_county"],
         )  # fmt: skip
         began = time.perf_counter()
-        world = simulate(config)
+        try:
+            world = simulate(config)
+        except (ValueError, IndexError) as exc:  # a world too small for its county events
+            raise CommandError(
+                f"This world is too small to simulate ({exc}): give more players per club, or "
+                "--no-county."
+            ) from None
         took = time.perf_counter() - began
         self.stdout.write(
             f"Simulated {len(world.population.people)} players, {len(world.clubs())} clubs, "
