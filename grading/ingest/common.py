@@ -7,10 +7,12 @@ import datetime as dt
 import hashlib
 import math
 import re
-from collections.abc import Iterable
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from typing import Protocol, TypeVar
 
-from grading.engine.types import PairEntry, Player
+from grading.engine.types import Direction, PairEntry, Player
 from grading.ingest.problems import ProblemLog
 
 MAX_UPLOAD_BYTES = 10 * 1024 * 1024  # S12: 10 MB per file
@@ -184,3 +186,66 @@ def suggested_weighting(scale: str, points_type: str, charge: str) -> int:
     if above_club:
         return 2
     return 1
+
+
+# ---- pair numbers (FORMATS 5.2), shared by the USEBIO and PBN readers ------------------------
+
+
+class NumberedPair(Protocol):
+    number: str
+    section: str
+    direction: Direction | None
+
+
+P = TypeVar("P", bound=NumberedPair)
+
+
+def _with_direction(pair: NumberedPair) -> str:
+    return pair.direction.value if pair.direction else ""
+
+
+# The pair number, qualified by direction and section only as far as needed to be unique
+# (Mitchell numbers are unique only with their direction, sections may repeat numbers).
+_PAIR_ID_FORMS = (
+    lambda p: p.number,
+    lambda p: p.number + _with_direction(p),
+    lambda p: p.section + p.number,
+    lambda p: p.section + p.number + _with_direction(p),
+)
+
+
+def unique_pair_ids(pairs: Sequence[NumberedPair]) -> list[str] | None:
+    """Each pair's id in the session, in order; None when even section, number and direction
+    together repeat (a pair listed twice)."""
+    for form in _PAIR_ID_FORMS:
+        ids = [form(p) for p in pairs]
+        if len(set(ids)) == len(ids):
+            return ids
+    return None
+
+
+def pair_in_full(pair: NumberedPair) -> str:
+    """Section, number and direction: what two listings of one pair share."""
+    return _PAIR_ID_FORMS[-1](pair)
+
+
+def pairs_by_number(pairs: Iterable[P]) -> dict[tuple[str, str], list[P]]:
+    lookup: dict[tuple[str, str], list[P]] = defaultdict(list)
+    for pair in pairs:
+        lookup[(pair.section, pair.number.strip().upper())].append(pair)
+    return lookup
+
+
+def pair_of_line(
+    lookup: dict[tuple[str, str], list[P]], section: str, number: str, side: Direction
+) -> P | None:
+    """The pair a traveller line names: in the line's section, else anywhere (numbers unique
+    across sections); of several, the one sitting on the line's side (Mitchell)."""
+    key = number.strip().upper()
+    candidates = lookup.get((section, key)) or [
+        p for (_section, num), found in lookup.items() if num == key for p in found
+    ]
+    if len(candidates) == 1:
+        return candidates[0]
+    on_side = [p for p in candidates if p.direction in (side, None)]
+    return on_side[0] if len(on_side) == 1 else None

@@ -209,16 +209,6 @@ def _score_columns(scoring: Scoring) -> tuple[str, ...]:
     return ("TotalIMP", "TotalScoreIMP", "MeanIMP")
 
 
-# Pair ids: the pair number, qualified by direction and section only when numbers repeat, as
-# the USEBIO parser does (FORMATS 5.2: Mitchell numbers are unique only with their direction).
-_ID_CANDIDATES = (
-    lambda r: r.number,
-    lambda r: r.number + (r.direction.value if r.direction else ""),
-    lambda r: r.section + r.number,
-    lambda r: r.section + r.number + (r.direction.value if r.direction else ""),
-)
-
-
 class _Session:
     def __init__(
         self,
@@ -446,18 +436,16 @@ class _Session:
     def _assign_pair_ids(self, rows: list[_Row]) -> bool:
         """Unique ids within the session (FORMATS 5.2); False, with a problem at each line of a
         pair listed more than once (S12: every problem says where it is)."""
-        for make in _ID_CANDIDATES:
-            ids = [make(r) for r in rows]
-            if len(set(ids)) == len(ids):
-                for row, pair_id in zip(rows, ids, strict=True):
-                    row.pair_id = pair_id
-                return True
-        full_id = _ID_CANDIDATES[-1]
+        ids = common.unique_pair_ids(rows)
+        if ids is not None:
+            for row, pair_id in zip(rows, ids, strict=True):
+                row.pair_id = pair_id
+            return True
         lines: dict[str, list[int]] = defaultdict(list)
         for row in rows:
-            lines[full_id(row)].append(row.line)
+            lines[common.pair_in_full(row)].append(row.line)
         for row in rows:
-            others = [n for n in lines[full_id(row)] if n != row.line]
+            others = [n for n in lines[common.pair_in_full(row)] if n != row.line]
             if not others:
                 continue
             self.log.problem(
@@ -484,9 +472,7 @@ class _Session:
         return True
 
     def _travellers(self, rows: list[_Row], scoring: Scoring) -> tuple[list[TravellerLine], _Facts]:
-        lookup: dict[tuple[str, str], list[_Row]] = defaultdict(list)
-        for row in rows:
-            lookup[(row.section, row.number)].append(row)
+        lookup = common.pairs_by_number(rows)
         boards: dict[str, set[int]] = defaultdict(set)
         points: dict[str, float] = defaultdict(float)
         lines: list[TravellerLine] = []
@@ -502,8 +488,12 @@ class _Session:
                     continue
                 for line_no, rec in table.records():
                     section = rec.get("Section", "")
-                    ns = _find_row(lookup, section, rec.get("PairId_NS", ""), Direction.NS)
-                    ew = _find_row(lookup, section, rec.get("PairId_EW", ""), Direction.EW)
+                    ns = common.pair_of_line(
+                        lookup, section, rec.get("PairId_NS", ""), Direction.NS
+                    )
+                    ew = common.pair_of_line(
+                        lookup, section, rec.get("PairId_EW", ""), Direction.EW
+                    )
                     if ns is None or ew is None:
                         skipped.append(f"line {line_no}")
                         continue
@@ -628,22 +618,6 @@ def _label(row: _Row) -> str:
     direction = f" {row.direction.value}" if row.direction else ""
     section = f" in section {row.section}" if row.section else ""
     return f"Pair {row.number}{direction}{section}"
-
-
-def _find_row(
-    lookup: dict[tuple[str, str], list[_Row]], section: str, number: str, side: Direction
-) -> _Row | None:
-    """The ranking row a traveller names: in the line's section, else anywhere (numbers unique
-    across sections); of several, the one sitting on the traveller's side (Mitchell,
-    FORMATS 5.2), as the USEBIO parser matches its travellers."""
-    key = number.strip()
-    candidates = lookup.get((section, key)) or [
-        r for (_sec, num), rs in lookup.items() if num == key for r in rs
-    ]
-    if len(candidates) == 1:
-        return candidates[0]
-    on_side = [r for r in candidates if r.direction in (side, None)]
-    return on_side[0] if len(on_side) == 1 else None
 
 
 def _ns_score(rec: dict[str, str]) -> int | None:

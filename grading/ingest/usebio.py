@@ -578,23 +578,16 @@ class _EventReader:
         return True
 
     def _assign_pair_ids(self, raws: list[_RawPair]) -> bool:
-        """Unique ids within the session: the pair number, qualified by direction and section
-        only when numbers repeat (FORMATS 5.2). False (with a problem) on true duplicates."""
-        candidates = (
-            lambda r: r.number,
-            lambda r: r.number + (r.direction.value if r.direction else ""),
-            lambda r: r.section + r.number,
-            lambda r: r.section + r.number + (r.direction.value if r.direction else ""),
-        )
-        for make in candidates:
-            ids = [make(r) for r in raws]
-            if len(set(ids)) == len(ids):
-                for raw, pair_id in zip(raws, ids, strict=True):
-                    raw.pair_id = pair_id
-                return True
-        counts = Counter(candidates[-1](r) for r in raws)
+        """Unique ids within the session (FORMATS 5.2). False (with a problem) on true
+        duplicates."""
+        ids = common.unique_pair_ids(raws)
+        if ids is not None:
+            for raw, pair_id in zip(raws, ids, strict=True):
+                raw.pair_id = pair_id
+            return True
+        counts = Counter(common.pair_in_full(r) for r in raws)
         for raw in raws:
-            if counts[candidates[-1](raw)] > 1:
+            if counts[common.pair_in_full(raw)] > 1:
                 self.log.problem(
                     f"{raw.path}/PAIR_NUMBER",
                     f"{_pair_label(raw)} appears more than once in the session. Each pair "
@@ -647,8 +640,8 @@ class _EventReader:
         ew_num = text(element, "EW_PAIR_NUMBER") or ""
         if dropped.against(section, ns_num, ew_num, lookup):
             return  # against a sit-out or phantom: not a comparison
-        ns = _lookup_pair(lookup, section, ns_num, Direction.NS)
-        ew = _lookup_pair(lookup, section, ew_num, Direction.EW)
+        ns = common.pair_of_line(lookup, section, ns_num, Direction.NS)
+        ew = common.pair_of_line(lookup, section, ew_num, Direction.EW)
         if ns is None or ew is None:
             result.skipped["pair number not among the participants"].append(where)
             return
@@ -729,7 +722,7 @@ class _EventReader:
             return None
         if not self._assign_pair_ids(raws):
             return None
-        return raws, dropped, _pair_lookup(raws)
+        return raws, dropped, common.pairs_by_number(raws)
 
     def _pairs_session(self, unit: _Unit, scoring: Scoring) -> SessionResult | None:
         problems_before = len(self.log.problems)
@@ -950,7 +943,7 @@ class _EventReader:
             return None
         if not self._assign_pair_ids(raws):
             return None
-        lookup = _pair_lookup(raws)
+        lookup = common.pairs_by_number(raws)
         lines = self._read_lines(unit.sections, lookup, dropped, _TEAM_LINE_POINTS)
         self._report_skipped(lines)
         complete = bool(lines.lines)
@@ -1153,8 +1146,8 @@ class _EventReader:
                 ew_num = text(match, "EW_PAIR_NUMBER") or ""
                 if dropped.against(section, ns_num, ew_num, lookup):
                     continue
-                ns = _lookup_pair(lookup, section, ns_num, Direction.NS)
-                ew = _lookup_pair(lookup, section, ew_num, Direction.EW)
+                ns = common.pair_of_line(lookup, section, ns_num, Direction.NS)
+                ew = common.pair_of_line(lookup, section, ew_num, Direction.EW)
                 ns_score = common.parse_decimal(text(match, "NS_SCORE"))
                 ew_score = common.parse_decimal(text(match, "EW_SCORE"))
                 boards = _match_boards(match)
@@ -1215,30 +1208,6 @@ def _pair_direction(raw: _RawPair, lines: _Lines) -> Direction | None:
 def _pair_label(raw: _RawPair, what: str = "Pair") -> str:
     shown = raw.number or "(no number)"
     return f"{what} {shown}" + (f" in section {raw.section}" if raw.section else "")
-
-
-def _pair_lookup(raws: list[_RawPair]) -> dict[tuple[str, str], list[_RawPair]]:
-    lookup: dict[tuple[str, str], list[_RawPair]] = defaultdict(list)
-    for raw in raws:
-        lookup[(raw.section, raw.number.upper())].append(raw)
-    return lookup
-
-
-def _lookup_pair(
-    lookup: dict[tuple[str, str], list[_RawPair]], section: str, number: str, side: Direction
-) -> _RawPair | None:
-    """The pair a traveller names, in the line's section, falling back to the whole session
-    (pair numbers unique across sections, FORMATS 5.2)."""
-    key = number.strip().upper()
-    candidates = lookup.get((section, key))
-    if not candidates:
-        candidates = [r for (sec, num), rs in lookup.items() if num == key for r in rs]
-    if not candidates:
-        return None
-    if len(candidates) == 1:
-        return candidates[0]
-    on_side = [r for r in candidates if r.direction in (side, None)]
-    return on_side[0] if len(on_side) == 1 else None
 
 
 def _boards(container: ET.Element, path: str) -> list[tuple[ET.Element, str]]:
