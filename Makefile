@@ -44,6 +44,7 @@ beat: install
 
 lint: install
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy grading/engine
 	$(VENV)/bin/lint-imports
 

@@ -11,8 +11,11 @@ from django.utils.html import format_html, json_script
 
 from clubs.selectors import BandDistribution, SeriesPoint
 
-CONFIG = {"displaylogo": False, "responsive": True, "modeBarButtonsToRemove": ["select2d",
-          "lasso2d"]}  # fmt: skip
+CONFIG = {
+    "displaylogo": False,
+    "responsive": True,
+    "modeBarButtonsToRemove": ["select2d", "lasso2d"],
+}
 LAYOUT = {
     "margin": {"l": 50, "r": 20, "t": 40, "b": 40},
     "height": 320,
@@ -30,8 +33,10 @@ def _html(fig: go.Figure, div_id: str) -> str:
     data_id = f"{div_id}-data"
     return format_html(
         '<div id="{}" class="plotly-graph-div" data-plotly="{}"></div>{}',
-        div_id, data_id, json_script(figure, data_id),
-    )  # fmt: skip
+        div_id,
+        data_id,
+        json_script(figure, data_id),
+    )
 
 
 def sof_chart(name: str, points: list[SeriesPoint], *, window: int, div_id: str) -> str:
@@ -40,25 +45,37 @@ def sof_chart(name: str, points: list[SeriesPoint], *, window: int, div_id: str)
     fig = go.Figure()
     fig.add_trace(
         go.Scatter(
-            x=dates, y=[round(p.sof, 2) for p in points], mode="markers+lines", name="SoF",
-            line={"width": 1, "color": "#9db4c8"}, marker={"size": 7, "color": "#1f5f8b"},
-            text=[p.label for p in points], hovertemplate="%{x}<br>SoF %{y:.2f}<extra></extra>",
+            x=dates,
+            y=[round(p.sof, 2) for p in points],
+            mode="markers+lines",
+            name="SoF",
+            line={"width": 1, "color": "#9db4c8"},
+            marker={"size": 7, "color": "#1f5f8b"},
+            text=[p.label for p in points],
+            hovertemplate="%{x}<br>SoF %{y:.2f}<extra></extra>",
         )
-    )  # fmt: skip
+    )
     fig.add_trace(
         go.Scatter(
-            x=dates, y=[round(p.rolling, 2) for p in points], mode="lines",
-            name=f"Rolling average ({window} sessions)", line={"width": 3, "color": "#c2410c"},
+            x=dates,
+            y=[round(p.rolling, 2) for p in points],
+            mode="lines",
+            name=f"Rolling average ({window} sessions)",
+            line={"width": 3, "color": "#c2410c"},
             hovertemplate="%{x}<br>average %{y:.2f}<extra></extra>",
         )
-    )  # fmt: skip
+    )
     fig.update_layout(title={"text": f"{name}: strength of field", "x": 0}, **LAYOUT)
     fig.update_yaxes(title_text="SoF (average grade)")
     fig.update_xaxes(type="date", tickformat="%-d %b %Y")
     if len({p.date for p in points}) == 1:  # one day: a fortnight either side, not milliseconds
         day = points[0].date
-        fig.update_xaxes(range=[(day - dt.timedelta(days=14)).isoformat(),
-                                (day + dt.timedelta(days=14)).isoformat()])  # fmt: skip
+        fig.update_xaxes(
+            range=[
+                (day - dt.timedelta(days=14)).isoformat(),
+                (day + dt.timedelta(days=14)).isoformat(),
+            ]
+        )
     return _html(fig, div_id)
 
 
@@ -71,17 +88,22 @@ def band_chart(distribution: BandDistribution, *, club_name: str, div_id: str) -
     fig = go.Figure()
     fig.add_trace(
         go.Bar(
-            x=bands, y=[row.club_share for row in distribution.rows], name=club_name,
-            marker_color="#1f5f8b", hovertemplate="%{x}: %{y:.1f}%<extra></extra>",
+            x=bands,
+            y=[row.club_share for row in distribution.rows],
+            name=club_name,
+            marker_color="#1f5f8b",
+            hovertemplate="%{x}: %{y:.1f}%<extra></extra>",
         )
-    )  # fmt: skip
+    )
     fig.add_trace(
         go.Bar(
-            x=bands, y=[row.national_share for row in distribution.rows], name="National",
-            marker_color="#9db4c8", hovertemplate="%{x}: %{y:.1f}%<extra></extra>",
+            x=bands,
+            y=[row.national_share for row in distribution.rows],
+            name="National",
+            marker_color="#9db4c8",
+            hovertemplate="%{x}: %{y:.1f}%<extra></extra>",
         )
-    )  # fmt: skip
-    fig.update_layout(barmode="group", title={"text": "Published grades by band", "x": 0},
-                      **LAYOUT)  # fmt: skip
+    )
+    fig.update_layout(barmode="group", title={"text": "Published grades by band", "x": 0}, **LAYOUT)
     fig.update_yaxes(title_text="% of published grades")
     return _html(fig, div_id)

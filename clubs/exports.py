@@ -46,8 +46,7 @@ def handicap_rows(table: HandicapTable) -> tuple[list[str], list[list]]:
     slots = max((len(e.players) for e in table.entries), default=2 if table.kind == PAIRS else 4)
     header = ["entry", "name"]
     for j in range(1, slots + 1):
-        header += [f"player{j}_number", f"player{j}_name", f"player{j}_grade",
-                   f"player{j}_source"]  # fmt: skip
+        header += [f"player{j}_number", f"player{j}_name", f"player{j}_grade", f"player{j}_source"]
     if table.kind == PAIRS:
         header += ["average_grade", "handicap_percent"]
     else:
@@ -72,13 +71,27 @@ def handicap_rows(table: HandicapTable) -> tuple[list[str], list[list]]:
 
 
 def match_rows(table: HandicapTable) -> tuple[list[str], list[list]]:
-    header = ["stronger", "stronger_average", "weaker", "weaker_average", "boards",
-              "weaker_starts_with_imps", "rounded"]  # fmt: skip
+    header = [
+        "stronger",
+        "stronger_average",
+        "weaker",
+        "weaker_average",
+        "boards",
+        "weaker_starts_with_imps",
+        "rounded",
+    ]
     return header, [
-        [m.match.stronger.label, m.stronger_average, m.match.weaker.label, m.weaker_average,
-         table.boards, m.imps, m.imps_whole]
+        [
+            m.match.stronger.label,
+            m.stronger_average,
+            m.match.weaker.label,
+            m.weaker_average,
+            table.boards,
+            m.imps,
+            m.imps_whole,
+        ]
         for m in handicap_figures(table)[1]
-    ]  # fmt: skip
+    ]
 
 
 def player_handicap_lines(table: HandicapTable) -> list[tuple[str, float]]:

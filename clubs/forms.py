@@ -13,8 +13,13 @@ from clubs.models import PlannedSession
 from clubs.selectors import GRADE_SORTS
 from grading.models import Scoring
 
-TEAM_SCORING = {Scoring.SWISS_TEAMS, Scoring.MULTIPLE_TEAMS, Scoring.TEAM_LEAGUE,
-                Scoring.HEAD_TO_HEAD, Scoring.POINT_A_BOARD}  # fmt: skip
+TEAM_SCORING = {
+    Scoring.SWISS_TEAMS,
+    Scoring.MULTIPLE_TEAMS,
+    Scoring.TEAM_LEAGUE,
+    Scoring.HEAD_TO_HEAD,
+    Scoring.POINT_A_BOARD,
+}
 
 
 class GradeListForm(forms.Form):
@@ -60,7 +65,9 @@ class HandicapForm(forms.Form):
     )
     event = forms.CharField(required=False, max_length=200, label="Event (ad hoc)")
     kind = forms.ChoiceField(
-        choices=[(PAIRS, "Pairs"), (TEAMS, "Teams")], initial=PAIRS, widget=forms.RadioSelect,
+        choices=[(PAIRS, "Pairs"), (TEAMS, "Teams")],
+        initial=PAIRS,
+        widget=forms.RadioSelect,
         required=False,
     )
     boards = forms.IntegerField(
@@ -119,9 +126,10 @@ def handicap_entries(data, *, kind: str, rows: int) -> tuple[list[RawEntry], lis
                 errors.append(f"Row {i}, player {j}: {error}")
             estimates.append(value)
         entries.append(
-            RawEntry(i, (data.get(f"r{i}name") or "").strip()[:100], tuple(players),
-                     tuple(estimates))
-        )  # fmt: skip
+            RawEntry(
+                i, (data.get(f"r{i}name") or "").strip()[:100], tuple(players), tuple(estimates)
+            )
+        )
     return entries, errors
 
 

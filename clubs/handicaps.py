@@ -157,10 +157,11 @@ class HandicapTable:
                 )
                 lines.append(
                     MatchLine(
-                        stronger, weaker,
+                        stronger,
+                        weaker,
                         match_handicap(stronger.average, weaker.average, self.boards),
                     )
-                )  # fmt: skip
+                )
         return lines
 
 
@@ -187,9 +188,7 @@ def handicap_table_build(
     numbers = {n for n in map(reference_number, texts) if n}
     by_number = {
         m.national_number: m
-        for m in Member.objects.filter(national_number__in=numbers).select_related(
-            "current_grade"
-        )
+        for m in Member.objects.filter(national_number__in=numbers).select_related("current_grade")
     }
     names = {reference_name(t).lower() for t in texts if not reference_number(t)}
     by_name: dict[str, list[Member]] = {}

@@ -36,9 +36,7 @@ def clubs_administered_by(*, user) -> QuerySet[Club]:
         return Club.objects.none()
     if user.is_staff:
         return Club.objects.all()
-    return Club.objects.filter(
-        roles__member__user=user, roles__role=ClubRole.Role.ADMIN
-    ).distinct()
+    return Club.objects.filter(roles__member__user=user, roles__role=ClubRole.Role.ADMIN).distinct()
 
 
 def clubs_with_admin_role(*, user) -> QuerySet[Club]:
@@ -60,9 +58,7 @@ def user_can_administer(*, user, club: Club) -> bool:
         return False
     if user.is_staff:
         return True
-    return ClubRole.objects.filter(
-        club=club, member__user=user, role=ClubRole.Role.ADMIN
-    ).exists()
+    return ClubRole.objects.filter(club=club, member__user=user, role=ClubRole.Role.ADMIN).exists()
 
 
 def club_members(*, club: Club) -> QuerySet[ClubRole]:
@@ -438,16 +434,16 @@ def club_session_rows(*, club: Club, series: str = "") -> list[SessionRow]:
         .annotate(n=Count("id"), with_sopp=Count("sopp"), mean_sopp=Avg("sopp"))
         .order_by()
     ):
-        groups[row["version_id"]][row["direction"]] = (
-            row["n"], row["with_sopp"], row["mean_sopp"]
-        )  # fmt: skip
+        groups[row["version_id"]][row["direction"]] = (row["n"], row["with_sopp"], row["mean_sopp"])
     rows = []
     for session in sessions:
         version = session.live_version
         by_direction = groups.get(version.pk, {})
         counted = sum(n for n, _, _ in by_direction.values())
         pairs = version.total_pairs or counted
-        if version.movement == Movement.TWO_WINNER and ("NS" in by_direction or "EW" in by_direction):
+        if version.movement == Movement.TWO_WINNER and (
+            "NS" in by_direction or "EW" in by_direction
+        ):
             tables = max(by_direction.get(d, (0, 0, None))[0] for d in ("NS", "EW"))
         else:
             tables = math.ceil(pairs / 2)
@@ -612,8 +608,11 @@ def club_session_detail(*, club: Club, session_id: int) -> SessionDetail:
     version = session.live_version
     pairs = list(
         version.pairs.select_related("player1__current_grade", "player2__current_grade")
-        .annotate(direction_order=Case(When(direction="NS", then=0), When(direction="EW", then=1),
-                                       default=2))
+        .annotate(
+            direction_order=Case(
+                When(direction="NS", then=0), When(direction="EW", then=1), default=2
+            )
+        )
         .order_by("direction_order", Length("pair_id"), "pair_id")
     )
     rows = {r.version.pk: r for r in club_session_rows(club=club) if r.session.pk == session.pk}
@@ -625,8 +624,10 @@ def club_session_detail(*, club: Club, session_id: int) -> SessionDetail:
     )
     host = version_host_pair(version, pairs)
     for pair in pairs:
-        players = [_player_cell(pair.player1, pair.player1_name),
-                   _player_cell(pair.player2, pair.player2_name)]  # fmt: skip
+        players = [
+            _player_cell(pair.player1, pair.player1_name),
+            _player_cell(pair.player2, pair.player2_name),
+        ]
         hidden = ""
         for cell, member in zip(players, (pair.player1, pair.player2), strict=True):
             if member is not None and cell.withheld in (PRIVATE, PROVISIONAL):
@@ -732,7 +733,7 @@ def planned_session_results_in(*, planned: PlannedSession) -> bool:
 
 
 def duration_text(delta: dt.timedelta) -> str:
-    """"3 days 2 h", "2 h 10 min", "25 min": how far apart two moments are."""
+    """ "3 days 2 h", "2 h 10 min", "25 min": how far apart two moments are."""
     minutes = max(0, int(delta.total_seconds() // 60))
     days, minutes = divmod(minutes, 24 * 60)
     hours, minutes = divmod(minutes, 60)
@@ -776,23 +777,19 @@ def club_exemption_rows(*, club: Club, status: str = "") -> list[ExemptionRow]:
         HostExemptionRequest.objects.filter(planned_session__club=club)
         .select_related("planned_session", "member", "partner", "decided_by")
         .annotate(
-            waiting_first=Case(
-                When(status=HostExemptionRequest.Status.WAITING, then=0), default=1
-            )
+            waiting_first=Case(When(status=HostExemptionRequest.Status.WAITING, then=0), default=1)
         )
         .order_by("waiting_first", "-planned_session__date", "-planned_session__start")
     )
     if status:
         requests = requests.filter(status=status)
     requests = list(requests)
-    played = planned_sessions_played(club_id=club.pk,
-                                      planned=[r.planned_session for r in requests])  # fmt: skip
+    played = planned_sessions_played(club_id=club.pk, planned=[r.planned_session for r in requests])
     rows = []
     for request in requests:
         planned = request.planned_session
         start = planned_session_start(planned)
-        rows.append(ExemptionRow(request, start, start + EXEMPTION_DEADLINE,
-                                 planned.pk in played))  # fmt: skip
+        rows.append(ExemptionRow(request, start, start + EXEMPTION_DEADLINE, planned.pk in played))
     return rows
 
 

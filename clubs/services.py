@@ -58,9 +58,13 @@ def planned_session_create(
             f"{event_name.strip()} on {date:%d %b %Y} at {start:%H:%M} is already published."
         )
     return PlannedSession.objects.create(
-        club=club, event_name=event_name.strip(), date=date, start=start, scoring=scoring,
+        club=club,
+        event_name=event_name.strip(),
+        date=date,
+        start=start,
+        scoring=scoring,
         created_by=user,
-    )  # fmt: skip
+    )
 
 
 @transaction.atomic
@@ -105,9 +109,14 @@ def exemption_decide(
     request.decided_by = user
     request.decided_at = now
     request.save(update_fields=["status", "decided_by", "decided_at"])
-    audit_record(action=AuditEvent.Action.EXEMPTION_DECISION, subject=str(request), actor=user,
-                 club=request.planned_session.club, request=request.pk,
-                 status=request.status)  # fmt: skip
+    audit_record(
+        action=AuditEvent.Action.EXEMPTION_DECISION,
+        subject=str(request),
+        actor=user,
+        club=request.planned_session.club,
+        request=request.pk,
+        status=request.status,
+    )
     return request
 
 

@@ -75,7 +75,9 @@ def club_dashboard(request, slug: str):
     today = timezone.localdate()
     sessions = club_session_rows(club=club)
     return _page(
-        request, club, "clubs/dashboard.html",
+        request,
+        club,
+        "clubs/dashboard.html",
         {
             "roles": club_members(club=club),
             "summary": club_grade_summary(club=club),
@@ -89,7 +91,7 @@ def club_dashboard(request, slug: str):
             "club_schemes": club_schemes(club=club, viewer=request.user),
         },
         tab="dashboard",
-    )  # fmt: skip
+    )
 
 
 def _grade_rows(request, club: Club):
@@ -105,11 +107,18 @@ def club_grades(request, slug: str):
     club = administered_club(request, slug)
     form, query, sort, rows = _grade_rows(request, club)
     return _page(
-        request, club, "clubs/grades.html",
-        {"form": form, "rows": rows, "query": query, "sort": sort,
-         "querystring": request.GET.urlencode()},
+        request,
+        club,
+        "clubs/grades.html",
+        {
+            "form": form,
+            "rows": rows,
+            "query": query,
+            "sort": sort,
+            "querystring": request.GET.urlencode(),
+        },
         tab="grades",
-    )  # fmt: skip
+    )
 
 
 @login_required
@@ -142,18 +151,28 @@ def club_sessions(request, slug: str):
     series = sof_series(rows)
     chosen = request.GET.get("series", "")
     figures = [
-        {"name": name, "points": points,
-         "html": charts.sof_chart(name, points, window=ROLLING_WINDOW, div_id=f"sof-chart-{i}")}
+        {
+            "name": name,
+            "points": points,
+            "html": charts.sof_chart(name, points, window=ROLLING_WINDOW, div_id=f"sof-chart-{i}"),
+        }
         for i, (name, points) in enumerate(series.items())
         if not chosen or name == chosen
-    ]  # fmt: skip
+    ]
     shown_rows = [r for r in rows if not chosen or r.series == chosen]
     return _page(
-        request, club, "clubs/sessions.html",
-        {"rows": shown_rows, "figures": figures, "series_names": sorted({r.series for r in rows}),
-         "chosen": chosen, "window": ROLLING_WINDOW},
+        request,
+        club,
+        "clubs/sessions.html",
+        {
+            "rows": shown_rows,
+            "figures": figures,
+            "series_names": sorted({r.series for r in rows}),
+            "chosen": chosen,
+            "window": ROLLING_WINDOW,
+        },
         tab="sessions",
-    )  # fmt: skip
+    )
 
 
 @login_required
@@ -171,10 +190,12 @@ def club_bands(request, slug: str):
     distribution = band_distribution(club=club)
     chart = charts.band_chart(distribution, club_name=club.name, div_id="band-chart")
     return _page(
-        request, club, "clubs/bands.html",
+        request,
+        club,
+        "clubs/bands.html",
         {"distribution": distribution, "chart": chart, "rows": reversed(distribution.rows)},
         tab="bands",
-    )  # fmt: skip
+    )
 
 
 @login_required
@@ -191,10 +212,12 @@ def club_planned(request, slug: str):
             messages.success(request, f"Published {planned}.")
             return redirect("clubs:planned", slug=club.slug)
     return _page(
-        request, club, "clubs/planned.html",
+        request,
+        club,
+        "clubs/planned.html",
         {"form": form, "planned": planned_sessions_upcoming(club=club, today=today)},
         tab="planned",
-    )  # fmt: skip
+    )
 
 
 @login_required
@@ -216,10 +239,12 @@ def club_planned_delete(request, slug: str, pk: int):
 def club_exemptions(request, slug: str):
     club = administered_club(request, slug)
     return _page(
-        request, club, "clubs/exemptions.html",
+        request,
+        club,
+        "clubs/exemptions.html",
         {"rows": club_exemption_rows(club=club), "now": timezone.now()},
         tab="exemptions",
-    )  # fmt: skip
+    )
 
 
 @login_required
@@ -257,9 +282,12 @@ def _handicap_table(request, club: Club):
     settings = form.settings()
     entries, errors = handicap_entries(request.GET, kind=settings["kind"], rows=settings["rows"])
     table = handicap_table_build(
-        club=club, kind=settings["kind"], boards=settings["boards"], entries=entries,
+        club=club,
+        kind=settings["kind"],
+        boards=settings["boards"],
+        entries=entries,
         title=settings["title"],
-    )  # fmt: skip
+    )
     table.problems[:0] = errors
     return form, settings, entries, table
 
@@ -274,14 +302,22 @@ def club_handicaps(request, slug: str):
     lines, matches = handicap_figures(table)
     form_rows = estimates_as_typed(handicap_form_rows(entries, table), request.GET)
     return _page(
-        request, club, "clubs/handicaps.html",
-        {"form": form, "table": table, "form_rows": form_rows,
-         "lines": lines, "match_lines": matches,
-         "slots": range(1, SLOTS[table.kind] + 1),
-         "querystring": request.GET.urlencode(), "more_rows": more.urlencode(),
-         "teams": table.kind == TEAMS},
+        request,
+        club,
+        "clubs/handicaps.html",
+        {
+            "form": form,
+            "table": table,
+            "form_rows": form_rows,
+            "lines": lines,
+            "match_lines": matches,
+            "slots": range(1, SLOTS[table.kind] + 1),
+            "querystring": request.GET.urlencode(),
+            "more_rows": more.urlencode(),
+            "teams": table.kind == TEAMS,
+        },
         tab="handicaps",
-    )  # fmt: skip
+    )
 
 
 @login_required
@@ -291,11 +327,18 @@ def club_handicaps_print(request, slug: str):
     _, _, _, table = _handicap_table(request, club)
     lines, matches = handicap_figures(table)
     return render(
-        request, "clubs/handicaps_print.html",
-        {"club": club, "table": table, "lines": lines, "match_lines": matches,
-         "teams": table.kind == TEAMS, "now": timezone.localtime(),
-         "querystring": request.GET.urlencode()},
-    )  # fmt: skip
+        request,
+        "clubs/handicaps_print.html",
+        {
+            "club": club,
+            "table": table,
+            "lines": lines,
+            "match_lines": matches,
+            "teams": table.kind == TEAMS,
+            "now": timezone.localtime(),
+            "querystring": request.GET.urlencode(),
+        },
+    )
 
 
 @login_required

@@ -28,9 +28,18 @@ class UploadSerializer(serializers.ModelSerializer):
     class Meta:
         model = Upload
         fields = [
-            "id", "filename", "size", "sha256", "status", "problems", "warnings", "summary",
-            "created", "finished", "progress",
-        ]  # fmt: skip
+            "id",
+            "filename",
+            "size",
+            "sha256",
+            "status",
+            "problems",
+            "warnings",
+            "summary",
+            "created",
+            "finished",
+            "progress",
+        ]
         read_only_fields = fields
 
     @extend_schema(
@@ -81,8 +90,11 @@ class ClubUploadMixin:
         return club
 
 
-@extend_schema_view(get=extend_schema(parameters=[CLUB_SLUG], responses={
-    200: UploadSerializer(many=True), **errors(403, 404)}))  # fmt: skip
+@extend_schema_view(
+    get=extend_schema(
+        parameters=[CLUB_SLUG], responses={200: UploadSerializer(many=True), **errors(403, 404)}
+    )
+)
 class UploadListCreate(ClubUploadMixin, generics.ListAPIView):
     """A club's uploads, newest first; POST a file to upload it."""
 
@@ -93,8 +105,11 @@ class UploadListCreate(ClubUploadMixin, generics.ListAPIView):
     def get_queryset(self):
         return club_uploads(club=self.club())
 
-    @extend_schema(request=UploadFileSerializer, parameters=[CLUB_SLUG],
-                   responses={201: UploadSerializer, **errors(400, 403, 404, 415)})  # fmt: skip
+    @extend_schema(
+        request=UploadFileSerializer,
+        parameters=[CLUB_SLUG],
+        responses={201: UploadSerializer, **errors(400, 403, 404, 415)},
+    )
     def post(self, request, slug: str):
         club = self.club()
         incoming = UploadFileSerializer(data=request.data)
@@ -111,10 +126,12 @@ class UploadListCreate(ClubUploadMixin, generics.ListAPIView):
         return Response(UploadSerializer(upload).data, status=status.HTTP_201_CREATED)
 
 
-@extend_schema_view(get=extend_schema(
-    parameters=[CLUB_SLUG, path_parameter("id", "int", "the upload's id")],
-    responses={200: UploadSerializer, **errors(403, 404)},
-))  # fmt: skip
+@extend_schema_view(
+    get=extend_schema(
+        parameters=[CLUB_SLUG, path_parameter("id", "int", "the upload's id")],
+        responses={200: UploadSerializer, **errors(403, 404)},
+    )
+)
 class UploadDetail(ClubUploadMixin, generics.RetrieveAPIView):
     """One upload: its state while grading, then its summary, problems and warnings."""
 

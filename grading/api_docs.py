@@ -67,6 +67,7 @@ class ApiPagination(pagination.PageNumberPagination):
     def get_schema_operation_parameters(self, view):
         [page] = super().get_schema_operation_parameters(view)
         page["description"] = "The page, from 1 (empty: the first; ``last``: the last)."
-        page["schema"] = {"oneOf": [{"type": "integer", "minimum": 1},
-                                    {"type": "string", "enum": ["", "last"]}]}  # fmt: skip
+        page["schema"] = {
+            "oneOf": [{"type": "integer", "minimum": 1}, {"type": "string", "enum": ["", "last"]}]
+        }
         return [page]

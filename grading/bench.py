@@ -20,9 +20,14 @@ from grading.engine.ngs_synthetic import iter_synthetic_ledger, synthetic_ledger
 from grading.engine.types import Movement, PairEntry
 
 __all__ = [
-    "SCALES", "Scale", "iter_synthetic_ledger", "percentile", "replay_benchmark", "replay_suite",
+    "SCALES",
+    "Scale",
+    "iter_synthetic_ledger",
+    "percentile",
+    "replay_benchmark",
+    "replay_suite",
     "synthetic_ledger",
-]  # fmt: skip
+]
 
 
 def _peak_rss_mb() -> float:
@@ -306,13 +311,18 @@ def replay_suite(
     leading subset, for the ratios. The main run goes first so that ``peak_rss_mb`` is its own
     (the process's peak, ledger generation and Django included)."""
     main = paths[0] if paths else fastest_path()
-    default = [main, "kernel", "reference", "openskill"] if main != "kernel" else [
-        main, "reference", "openskill"]  # fmt: skip
+    default = (
+        [main, "kernel", "reference", "openskill"]
+        if main != "kernel"
+        else [main, "reference", "openskill"]
+    )
     subset_paths = list(paths) if paths else default
     if main not in subset_paths:
         subset_paths.insert(0, main)
-    log(f"replay: {main} over {scale.sessions} sessions of {scale.players} players"
-        + (f" (first {fraction:.0%} of the sessions)" if fraction < 1.0 else ""))  # fmt: skip
+    log(
+        f"replay: {main} over {scale.sessions} sessions of {scale.players} players"
+        + (f" (first {fraction:.0%} of the sessions)" if fraction < 1.0 else "")
+    )
     ledger: Iterator[LedgerOp] = iter_synthetic_ledger(scale.players, scale.sessions, seed)
     if fraction < 1.0:
         ledger = _until_sessions(ledger, max(1, int(scale.sessions * fraction)))

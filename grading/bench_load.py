@@ -86,8 +86,13 @@ def upload_files(scale: Scale, count: int, today: dt.date | None = None) -> tupl
     from grading.simulate.writers import usebio_bytes
 
     today = today or dt.date.today()
-    config = SimConfig(players=scale.sim_players, clubs=scale.sim_clubs, months=scale.sim_months,
-                       seed=SIM_SEED, start=sim_start(scale.sim_months, today))  # fmt: skip
+    config = SimConfig(
+        players=scale.sim_players,
+        clubs=scale.sim_clubs,
+        months=scale.sim_months,
+        seed=SIM_SEED,
+        start=sim_start(scale.sim_months, today),
+    )
     world = simulate(config)
     people = world.population.people
     club = max(world.population.clubs, key=lambda c: len(c.members))
@@ -101,8 +106,15 @@ def upload_files(scale: Scale, count: int, today: dt.date | None = None) -> tupl
             chosen.append(type(chosen[0])(None, f"Visitor {len(chosen)}", 46.0))
         entrants = [Entrant((chosen[2 * j], chosen[2 * j + 1])) for j in range(2 * UPLOAD_TABLES)]
         key = SessionKey(club.slug, f"BENCH{k:03d}", 1, day)
-        sim = pairs_session(rng, key, "Benchmark Pairs", Scoring.MP, Movement.TWO_WINNER,
-                            entrants, start=dt.time(19, 30))  # fmt: skip
+        sim = pairs_session(
+            rng,
+            key,
+            "Benchmark Pairs",
+            Scoring.MP,
+            Movement.TWO_WINNER,
+            entrants,
+            start=dt.time(19, 30),
+        )
         data = usebio_bytes(sim, club.name, club.national_number)
         files.append((f"bench-{k:03d}-{day:%Y%m%d}.xml", data))
     return club.slug, files
@@ -153,7 +165,7 @@ class BenchStack:
             DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
             DJANGO_MEDIA_ROOT=str(self.workdir / "media"),
             LOG_LEVEL="WARNING",
-        )  # fmt: skip
+        )
         env.update(extra)
         return env
 
@@ -185,14 +197,27 @@ class BenchStack:
         self._run("manage.py", "migrate", "--noinput")
         s = self.scale
         start = sim_start(s.sim_months)
-        self.log(f"bench: loading {s.sim_players} players, {s.sim_clubs} clubs, {s.sim_months} "
-                 f"month(s) from {start} through the upload pipeline (simulate --load)")  # fmt: skip
+        self.log(
+            f"bench: loading {s.sim_players} players, {s.sim_clubs} clubs, {s.sim_months} "
+            f"month(s) from {start} through the upload pipeline (simulate --load)"
+        )
         t0 = time.perf_counter()
         out = self._run(
-            "manage.py", "simulate", "--players", str(s.sim_players), "--clubs", str(s.sim_clubs),
-            "--months", str(s.sim_months), "--seed", str(SIM_SEED), "--start", start.isoformat(),
-            "--no-county", "--load",
-        )  # fmt: skip
+            "manage.py",
+            "simulate",
+            "--players",
+            str(s.sim_players),
+            "--clubs",
+            str(s.sim_clubs),
+            "--months",
+            str(s.sim_months),
+            "--seed",
+            str(SIM_SEED),
+            "--start",
+            start.isoformat(),
+            "--no-county",
+            "--load",
+        )
         self.load_seconds = time.perf_counter() - t0
         self.log("bench: " + " ".join(out.split("\n")[-3:]).strip())
         spec = self.workdir / "setup.json"
@@ -202,13 +227,32 @@ class BenchStack:
 
     def start_worker(self) -> None:
         self._flush_redis()
-        cmd = [str(Path(PY).with_name("celery")), "-A", "grading.celery", "worker", "--pool",
-               "solo", "--concurrency", "1", "--loglevel", "WARNING", "--without-gossip",
-               "--without-mingle", "--without-heartbeat"]  # fmt: skip
+        cmd = [
+            str(Path(PY).with_name("celery")),
+            "-A",
+            "grading.celery",
+            "worker",
+            "--pool",
+            "solo",
+            "--concurrency",
+            "1",
+            "--loglevel",
+            "WARNING",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+        ]
         log = open(self.workdir / "worker.log", "w")  # noqa: SIM115 - closed with the process
-        self.procs.append(subprocess.Popen(cmd, cwd=BASE_DIR, env=self.env(REDIS_URL=self.redis_url),
-                                           stdout=log, stderr=subprocess.STDOUT,
-                                           start_new_session=True))  # fmt: skip
+        self.procs.append(
+            subprocess.Popen(
+                cmd,
+                cwd=BASE_DIR,
+                env=self.env(REDIS_URL=self.redis_url),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        )
         time.sleep(3.0)
         if self.procs[-1].poll() is not None:
             raise RuntimeError(
@@ -218,14 +262,37 @@ class BenchStack:
     def start_gunicorn(self) -> None:
         self.port = _free_port()
         static = self.workdir / "static"
-        self._run("manage.py", "collectstatic", "--noinput", "-v", "0",
-                  DJANGO_DEBUG="0", DJANGO_STATIC_ROOT=str(static))  # fmt: skip
-        cmd = [str(Path(PY).with_name("gunicorn")), "grading.wsgi", "-w", "2", "-b",
-               f"127.0.0.1:{self.port}", "--log-level", "warning"]  # fmt: skip
+        self._run(
+            "manage.py",
+            "collectstatic",
+            "--noinput",
+            "-v",
+            "0",
+            DJANGO_DEBUG="0",
+            DJANGO_STATIC_ROOT=str(static),
+        )
+        cmd = [
+            str(Path(PY).with_name("gunicorn")),
+            "grading.wsgi",
+            "-w",
+            "2",
+            "-b",
+            f"127.0.0.1:{self.port}",
+            "--log-level",
+            "warning",
+        ]
         log = open(self.workdir / "gunicorn.log", "w")  # noqa: SIM115 - closed with the process
         env = self.env(DJANGO_DEBUG="0", DJANGO_STATIC_ROOT=str(static), REDIS_URL=self.redis_url)
-        self.procs.append(subprocess.Popen(cmd, cwd=BASE_DIR, env=env, stdout=log,
-                                           stderr=subprocess.STDOUT, start_new_session=True))  # fmt: skip
+        self.procs.append(
+            subprocess.Popen(
+                cmd,
+                cwd=BASE_DIR,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        )
         _wait_port(self.port)
 
     def _flush_redis(self) -> None:
@@ -235,14 +302,25 @@ class BenchStack:
 
     # ---- measurements ------------------------------------------------------------------------
 
-    def _request(self, method: str, path: str, body: bytes | None = None,
-                 headers: dict[str, str] | None = None) -> dict:  # fmt: skip
+    def _request(
+        self,
+        method: str,
+        path: str,
+        body: bytes | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> dict:
         request = urllib.request.Request(
-            f"http://127.0.0.1:{self.port}{path}", data=body, method=method,
-            headers={"Authorization": f"Token {self.state['token']}", "Host": "127.0.0.1",
-                     "X-Forwarded-Proto": "https", "Accept": "application/json",
-                     **(headers or {})},
-        )  # fmt: skip
+            f"http://127.0.0.1:{self.port}{path}",
+            data=body,
+            method=method,
+            headers={
+                "Authorization": f"Token {self.state['token']}",
+                "Host": "127.0.0.1",
+                "X-Forwarded-Proto": "https",
+                "Accept": "application/json",
+                **(headers or {}),
+            },
+        )
         try:
             with urllib.request.urlopen(request, timeout=60) as response:
                 return json.loads(response.read())
@@ -268,16 +346,22 @@ class BenchStack:
 
     def upload_benchmark(self, count: int) -> dict[str, Any]:
         slug, files = upload_files(self.scale, count + 1)
-        self.log(f"bench: {count} uploads of {UPLOAD_TABLES}-table USEBIO files to {slug} "
-                 "(one more first, to warm the worker's ledger state)")  # fmt: skip
+        self.log(
+            f"bench: {count} uploads of {UPLOAD_TABLES}-table USEBIO files to {slug} "
+            "(one more first, to warm the worker's ledger state)"
+        )
         cold = self.upload_once(slug, *files[0])
         times = [self.upload_once(slug, name, data) for name, data in files[1:]]
         return {
-            "uploads": len(times), "tables": UPLOAD_TABLES, "format": "usebio",
-            "cold_first_ms": cold, "times_ms": times,
-            "p50_ms": percentile(times, 50), "p95_ms": percentile(times, 95),
+            "uploads": len(times),
+            "tables": UPLOAD_TABLES,
+            "format": "usebio",
+            "cold_first_ms": cold,
+            "times_ms": times,
+            "p50_ms": percentile(times, 50),
+            "p95_ms": percentile(times, 95),
             "max_ms": max(times) if times else None,
-        }  # fmt: skip
+        }
 
     def page_benchmark(self, seconds: int, clients: int) -> dict[str, Any]:
         if not shutil.which("wrk"):
@@ -287,15 +371,31 @@ class BenchStack:
         for path in ("/me/", "/me/sessions/"):  # every page works before it is timed
             self._check_page(path)
         threads = max(1, min(2, clients))
-        self.log(f"bench: wrk -t{threads} -c{clients} -d{seconds}s over /me/ and /me/sessions/ "
-                 f"of {len(self.state['sessions'])} members")  # fmt: skip
+        self.log(
+            f"bench: wrk -t{threads} -c{clients} -d{seconds}s over /me/ and /me/sessions/ "
+            f"of {len(self.state['sessions'])} members"
+        )
         done = subprocess.run(
-            ["wrk", f"-t{threads}", f"-c{clients}", f"-d{seconds}s", "--timeout", "10s", "-s",
-             str(script), f"http://127.0.0.1:{self.port}/"],
-            capture_output=True, text=True, check=True,
-        )  # fmt: skip
-        return parse_wrk(done.stdout) | {"clients": clients, "seconds": seconds,
-                                         "members": len(self.state["sessions"])}  # fmt: skip
+            [
+                "wrk",
+                f"-t{threads}",
+                f"-c{clients}",
+                f"-d{seconds}s",
+                "--timeout",
+                "10s",
+                "-s",
+                str(script),
+                f"http://127.0.0.1:{self.port}/",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return parse_wrk(done.stdout) | {
+            "clients": clients,
+            "seconds": seconds,
+            "members": len(self.state["sessions"]),
+        }
 
     def _check_page(self, path: str) -> None:
         cookie = f"sessionid={self.state['sessions'][0]}"
@@ -375,10 +475,13 @@ def parse_wrk(stdout: str) -> dict[str, Any]:
     return {
         "requests": raw["requests"],
         "rps": raw["requests"] / seconds if seconds else 0.0,
-        "p50_ms": raw["p50_us"] / 1000.0, "p95_ms": raw["p95_us"] / 1000.0,
-        "p99_ms": raw["p99_us"] / 1000.0, "max_ms": raw["max_us"] / 1000.0,
-        "mean_ms": raw["mean_us"] / 1000.0, "errors": errors,
-    }  # fmt: skip
+        "p50_ms": raw["p50_us"] / 1000.0,
+        "p95_ms": raw["p95_us"] / 1000.0,
+        "p99_ms": raw["p99_us"] / 1000.0,
+        "max_ms": raw["max_us"] / 1000.0,
+        "mean_ms": raw["mean_us"] / 1000.0,
+        "errors": errors,
+    }
 
 
 # ---- the setup step, run in a child process against the benchmark database ----------------------
@@ -404,16 +507,18 @@ def _setup(out: str, page_members: int) -> None:
     from members.models import Member
 
     User = get_user_model()
-    staff = User.objects.create_user("bench-uploader", password=secrets.token_urlsafe(16),
-                                     is_staff=True)  # fmt: skip
+    staff = User.objects.create_user(
+        "bench-uploader", password=secrets.token_urlsafe(16), is_staff=True
+    )
     token = Token.objects.create(user=staff)
     graded = list(CurrentGrade.objects.order_by("member_id").values_list("member_id", flat=True))
     rng = random.Random(SIM_SEED)
     chosen = rng.sample(graded, min(page_members, len(graded)))
     sessions = []
     for member in Member.objects.filter(pk__in=chosen):
-        user = User.objects.create_user(f"bench-{member.national_number}",
-                                        password=secrets.token_urlsafe(16))  # fmt: skip
+        user = User.objects.create_user(
+            f"bench-{member.national_number}", password=secrets.token_urlsafe(16)
+        )
         member.user = user
         member.save(update_fields=["user"])
         store = SessionStore()
@@ -422,8 +527,11 @@ def _setup(out: str, page_members: int) -> None:
         store[HASH_SESSION_KEY] = user.get_session_auth_hash()
         store.create()
         sessions.append(store.session_key)
-    counts = {"members": Member.objects.count(), "session_grades": SessionGrade.objects.count(),
-              "current_grades": CurrentGrade.objects.count()}  # fmt: skip
+    counts = {
+        "members": Member.objects.count(),
+        "session_grades": SessionGrade.objects.count(),
+        "current_grades": CurrentGrade.objects.count(),
+    }
     Path(out).write_text(json.dumps({"token": token.key, "sessions": sessions, "counts": counts}))
 
 

@@ -13,16 +13,27 @@ from django.db import models
 from django.db.models import QuerySet
 
 
-def rows_upsert(model: type[models.Model], rows: Sequence[models.Model], *,
-                unique_fields: Sequence[str], update_fields: Sequence[str]) -> None:  # fmt: skip
+def rows_upsert(
+    model: type[models.Model],
+    rows: Sequence[models.Model],
+    *,
+    unique_fields: Sequence[str],
+    update_fields: Sequence[str],
+) -> None:
     """Insert the rows, or update ``update_fields`` where ``unique_fields`` already match."""
     if rows:
-        model.objects.bulk_create(rows, update_conflicts=True, unique_fields=unique_fields,
-                                  update_fields=update_fields, batch_size=1000)  # fmt: skip
+        model.objects.bulk_create(
+            rows,
+            update_conflicts=True,
+            unique_fields=unique_fields,
+            update_fields=update_fields,
+            batch_size=1000,
+        )
 
 
-def rows_update(model: type[models.Model], rows: Sequence[models.Model],
-                fields: Sequence[str]) -> None:  # fmt: skip
+def rows_update(
+    model: type[models.Model], rows: Sequence[models.Model], fields: Sequence[str]
+) -> None:
     """``bulk_update`` for rows that exist (they have their primary key), in one statement."""
     assert all(row.pk is not None for row in rows), "rows_update writes existing rows only"
     rows_upsert(model, rows, unique_fields=[model._meta.pk.name], update_fields=fields)
@@ -66,6 +77,7 @@ def rows_sync(existing: QuerySet, wanted: Iterable[dict], *, group_by: str | Non
         stale += [pk for pks in pks_by_row.values() for pk in pks]
     if stale:
         model.objects.filter(pk__in=stale).delete()
-    model.objects.bulk_create([model(**dict(zip(fields, row, strict=True))) for row in fresh],
-                              batch_size=1000)  # fmt: skip
+    model.objects.bulk_create(
+        [model(**dict(zip(fields, row, strict=True))) for row in fresh], batch_size=1000
+    )
     return len(stale) + len(fresh)

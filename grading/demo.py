@@ -36,14 +36,58 @@ from members.models import Member
 from members.services import member_get_or_create, member_login_create
 
 FIRST_NAMES = [
-    "Alice", "Brian", "Carol", "David", "Eleanor", "Frank", "Grace", "Henry", "Irene", "James",
-    "Kathleen", "Leonard", "Margaret", "Nigel", "Olive", "Peter", "Queenie", "Robert", "Sheila",
-    "Trevor", "Ursula", "Victor", "Wendy", "Xavier", "Yvonne", "Zachary",
+    "Alice",
+    "Brian",
+    "Carol",
+    "David",
+    "Eleanor",
+    "Frank",
+    "Grace",
+    "Henry",
+    "Irene",
+    "James",
+    "Kathleen",
+    "Leonard",
+    "Margaret",
+    "Nigel",
+    "Olive",
+    "Peter",
+    "Queenie",
+    "Robert",
+    "Sheila",
+    "Trevor",
+    "Ursula",
+    "Victor",
+    "Wendy",
+    "Xavier",
+    "Yvonne",
+    "Zachary",
 ]
 SURNAMES = [
-    "Archer", "Baxter", "Chandler", "Dawson", "Ellis", "Fletcher", "Gibson", "Harper", "Ingram",
-    "Jarvis", "Kendall", "Lawson", "Marsh", "Norris", "Oakley", "Palmer", "Quinn", "Rowe",
-    "Sutton", "Thorne", "Underwood", "Vaughan", "Walsh", "Yates",
+    "Archer",
+    "Baxter",
+    "Chandler",
+    "Dawson",
+    "Ellis",
+    "Fletcher",
+    "Gibson",
+    "Harper",
+    "Ingram",
+    "Jarvis",
+    "Kendall",
+    "Lawson",
+    "Marsh",
+    "Norris",
+    "Oakley",
+    "Palmer",
+    "Quinn",
+    "Rowe",
+    "Sutton",
+    "Thorne",
+    "Underwood",
+    "Vaughan",
+    "Walsh",
+    "Yates",
 ]
 CLUBS = [
     ("Riverside Bridge Club", "riverside", "1101"),
@@ -98,11 +142,23 @@ def demo_seed() -> dict:
 
 WEEKS = 52
 SERIES = {  # club slug -> (event id, event name, weekday (Mon=0), start, scoring, movement)
-    "riverside": ("RIV-MON", "Monday Evening Pairs", 0, dt.time(19, 30), Scoring.MP,
-                  Movement.TWO_WINNER),
-    "hilltop": ("HIL-THU", "Thursday Afternoon Pairs", 3, dt.time(14, 0), Scoring.MP,
-                Movement.ONE_WINNER),
-}  # fmt: skip
+    "riverside": (
+        "RIV-MON",
+        "Monday Evening Pairs",
+        0,
+        dt.time(19, 30),
+        Scoring.MP,
+        Movement.TWO_WINNER,
+    ),
+    "hilltop": (
+        "HIL-THU",
+        "Thursday Afternoon Pairs",
+        3,
+        dt.time(14, 0),
+        Scoring.MP,
+        Movement.ONE_WINNER,
+    ),
+}
 SESSION_SD = 6.3  # FR 18: a session percentage's spread around par
 
 
@@ -153,16 +209,28 @@ def _demo_session(slug, date, roster, strength, names, rng) -> SessionResult:
         partner = "100033" if slug == "riverside" else "100037"
         chosen = [pair for pair in chosen if demo_member not in pair and partner not in pair]
         chosen[0] = (demo_member, partner)
-    pairs = [_pair_entry(i, pair, chosen, strength, names, movement, rng)
-             for i, pair in enumerate(chosen)]  # fmt: skip
+    pairs = [
+        _pair_entry(i, pair, chosen, strength, names, movement, rng)
+        for i, pair in enumerate(chosen)
+    ]
     if rng.random() < 0.15:  # a visiting pair without membership numbers
-        pairs[-1] = PairEntry(pairs[-1].pair_id, (Player(None, "Visitor One"),
-                              Player(None, "Visitor Two")), pairs[-1].score,
-                              pairs[-1].direction, boards=24)  # fmt: skip
+        pairs[-1] = PairEntry(
+            pairs[-1].pair_id,
+            (Player(None, "Visitor One"), Player(None, "Visitor Two")),
+            pairs[-1].score,
+            pairs[-1].direction,
+            boards=24,
+        )
     return SessionResult(
-        key=SessionKey(slug, event_id, 1, date), event_name=event_name, scoring=scoring,
-        movement=movement, pairs=_centred(pairs), start=start, boards=24, source="demo",
-    )  # fmt: skip
+        key=SessionKey(slug, event_id, 1, date),
+        event_name=event_name,
+        scoring=scoring,
+        movement=movement,
+        pairs=_centred(pairs),
+        start=start,
+        boards=24,
+        source="demo",
+    )
 
 
 def _county_event(session: SessionResult) -> SessionResult:
@@ -193,8 +261,16 @@ def _centred(pairs: list[PairEntry]) -> tuple[PairEntry, ...]:
     for direction in {p.direction for p in pairs}:
         group = [p for p in pairs if p.direction == direction]
         shift = 50 - statistics.fmean(p.score for p in group)
-        out += [PairEntry(p.pair_id, p.players, round(min(max(p.score + shift, 20), 80), 2),
-                          p.direction, p.boards) for p in group]  # fmt: skip
+        out += [
+            PairEntry(
+                p.pair_id,
+                p.players,
+                round(min(max(p.score + shift, 20), 80), 2),
+                p.direction,
+                p.boards,
+            )
+            for p in group
+        ]
     return tuple(sorted(out, key=lambda p: int(p.pair_id)))
 
 
@@ -222,8 +298,9 @@ def demo_plans_create(*, today: dt.date) -> None:
         first = today + dt.timedelta(days=(weekday - today.weekday()) % 7)
         for date in (first, first + dt.timedelta(weeks=1)):
             if not PlannedSession.objects.filter(club=club, date=date, start=start).exists():
-                planned_session_create(club=club, event_name=name, date=date, start=start,
-                                       scoring=scoring.value)  # fmt: skip
+                planned_session_create(
+                    club=club, event_name=name, date=date, start=start, scoring=scoring.value
+                )
     riverside = Club.objects.get(slug="riverside")
     later = PlannedSession.objects.filter(club=riverside, date__gte=today).order_by("date").last()
     if later and not HostExemptionRequest.objects.filter(planned_session=later).exists():

@@ -77,9 +77,13 @@ def ledger_state(params_name: str) -> ReplayState:
     a restored backup) is dropped and rebuilt from empty.
     """
     state = _states.get(params_name)
-    if state is not None and state.last_seq and not LedgerEntry.objects.filter(
-        seq=state.last_seq, pk=_last_applied.get(params_name)
-    ).exists():
+    if (
+        state is not None
+        and state.last_seq
+        and not LedgerEntry.objects.filter(
+            seq=state.last_seq, pk=_last_applied.get(params_name)
+        ).exists()
+    ):
         state = None
     if state is None:
         state = _states[params_name] = ReplayState(get_params(params_name), ENGINE_PATH)
@@ -184,8 +188,11 @@ def version_grade(*, head: LedgerHead, version: SessionVersion) -> None:
     if previous is not None and previous.state == SessionVersion.State.GRADED:
         version_withdraw(head=head, version=previous, state=state)
     elif previous is not None:  # not graded, yet in its players' histories until replaced
-        member_pages_invalidate(member_ids=SessionGrade.objects.filter(
-            version=previous).values_list("member_id", flat=True))  # fmt: skip
+        member_pages_invalidate(
+            member_ids=SessionGrade.objects.filter(version=previous).values_list(
+                "member_id", flat=True
+            )
+        )
     result = codec.load(SessionResult, version.payload)
     version.late = head.reference_date is not None and result.date < head.reference_date
     host = approved_host_pair(version, result)
@@ -226,8 +233,12 @@ def _players(result: SessionResult) -> set[str]:
 
 def approved_host_pair(version: SessionVersion, result: SessionResult) -> str | None:
     """The pair of the approved host request for this session (S3.9), if it played."""
-    numbers = approved_host_numbers(club=version.session.event.club, date=result.date,
-                                    start=result.start, event_name=result.event_name)  # fmt: skip
+    numbers = approved_host_numbers(
+        club=version.session.event.club,
+        date=result.date,
+        start=result.start,
+        event_name=result.event_name,
+    )
     approved = {frozenset(pair) for pair in numbers}
     for pair in result.pairs:
         if frozenset(p.number for p in pair.players) in approved:
@@ -246,9 +257,12 @@ def _append(
     step = apply(state, op)
     state.steps.clear()
     entry = LedgerEntry.objects.create(
-        seq=seq, operation=operation, version=version, params_name=head.params_name,
+        seq=seq,
+        operation=operation,
+        version=version,
+        params_name=head.params_name,
         host_pair=host_pair or "",
-    )  # fmt: skip
+    )
     _last_applied[head.params_name] = entry.pk
     head.last_seq = seq
     head.reference_date = step.reference_date
@@ -310,8 +324,11 @@ def _store_pair_figures(version: SessionVersion, outcome) -> None:
         if row is None:
             continue
         row.score_term, row.sopp, row.par, row.excess = (
-            pair.score_term, pair.sopp, pair.par, pair.excess,
-        )  # fmt: skip
+            pair.score_term,
+            pair.sopp,
+            pair.par,
+            pair.excess,
+        )
     rows_update(PairResult, list(rows.values()), ["score_term", "sopp", "par", "excess"])
 
 
@@ -334,15 +351,21 @@ def _store_not_graded(
             before = state.player_grade(me.number, result.date)
             rows.append(
                 SessionGrade(
-                    version=version, member=members[me.number],
+                    version=version,
+                    member=members[me.number],
                     partner=members.get(partner.number) if partner.number else None,
-                    date=result.date, pair_id=pair.pair_id,
-                    grade_before=before.grade if before else state.params.first_grade(
-                        result.weighting),
-                    gain=state.params.gain, boards=pair.boards or state.params.default_boards,
-                    boards_reported=pair.boards is not None, reason=reason[:255], live=False,
+                    date=result.date,
+                    pair_id=pair.pair_id,
+                    grade_before=before.grade
+                    if before
+                    else state.params.first_grade(result.weighting),
+                    gain=state.params.gain,
+                    boards=pair.boards or state.params.default_boards,
+                    boards_reported=pair.boards is not None,
+                    reason=reason[:255],
+                    live=False,
                 )
-            )  # fmt: skip
+            )
     SessionGrade.objects.bulk_create(rows)
 
 
@@ -370,10 +393,20 @@ def _store_grades(step: StepResult, state: ReplayState) -> None:
     CurrentGrade.objects.filter(member__in=gone).delete()
     CurrentGrade.objects.bulk_create(to_create)
     rows_update(
-        CurrentGrade, to_update,
-        ["grade", "status", "band", "boards_in_window", "sessions_in_window", "initial_grade",
-         "last_session_date", "as_of", "seq"],
-    )  # fmt: skip
+        CurrentGrade,
+        to_update,
+        [
+            "grade",
+            "status",
+            "band",
+            "boards_in_window",
+            "sessions_in_window",
+            "initial_grade",
+            "last_session_date",
+            "as_of",
+            "seq",
+        ],
+    )
     _store_partnerships(step, state)
 
 
@@ -409,10 +442,20 @@ def _store_partnerships(step: StepResult, state: ReplayState) -> None:
     PartnershipGrade.objects.filter(pk__in=gone).delete()
     PartnershipGrade.objects.bulk_create(to_create)
     rows_update(
-        PartnershipGrade, to_update,
-        ["grade", "boards_in_window", "as_of", "seq", "first_value", "boards_together",
-         "sessions_together", "last_played", "shown"],
-    )  # fmt: skip
+        PartnershipGrade,
+        to_update,
+        [
+            "grade",
+            "boards_in_window",
+            "as_of",
+            "seq",
+            "first_value",
+            "boards_together",
+            "sessions_together",
+            "last_played",
+            "shown",
+        ],
+    )
 
 
 def _finish_uploads(upload_ids: Iterable[int | None]) -> None:
@@ -431,9 +474,15 @@ def _differs(stored: float | None, computed: float | None, tol: float) -> bool:
 
 
 SESSION_GRADE_PARTS = (
-    "grade_before", "partner_grade", "sopp", "score_term", "excess", "regular_adjustment",
-    "par", "session_grade",
-)  # fmt: skip
+    "grade_before",
+    "partner_grade",
+    "sopp",
+    "score_term",
+    "excess",
+    "regular_adjustment",
+    "par",
+    "session_grade",
+)
 
 
 def ledger_check(tol: float = 1e-9) -> list[str]:
@@ -484,7 +533,8 @@ def _check_current_grades(state: ReplayState, tol: float) -> list[str]:
         if computed is None:
             problems.append(f"member {number}: current grade stored but never graded")
         elif _differs(row.grade, computed.grade, tol) or (row.status, row.boards_in_window) != (
-            computed.status.value, computed.boards_in_window
+            computed.status.value,
+            computed.boards_in_window,
         ):
             problems.append(
                 f"member {number}: stored {row.grade} {row.status} {row.boards_in_window}, "
@@ -530,8 +580,12 @@ def ledger_refold(*, actor=None) -> int:
             _store_grades(step, state)
     _states[head.params_name] = state
     member_pages_invalidate()
-    audit_record(action=AuditEvent.Action.REFOLD, subject=f"ledger refolded ({len(entries)} entries)",
-                 actor=actor, params=head.params_name)  # fmt: skip
+    audit_record(
+        action=AuditEvent.Action.REFOLD,
+        subject=f"ledger refolded ({len(entries)} entries)",
+        actor=actor,
+        params=head.params_name,
+    )
     if entries:
         _last_applied[head.params_name] = entries[-1].pk
     return len(entries)
@@ -552,13 +606,15 @@ def grades_refresh(*, today) -> int:
                 continue
             row.grade, row.status, row.band = grade.grade, grade.status.value, grade.band
             row.boards_in_window, row.sessions_in_window = (
-                grade.boards_in_window, grade.sessions_in_window,
-            )  # fmt: skip
+                grade.boards_in_window,
+                grade.sessions_in_window,
+            )
             row.as_of = as_of
         CurrentGrade.objects.bulk_update(
-            rows, ["grade", "status", "band", "boards_in_window", "sessions_in_window", "as_of"],
+            rows,
+            ["grade", "status", "band", "boards_in_window", "sessions_in_window", "as_of"],
             batch_size=1000,
-        )  # fmt: skip
+        )
         partnerships = list(PartnershipGrade.objects.select_related("member_a", "member_b"))
         for row in partnerships:
             key = (row.member_a.national_number, row.member_b.national_number)

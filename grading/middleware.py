@@ -29,8 +29,8 @@ class SecurityHeadersMiddleware:
 
     def __call__(self, request):
         response = self.get_response(request)
-        policy = API_DOCS_POLICY if request.path.startswith("/api/docs/") else (
-            CONTENT_SECURITY_POLICY
+        policy = (
+            API_DOCS_POLICY if request.path.startswith("/api/docs/") else (CONTENT_SECURITY_POLICY)
         )
         response.headers.setdefault("Content-Security-Policy", policy)
         response.headers.setdefault("Permissions-Policy", PERMISSIONS_POLICY)
@@ -49,8 +49,10 @@ class RefuseNulMiddleware:
     def __call__(self, request):
         if request.path.startswith("/api/"):
             return self.get_response(request)
-        if "\x00" in request.path or "\x00" in request.META.get("QUERY_STRING", "") or any(
-            "\x00" in value for values in request.GET.lists() for value in values[1]
+        if (
+            "\x00" in request.path
+            or "\x00" in request.META.get("QUERY_STRING", "")
+            or any("\x00" in value for values in request.GET.lists() for value in values[1])
         ):
             from django.http import HttpResponseBadRequest
 

@@ -73,9 +73,7 @@ class Event(models.Model):
     name = models.CharField(max_length=255)
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["club", "event_id"], name="event_identity")
-        ]
+        constraints = [models.UniqueConstraint(fields=["club", "event_id"], name="event_identity")]
 
     def __str__(self) -> str:
         return self.name
@@ -133,9 +131,7 @@ class SessionVersion(models.Model):
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["session", "number"], name="version_number")
-        ]
+        constraints = [models.UniqueConstraint(fields=["session", "number"], name="version_number")]
         indexes = [models.Index(fields=["state"])]
 
     def __str__(self) -> str:
@@ -452,9 +448,7 @@ class BrambledownQuarter(models.Model):
 
     class Meta:
         ordering = ["club", "quarter"]
-        constraints = [
-            models.UniqueConstraint(fields=["club", "quarter"], name="bd_quarter_once")
-        ]
+        constraints = [models.UniqueConstraint(fields=["club", "quarter"], name="bd_quarter_once")]
 
     def __str__(self) -> str:
         return f"{self.club} {self.quarter}"
@@ -526,9 +520,7 @@ class BrambledownRating(models.Model):
     ipr = models.FloatField()
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(fields=["version", "member"], name="bd_rating_once")
-        ]
+        constraints = [models.UniqueConstraint(fields=["version", "member"], name="bd_rating_once")]
         indexes = [models.Index(fields=["club", "date"]), models.Index(fields=["member"])]
 
     def __str__(self) -> str:

@@ -98,19 +98,29 @@ def parameters_overview() -> dict:
         label, cite = FIELD_LABELS.get(field.name, (field.name.replace("_", " "), "S9"))
         mine = getattr(active, field.name)
         cells = [
-            {"value": _display(field.name, getattr(params, field.name)),
-             "differs": getattr(params, field.name) != mine, "active": name == active_name}
+            {
+                "value": _display(field.name, getattr(params, field.name)),
+                "differs": getattr(params, field.name) != mine,
+                "active": name == active_name,
+            }
             for name, params in PARAMETER_SETS.items()
-        ]  # fmt: skip
-        rows.append({"field": field.name, "label": label, "cite": cite, "cells": cells,
-                     "varies": any(c["differs"] for c in cells)})  # fmt: skip
+        ]
+        rows.append(
+            {
+                "field": field.name,
+                "label": label,
+                "cite": cite,
+                "cells": cells,
+                "varies": any(c["differs"] for c in cells),
+            }
+        )
     history = [_history_row(event) for event in _history()]
     return {
         "active": {
             "name": active_name,
             "description": SET_DESCRIPTIONS.get(active_name, ""),
             "known": active_name in PARAMETER_SETS,
-        },  # fmt: skip
+        },
         "sets": sets,
         "rows": rows,
         "history": history,

@@ -99,8 +99,18 @@ def stored_pair_figures(versions: dict[int, SessionVersion]) -> list[PairFigure]
         v = versions[vid]
         grade = term + sopp - excess if None not in (term, sopp, excess) else None
         out.append(
-            PairFigure(vid, v.session.date, v.scoring, _group(v.movement, v.scoring, direction),
-                       score, boards or 24, grade, par, excess, known)  # fmt: skip
+            PairFigure(
+                vid,
+                v.session.date,
+                v.scoring,
+                _group(v.movement, v.scoring, direction),
+                score,
+                boards or 24,
+                grade,
+                par,
+                excess,
+                known,
+            )
         )
     return out
 
@@ -150,8 +160,18 @@ def replay_figures(state: ReplayState, versions: dict[int, SessionVersion]):
             continue
         for p in outcome.pairs:
             pairs.append(
-                PairFigure(vid, outcome.key.date, v.scoring, p.group, p.score, p.boards,
-                           p.grade_value, p.par, p.excess, p.known)  # fmt: skip
+                PairFigure(
+                    vid,
+                    outcome.key.date,
+                    v.scoring,
+                    p.group,
+                    p.score,
+                    p.boards,
+                    p.grade_value,
+                    p.par,
+                    p.excess,
+                    p.known,
+                )
             )
         grade_rows += [
             (outcome.key.date, r.grade_before, r.excess)
@@ -207,7 +227,9 @@ def _groups(pairs: list[PairFigure], boards: dict[int, dict[int, list]]) -> tupl
 
 def _xrvar(boards, versions: dict[int, SessionVersion], f_cross: float) -> float | None:
     """FR 18's XRvar over the cross-IMP pairs and teams boards (stored pair grades)."""
-    ids = [v for v, s in versions.items() if s.scoring in (Scoring.CROSS_IMP, Scoring.MULTIPLE_TEAMS)]
+    ids = [
+        v for v, s in versions.items() if s.scoring in (Scoring.CROSS_IMP, Scoring.MULTIPLE_TEAMS)
+    ]
     by_version: dict[int, dict[str, float]] = defaultdict(dict)
     figures = PairResult.objects.filter(version_id__in=ids).values_list(
         "version_id", "pair_id", "score_term", "sopp", "excess"
@@ -232,9 +254,11 @@ def _figures(pairs, boards, grade_rows, current, truth, params: NGSParams) -> di
         if p.excess is not None and p.known:
             excess_by_type[p.scoring].append(p.excess)
             excess_by_type["all"].append(p.excess)
-    mp_residuals = [p.score - p.par for p in pairs
-                    if p.scoring == Scoring.MP and p.known and p.score is not None
-                    and p.par is not None]  # fmt: skip
+    mp_residuals = [
+        p.score - p.par
+        for p in pairs
+        if p.scoring == Scoring.MP and p.known and p.score is not None and p.par is not None
+    ]
     report = {
         "params": params.name,
         "gain": params.gain,
@@ -246,7 +270,9 @@ def _figures(pairs, boards, grade_rows, current, truth, params: NGSParams) -> di
         "fr18": split.as_dict(),
         "score_minus_par_mp": quality.spread(mp_residuals).as_dict(),
         "score_minus_par_values": mp_residuals,
-        "excess_by_scoring": {k: quality.spread(v).as_dict() for k, v in sorted(excess_by_type.items())},
+        "excess_by_scoring": {
+            k: quality.spread(v).as_dict() for k, v in sorted(excess_by_type.items())
+        },
         "drift": quality.drift_by_month(grade_rows),
         "statuses": dict(sorted(_count(s for _, _, s in current).items())),
         "truth": None,

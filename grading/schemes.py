@@ -171,16 +171,23 @@ def _ppi_fill(row: PPIRating, player: PPIPlayer, seq: int) -> None:
     row.ppi, row.boards = player.ppi, player.boards
     row.months = [list(pair) for pair in player.months]
     row.recent_boards, row.shown, row.active = (
-        standing.recent_boards, standing.shown, standing.active,
-    )  # fmt: skip
+        standing.recent_boards,
+        standing.shown,
+        standing.active,
+    )
     row.suit, row.as_of, row.seq = standing.suit.value, as_of, seq
 
 
 def _ppi_point(member: Member, point, version_id: int | None) -> PPIPoint:
     return PPIPoint(
-        member=member, version_id=version_id, seq=point.seq, date=point.date, ppi=point.ppi,
-        boards=point.boards, total_boards=point.total_boards,
-    )  # fmt: skip
+        member=member,
+        version_id=version_id,
+        seq=point.seq,
+        date=point.date,
+        ppi=point.ppi,
+        boards=point.boards,
+        total_boards=point.total_boards,
+    )
 
 
 @dataclass(frozen=True)
@@ -249,8 +256,9 @@ def ppi_check(tol: float = 1e-9) -> list[str]:
     problems = []
     stored = {r.member.national_number: r for r in PPIRating.objects.select_related("member")}
     history: dict[int, list[tuple]] = {}
-    for point in PPIPoint.objects.order_by("seq").values_list("member_id", "seq", "ppi",
-                                                              "total_boards"):  # fmt: skip
+    for point in PPIPoint.objects.order_by("seq").values_list(
+        "member_id", "seq", "ppi", "total_boards"
+    ):
         history.setdefault(point[0], []).append(point[1:])
     for number, player in sorted(fold.state.players.items()):
         row = stored.pop(number, None)
@@ -291,21 +299,28 @@ def bd_state_dump(state: BrambledownState) -> dict:
         "regraded": str(state.regraded) if state.regraded else "",
         "players": [
             {
-                "number": p.number, "grade": p.grade, "first_iprs": list(p.first_iprs),
-                "quarter_iprs": list(p.quarter_iprs), "tournaments": p.tournaments,
+                "number": p.number,
+                "grade": p.grade,
+                "first_iprs": list(p.first_iprs),
+                "quarter_iprs": list(p.quarter_iprs),
+                "tournaments": p.tournaments,
                 "quarters": counts(p.quarters),
                 "partners": [[str(q), list(names)] for q, names in p.partners],
-                "history": [[h.date.isoformat(), str(h.quarter), h.grade, h.reason]
-                            for h in p.history],
+                "history": [
+                    [h.date.isoformat(), str(h.quarter), h.grade, h.reason] for h in p.history
+                ],
             }
             for p in state.players.values()
         ],
         "pairs": [
-            {"players": list(r.players), "tournaments": r.tournaments,
-             "quarters": counts(r.quarters)}
+            {
+                "players": list(r.players),
+                "tournaments": r.tournaments,
+                "quarters": counts(r.quarters),
+            }
             for r in state.pairs.values()
         ],
-    }  # fmt: skip
+    }
 
 
 def bd_state_load(data: dict) -> BrambledownState:
@@ -318,15 +333,18 @@ def bd_state_load(data: dict) -> BrambledownState:
     players = {}
     for p in data["players"]:
         players[p["number"]] = BrambledownPlayer(
-            number=p["number"], grade=p["grade"], first_iprs=tuple(p["first_iprs"]),
-            quarter_iprs=tuple(p["quarter_iprs"]), tournaments=p["tournaments"],
+            number=p["number"],
+            grade=p["grade"],
+            first_iprs=tuple(p["first_iprs"]),
+            quarter_iprs=tuple(p["quarter_iprs"]),
+            tournaments=p["tournaments"],
             quarters=counts(p["quarters"]),
             partners=tuple((Quarter.parse(q), tuple(names)) for q, names in p["partners"]),
             history=tuple(
                 GradePoint(dt.date.fromisoformat(d), Quarter.parse(q), g, r)
                 for d, q, g, r in p["history"]
             ),
-        )  # fmt: skip
+        )
     pairs = {}
     for r in data["pairs"]:
         key = (r["players"][0], r["players"][1])
@@ -362,9 +380,11 @@ def club_entries(*, club: Club) -> list[tuple[LedgerEntry, dt.date]]:
 
 
 def club_sessions(
-    *, club: Club, since: dt.date | None = None,
+    *,
+    club: Club,
+    since: dt.date | None = None,
     entries: list[tuple[LedgerEntry, dt.date]] | None = None,
-) -> list[ClubSession]:  # fmt: skip
+) -> list[ClubSession]:
     """The club's live graded versions that Brambledown rates (match-pointed pairs), played on
     or after ``since``, in the engine's order (date of play; ties by event id and session).
     ``entries``: ``club_entries(club=club)`` if the caller has it already."""
@@ -381,10 +401,15 @@ def club_sessions(
 
 def _host_pairs(items: Iterable[ClubSession]) -> dict:
     return {
-        (i.session.key.club, i.session.key.event_id, i.session.key.session, i.session.date):
-            i.host_pair
-        for i in items if i.host_pair
-    }  # fmt: skip
+        (
+            i.session.key.club,
+            i.session.key.event_id,
+            i.session.key.session,
+            i.session.date,
+        ): i.host_pair
+        for i in items
+        if i.host_pair
+    }
 
 
 @dataclass(frozen=True)
@@ -398,9 +423,12 @@ class BrambledownUpdate:
 
 
 def brambledown_club_update(
-    *, club: Club, touched: dt.date | None = None, through: Quarter | None = None,
+    *,
+    club: Club,
+    touched: dt.date | None = None,
+    through: Quarter | None = None,
     replay: bool = False,
-) -> BrambledownUpdate:  # fmt: skip
+) -> BrambledownUpdate:
     """Record the club's sessions of the open quarter from the state after its last regrade.
 
     Quarters up to ``through`` (and every quarter before the latest session's) are closed
@@ -483,15 +511,19 @@ def _bd_replay(club: Club, row, items, through: Quarter | None) -> BrambledownUp
 def _bd_store_quarter(club: Club, closed: QuarterResult) -> None:
     quarter = str(closed.quarter)
     BrambledownQuarter.objects.create(
-        club=club, quarter=quarter, sessions=len(closed.sessions),
+        club=club,
+        quarter=quarter,
+        sessions=len(closed.sessions),
         changes=[[c.number, c.old, c.new, len(c.iprs)] for c in closed.changes],
-    )  # fmt: skip
+    )
     numbers = [e.number for e in closed.a_list + closed.b_list]
     numbers += [n for e in closed.pairs_list for n in e.players]
     members = _members_by_number(numbers)
     rows = []
-    for kind, entries in ((BrambledownListEntry.Kind.A, closed.a_list),
-                          (BrambledownListEntry.Kind.B, closed.b_list)):  # fmt: skip
+    for kind, entries in (
+        (BrambledownListEntry.Kind.A, closed.a_list),
+        (BrambledownListEntry.Kind.B, closed.b_list),
+    ):
         rows += [
             BrambledownListEntry(
                 club=club,
@@ -504,7 +536,7 @@ def _bd_store_quarter(club: Club, closed: QuarterResult) -> None:
                 tournaments=e.tournaments,
                 in_quarter=e.in_quarter,
                 partners=e.partners,
-            )  # fmt: skip
+            )
             for rank, e in enumerate(entries, start=1)
             if e.number in members
         ]
@@ -521,7 +553,7 @@ def _bd_store_quarter(club: Club, closed: QuarterResult) -> None:
             partner_grade=e.grades[1],
             tournaments=e.tournaments,
             in_quarter=e.in_quarter,
-        )  # fmt: skip
+        )
         for rank, e in enumerate(closed.pairs_list, start=1)
         if e.players[0] in members and e.players[1] in members
     ]
@@ -546,13 +578,22 @@ def _bd_store_ratings(club: Club, ratings, *, since: dt.date | None) -> None:
             if p.number not in members:
                 continue
             partner = members.get(p.partner)
-            rows.append({
-                "club_id": club.pk, "version_id": item.version_id,
-                "member_id": members[p.number].pk, "partner_id": partner.pk if partner else None,
-                "date": rated.date, "pair_id": p.pair_id, "percent": pair.percent,
-                "field_average": rated.field_average, "ppr": pair.ppr, "own": p.own,
-                "partner_grade": p.partner_grade, "ipr": p.ipr,
-            })  # fmt: skip
+            rows.append(
+                {
+                    "club_id": club.pk,
+                    "version_id": item.version_id,
+                    "member_id": members[p.number].pk,
+                    "partner_id": partner.pk if partner else None,
+                    "date": rated.date,
+                    "pair_id": p.pair_id,
+                    "percent": pair.percent,
+                    "field_average": rated.field_average,
+                    "ppr": pair.ppr,
+                    "own": p.own,
+                    "partner_grade": p.partner_grade,
+                    "ipr": p.ipr,
+                }
+            )
     rows_sync(stored, rows)
 
 
@@ -576,20 +617,31 @@ def _bd_store_grades(club: Club, state: BrambledownState, regraded: Quarter | No
         member = members.get(number)
         if member is None:
             continue
-        grades.append({
-            "club_id": club.pk, "member_id": member.pk, "grade": player.grade,
-            "performances": min(len(player.first_iprs), 3),
-            "quarter_iprs": len(player.quarter_iprs), "tournaments": player.tournaments,
-            "quarter": quarter,
-            "on_a_list": on_list.get(member.pk) == BrambledownListEntry.Kind.A,
-            "on_b_list": on_list.get(member.pk) == BrambledownListEntry.Kind.B,
-            "last_date": last_dates.get(member.pk),
-        })  # fmt: skip
+        grades.append(
+            {
+                "club_id": club.pk,
+                "member_id": member.pk,
+                "grade": player.grade,
+                "performances": min(len(player.first_iprs), 3),
+                "quarter_iprs": len(player.quarter_iprs),
+                "tournaments": player.tournaments,
+                "quarter": quarter,
+                "on_a_list": on_list.get(member.pk) == BrambledownListEntry.Kind.A,
+                "on_b_list": on_list.get(member.pk) == BrambledownListEntry.Kind.B,
+                "last_date": last_dates.get(member.pk),
+            }
+        )
         points += [
-            {"club_id": club.pk, "member_id": member.pk, "date": h.date,
-             "quarter": str(h.quarter), "grade": h.grade, "reason": h.reason}
+            {
+                "club_id": club.pk,
+                "member_id": member.pk,
+                "date": h.date,
+                "quarter": str(h.quarter),
+                "grade": h.grade,
+                "reason": h.reason,
+            }
             for h in player.history
-        ]  # fmt: skip
+        ]
     # Only what changed is written: after an upload, the grades of those who played.
     rows_sync(BrambledownGrade.objects.filter(club=club), grades)
     rows_sync(BrambledownPoint.objects.filter(club=club), points, group_by="member_id")

@@ -85,20 +85,31 @@ class MySchemes(APIView):
             "name": member.name,
             "private": member.grade_private,
             "ppi": {
-                "ppi": ppi.ppi, "withheld": ppi.withheld, "boards": ppi.boards,
-                "boards_to_show": ppi.boards_to_show, "recent_boards": ppi.recent_boards,
-                "active": ppi.active, "provisional": ppi.provisional,
+                "ppi": ppi.ppi,
+                "withheld": ppi.withheld,
+                "boards": ppi.boards,
+                "boards_to_show": ppi.boards_to_show,
+                "recent_boards": ppi.recent_boards,
+                "active": ppi.active,
+                "provisional": ppi.provisional,
                 "suit": {"symbol": ppi.suit.symbol, "name": ppi.suit.name} if ppi.suit else None,
-                "history": [{"date": p.date, "ppi": round(p.ppi, 2), "boards": p.boards}
-                            for p in ppi_history],
+                "history": [
+                    {"date": p.date, "ppi": round(p.ppi, 2), "boards": p.boards}
+                    for p in ppi_history
+                ],
             },
             "brambledown": [
-                {**bd.__dict__, "history": list(
-                    BrambledownPoint.objects.filter(member=member, club__slug=bd.club_slug)
-                    .values("date", "quarter", "grade", "reason"))}
+                {
+                    **bd.__dict__,
+                    "history": list(
+                        BrambledownPoint.objects.filter(
+                            member=member, club__slug=bd.club_slug
+                        ).values("date", "quarter", "grade", "reason")
+                    ),
+                }
                 for bd in schemes.brambledown
             ],
-        }  # fmt: skip
+        }
         return Response(MySchemesSerializer(data).data)
 
 
@@ -150,8 +161,9 @@ class ClubSchemesView(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(parameters=[CLUB_SLUG],
-                   responses={200: ClubSchemesSerializer, **errors(403, 404)})  # fmt: skip
+    @extend_schema(
+        parameters=[CLUB_SLUG], responses={200: ClubSchemesSerializer, **errors(403, 404)}
+    )
     def get(self, request, slug: str):
         club = get_object_or_404(Club, slug=slug)
         schemes = club_schemes(club=club, viewer=request.user)

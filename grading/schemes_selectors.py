@@ -104,42 +104,64 @@ def ppi_view(*, member: Member, viewer=None, today: dt.date | None = None) -> PP
     if not own and not row.shown:
         return PPIView(None, NOT_YET_SHOWN)
     as_of = max(today or _today(), row.as_of)
-    standing = ppi_standing(PPIState({row.member.national_number: _ppi_player(row)}),
-                            row.member.national_number, as_of)  # fmt: skip
+    standing = ppi_standing(
+        PPIState({row.member.national_number: _ppi_player(row)}), row.member.national_number, as_of
+    )
     # Drawn by date of play (a late upload's point takes its place in time), not fold order.
     points = list(PPIPoint.objects.filter(member=member).order_by("date", "seq"))
     symbol, name, red = SUITS[standing.suit]
     return PPIView(
-        ppi=round(standing.ppi, 2), withheld="", boards=standing.boards,
+        ppi=round(standing.ppi, 2),
+        withheld="",
+        boards=standing.boards,
         boards_to_show=max(0, SHOWN_AFTER - standing.boards),
-        recent_boards=standing.recent_boards, active=standing.active,
-        suit=SuitView(symbol, name, red), provisional=not standing.shown, as_of=as_of,
+        recent_boards=standing.recent_boards,
+        active=standing.active,
+        suit=SuitView(symbol, name, red),
+        provisional=not standing.shown,
+        as_of=as_of,
         chart=ppi_chart(points) if points else None,
-    )  # fmt: skip
+    )
 
 
 def ppi_chart(points: list[PPIPoint]) -> dict:
     """A small line of the PPI after each event."""
     trace = {
-        "type": "scatter", "x": [p.date.isoformat() for p in points],
-        "y": [round(p.ppi, 2) for p in points], "mode": "lines+markers",
-        "line": {"color": "#1f5f8b", "width": 2}, "marker": {"size": 4},
+        "type": "scatter",
+        "x": [p.date.isoformat() for p in points],
+        "y": [round(p.ppi, 2) for p in points],
+        "mode": "lines+markers",
+        "line": {"color": "#1f5f8b", "width": 2},
+        "marker": {"size": 4},
         "hovertemplate": "%{x|%d %b %Y}<br>PPI %{y:.2f}<extra></extra>",
-    }  # fmt: skip
+    }
     return _small_figure(trace, "PPI (%)", level=50)
 
 
 def _small_figure(trace: dict, title: str, *, level: float) -> dict:
     """A plain figure dict, as members.charts.grade_chart: building it through plotly.py's
     validating objects cost a third of the grade card's time (profiled on the demo database)."""
-    line = {"type": "line", "xref": "x domain", "x0": 0, "x1": 1, "yref": "y", "y0": level,
-            "y1": level, "line": {"width": 1, "dash": "dot", "color": "#9aa5b1"}}  # fmt: skip
+    line = {
+        "type": "line",
+        "xref": "x domain",
+        "x0": 0,
+        "x1": 1,
+        "yref": "y",
+        "y0": level,
+        "y1": level,
+        "line": {"width": 1, "dash": "dot", "color": "#9aa5b1"},
+    }
     layout = {
-        "margin": {"l": 40, "r": 8, "t": 8, "b": 30}, "height": 180, "showlegend": False,
-        "font": FONT, "yaxis": {"title": {"text": title}, "fixedrange": True},
-        "xaxis": {"fixedrange": True, "type": "date"}, "plot_bgcolor": "#fff",
-        "paper_bgcolor": "#fff", "shapes": [line],
-    }  # fmt: skip
+        "margin": {"l": 40, "r": 8, "t": 8, "b": 30},
+        "height": 180,
+        "showlegend": False,
+        "font": FONT,
+        "yaxis": {"title": {"text": title}, "fixedrange": True},
+        "xaxis": {"fixedrange": True, "type": "date"},
+        "plot_bgcolor": "#fff",
+        "paper_bgcolor": "#fff",
+        "shapes": [line],
+    }
     return {"data": [trace], "layout": layout}
 
 
@@ -188,31 +210,49 @@ def brambledown_views(*, member: Member, viewer=None) -> list[BrambledownView]:
             continue
         if row.grade is None:
             views.append(
-                BrambledownView(club.name, club.slug, None, NEW, row.performances,
-                                NEW_PERFORMANCES - row.performances, row.tournaments)
-            )  # fmt: skip
+                BrambledownView(
+                    club.name,
+                    club.slug,
+                    None,
+                    NEW,
+                    row.performances,
+                    NEW_PERFORMANCES - row.performances,
+                    row.tournaments,
+                )
+            )
             continue
         points = list(BrambledownPoint.objects.filter(member=member, club=club))
         views.append(
             BrambledownView(
-                club.name, club.slug, row.grade, "", row.performances, 0, row.tournaments,
-                row.quarter, row.on_a_list, row.on_b_list,
+                club.name,
+                club.slug,
+                row.grade,
+                "",
+                row.performances,
+                0,
+                row.tournaments,
+                row.quarter,
+                row.on_a_list,
+                row.on_b_list,
                 chart=brambledown_chart(points) if points else None,
             )
-        )  # fmt: skip
+        )
     return views
 
 
 def brambledown_chart(points: list[BrambledownPoint]) -> dict:
     """A small step line of the grade: set after three performances, then each quarter."""
     trace = {
-        "type": "scatter", "x": [p.date.isoformat() for p in points],
-        "y": [p.grade for p in points], "mode": "lines+markers",
-        "line": {"color": "#7a3e9d", "width": 2, "shape": "hv"}, "marker": {"size": 5},
+        "type": "scatter",
+        "x": [p.date.isoformat() for p in points],
+        "y": [p.grade for p in points],
+        "mode": "lines+markers",
+        "line": {"color": "#7a3e9d", "width": 2, "shape": "hv"},
+        "marker": {"size": 5},
         "customdata": [[p.quarter, p.reason] for p in points],
         "hovertemplate": "%{x|%d %b %Y}<br>%{y} (%{customdata[1]}, %{customdata[0]})"
-                         "<extra></extra>",
-    }  # fmt: skip
+        "<extra></extra>",
+    }
     return _small_figure(trace, "Grade", level=135)
 
 
@@ -298,8 +338,9 @@ class ClubSchemes:
     withheld: int = 0
 
 
-def club_ppi_top(*, club: Club, limit: int = 20, active_only: bool = False,
-                 today: dt.date | None = None) -> list[PPITopRow]:  # fmt: skip
+def club_ppi_top(
+    *, club: Club, limit: int = 20, active_only: bool = False, today: dt.date | None = None
+) -> list[PPITopRow]:
     """The club's members with a published PPI, best first (S10, S7)."""
     as_of = today or _today()
     members = ClubRole.objects.filter(club=club).values_list("member_id", flat=True)
@@ -311,15 +352,23 @@ def club_ppi_top(*, club: Club, limit: int = 20, active_only: bool = False,
     out = []
     for row in rows:
         player = _ppi_player(row)
-        standing = ppi_standing(PPIState({player.number: player}), player.number,
-                                max(as_of, row.as_of))  # fmt: skip
+        standing = ppi_standing(
+            PPIState({player.number: player}), player.number, max(as_of, row.as_of)
+        )
         if active_only and not standing.active:
             continue
         symbol, name, red = SUITS[standing.suit]
         out.append(
-            PPITopRow(len(out) + 1, player.number, row.member.name, round(row.ppi, 2),
-                      row.boards, standing.active, SuitView(symbol, name, red))
-        )  # fmt: skip
+            PPITopRow(
+                len(out) + 1,
+                player.number,
+                row.member.name,
+                round(row.ppi, 2),
+                row.boards,
+                standing.active,
+                SuitView(symbol, name, red),
+            )
+        )
         if len(out) >= limit:
             break
     return out
@@ -333,9 +382,11 @@ def club_schemes(*, club: Club, viewer=None, today: dt.date | None = None) -> Cl
         user = viewer.user
     can_administer = bool(user is not None and user_can_administer(user=user, club=club))
     result = ClubSchemes(
-        club=club, can_administer=can_administer,
-        ppi_top=club_ppi_top(club=club, today=today), keeps_brambledown=club.keeps_brambledown,
-    )  # fmt: skip
+        club=club,
+        can_administer=can_administer,
+        ppi_top=club_ppi_top(club=club, today=today),
+        keeps_brambledown=club.keeps_brambledown,
+    )
     if not club.keeps_brambledown:
         return result
     state = BrambledownClubState.objects.filter(club=club).first()
@@ -353,18 +404,28 @@ def club_schemes(*, club: Club, viewer=None, today: dt.date | None = None) -> Cl
         if entry.kind == BrambledownListEntry.Kind.PAIRS:
             result.pairs_list.append(
                 PairListRow(
-                    len(result.pairs_list) + 1, (entry.member.name, entry.partner.name),
+                    len(result.pairs_list) + 1,
+                    (entry.member.name, entry.partner.name),
                     (entry.member.national_number, entry.partner.national_number),
-                    (entry.member_grade, entry.partner_grade), entry.grade, entry.tournaments,
+                    (entry.member_grade, entry.partner_grade),
+                    entry.grade,
+                    entry.tournaments,
                     entry.in_quarter,
                 )
-            )  # fmt: skip
+            )
             continue
         target = result.a_list if entry.kind == BrambledownListEntry.Kind.A else result.b_list
         target.append(
-            ListRow(len(target) + 1, entry.member.national_number, entry.member.name,
-                    entry.member_grade, entry.tournaments, entry.in_quarter, entry.partners)
-        )  # fmt: skip
+            ListRow(
+                len(target) + 1,
+                entry.member.national_number,
+                entry.member.name,
+                entry.member_grade,
+                entry.tournaments,
+                entry.in_quarter,
+                entry.partners,
+            )
+        )
     return result
 
 
@@ -379,26 +440,47 @@ def scheme_rows(*, scheme: str, as_of: dt.date | None = None) -> list[dict]:
     if scheme == "ppi":
         rows = []
         ratings = PPIRating.objects.select_related("member")
-        for row in sorted(ratings, key=lambda r: (len(r.member.national_number),
-                                                  r.member.national_number)):  # fmt: skip
+        for row in sorted(
+            ratings, key=lambda r: (len(r.member.national_number), r.member.national_number)
+        ):
             player = _ppi_player(row)
-            standing = ppi_standing(PPIState({player.number: player}), player.number,
-                                    as_of or row.as_of)  # fmt: skip
-            rows.append({
-                "number": player.number, "name": row.member.name, "ppi": round(row.ppi, 2),
-                "boards": row.boards, "recent_boards": standing.recent_boards,
-                "shown": standing.shown, "active": standing.active, "suit": standing.suit.value,
-            })  # fmt: skip
+            standing = ppi_standing(
+                PPIState({player.number: player}), player.number, as_of or row.as_of
+            )
+            rows.append(
+                {
+                    "number": player.number,
+                    "name": row.member.name,
+                    "ppi": round(row.ppi, 2),
+                    "boards": row.boards,
+                    "recent_boards": standing.recent_boards,
+                    "shown": standing.shown,
+                    "active": standing.active,
+                    "suit": standing.suit.value,
+                }
+            )
         return rows
     if scheme == "brambledown":
         grades = BrambledownGrade.objects.filter(club__keeps_brambledown=True).select_related(
             "club", "member"
         )
         return [
-            {"club": g.club.slug, "number": g.member.national_number, "name": g.member.name,
-             "grade": g.grade, "tournaments": g.tournaments, "a_list": g.on_a_list,
-             "b_list": g.on_b_list}
-            for g in sorted(grades, key=lambda g: (g.club.slug, len(g.member.national_number),
-                                                   g.member.national_number))
-        ]  # fmt: skip
+            {
+                "club": g.club.slug,
+                "number": g.member.national_number,
+                "name": g.member.name,
+                "grade": g.grade,
+                "tournaments": g.tournaments,
+                "a_list": g.on_a_list,
+                "b_list": g.on_b_list,
+            }
+            for g in sorted(
+                grades,
+                key=lambda g: (
+                    g.club.slug,
+                    len(g.member.national_number),
+                    g.member.national_number,
+                ),
+            )
+        ]
     raise ValueError(f"unknown scheme {scheme!r}")

@@ -21,12 +21,18 @@ def upload_progress(*, upload: Upload) -> dict:
     """How far grading of an upload has gone: versions graded (or not) of those stored, and
     how many of its new versions were graded and not graded."""
     counts = upload.versions.aggregate(
-        total=Count("pk"), done=Count("pk", filter=~Q(state=SessionVersion.State.STORED)),
+        total=Count("pk"),
+        done=Count("pk", filter=~Q(state=SessionVersion.State.STORED)),
         not_graded=Count("pk", filter=Q(state=SessionVersion.State.NOT_GRADED)),
-    )  # fmt: skip
+    )
     finished = upload.status not in (Upload.Status.RECEIVED, Upload.Status.STORED)
     total = counts["total"] or 0
     done = total if finished else counts["done"]
-    return {"total": total, "done": done, "finished": finished,
-            "not_graded": counts["not_graded"], "graded": total - counts["not_graded"],
-            "percent": 100 if finished or not total else round(100 * done / total)}
+    return {
+        "total": total,
+        "done": done,
+        "finished": finished,
+        "not_graded": counts["not_graded"],
+        "graded": total - counts["not_graded"],
+        "percent": 100 if finished or not total else round(100 * done / total),
+    }

@@ -53,7 +53,12 @@ def problem_json(problem: Problem) -> dict:
 
 
 def upload_create(
-    *, club: Club, user=None, filename: str, data: bytes, check_club: bool = True,
+    *,
+    club: Club,
+    user=None,
+    filename: str,
+    data: bytes,
+    check_club: bool = True,
     future_dates: bool = False,
 ) -> Upload:
     """Receive one results file for ``club``: refuse it, recognise a duplicate, or store it.
@@ -62,32 +67,52 @@ def upload_create(
     upload, and every correction in it, goes into the audit log. A date of play after
     tomorrow is refused unless ``future_dates`` (the simulator's worlds run past today).
     """
-    upload = _upload_receive(club=club, user=user, filename=filename, data=data,
-                             check_club=check_club, future_dates=future_dates)  # fmt: skip
+    upload = _upload_receive(
+        club=club,
+        user=user,
+        filename=filename,
+        data=data,
+        check_club=check_club,
+        future_dates=future_dates,
+    )
     _audit_upload(upload, user)
     return upload
 
 
 def _audit_upload(upload: Upload, user) -> None:
-    audit_record(action=AuditEvent.Action.UPLOAD, subject=upload.filename, actor=user,
-                 club=upload.club, upload=upload.pk, status=upload.status,
-                 sha256=upload.sha256, problems=len(upload.problems))  # fmt: skip
+    audit_record(
+        action=AuditEvent.Action.UPLOAD,
+        subject=upload.filename,
+        actor=user,
+        club=upload.club,
+        upload=upload.pk,
+        status=upload.status,
+        sha256=upload.sha256,
+        problems=len(upload.problems),
+    )
     for session in upload.summary.get("sessions", []):
         if session.get("outcome") == "correction":
             audit_record(
                 action=AuditEvent.Action.CORRECTION,
                 subject=f"{session['event']} {session['date']} version {session['version']}",
-                actor=user, club=upload.club, upload=upload.pk,
+                actor=user,
+                club=upload.club,
+                upload=upload.pk,
                 version=session.get("version_id"),
-            )  # fmt: skip
+            )
 
 
 def _upload_receive(
     *, club: Club, user, filename: str, data: bytes, check_club: bool, future_dates: bool
 ) -> Upload:
     digest = hashlib.sha256(data).hexdigest()
-    upload = Upload(club=club, uploaded_by=user, filename=_printable(filename)[:255],
-                    size=len(data), sha256=digest)  # fmt: skip
+    upload = Upload(
+        club=club,
+        uploaded_by=user,
+        filename=_printable(filename)[:255],
+        size=len(data),
+        sha256=digest,
+    )
     if len(data) > settings.UPLOAD_MAX_BYTES:
         return _refuse(upload, [_too_large(len(data))])
     previous = _previous_upload(club, digest)
@@ -111,8 +136,11 @@ def _upload_receive(
         upload.save()
         stored = _store_sessions(upload, parsed.sessions)
         upload.warnings = [problem_json(w) for w in parsed.warnings] + stored.warnings
-        upload.summary = {"format": parsed.meta.format, "program": parsed.meta.program,
-                          "sessions": stored.summaries}
+        upload.summary = {
+            "format": parsed.meta.format,
+            "program": parsed.meta.program,
+            "sessions": stored.summaries,
+        }
         if not stored.new_versions:
             upload.status = Upload.Status.GRADED
             upload.finished = timezone.now()
@@ -168,8 +196,11 @@ def _dispatch_grading(upload_id: int) -> None:
     try:
         grade_upload.delay(upload_id)
     except Exception:
-        log.warning("Could not queue grading of upload %s; the sweep will grade it", upload_id,
-                    exc_info=True)  # fmt: skip
+        log.warning(
+            "Could not queue grading of upload %s; the sweep will grade it",
+            upload_id,
+            exc_info=True,
+        )
 
 
 def _too_large(size: int) -> Problem:
@@ -280,8 +311,11 @@ def _session_for(club: Club, result: SessionResult) -> Session:
 
 
 def _pages_of_event_invalidate(event: Event) -> None:
-    member_pages_invalidate(member_ids=SessionGrade.objects.filter(
-        version__session__event=event).values_list("member_id", flat=True))  # fmt: skip
+    member_pages_invalidate(
+        member_ids=SessionGrade.objects.filter(version__session__event=event).values_list(
+            "member_id", flat=True
+        )
+    )
 
 
 def _version_create(
@@ -304,15 +338,29 @@ def _version_create(
         not_graded_reason=result.not_graded_reason[:255],
     )
     Match.objects.bulk_create(
-        Match(version=version, pair_id=m.pair_id, round=m.round, opponents=list(m.opponents),
-              boards=m.boards, score=m.score)
+        Match(
+            version=version,
+            pair_id=m.pair_id,
+            round=m.round,
+            opponents=list(m.opponents),
+            boards=m.boards,
+            score=m.score,
+        )
         for m in result.matches
     )
     TravellerLine.objects.bulk_create(
         TravellerLine(
-            version=version, board=t.board, ns_pair=t.ns_pair, ew_pair=t.ew_pair,
-            contract=t.contract[:20], declarer=t.declarer[:2], lead=t.lead[:4], tricks=t.tricks,
-            ns_score=t.ns_score, ew_score=t.ew_score, ns_adjusted=t.ns_adjusted or "",
+            version=version,
+            board=t.board,
+            ns_pair=t.ns_pair,
+            ew_pair=t.ew_pair,
+            contract=t.contract[:20],
+            declarer=t.declarer[:2],
+            lead=t.lead[:4],
+            tricks=t.tricks,
+            ns_score=t.ns_score,
+            ew_score=t.ew_score,
+            ns_adjusted=t.ns_adjusted or "",
             ew_adjusted=t.ew_adjusted or "",
         )
         for t in result.travellers
@@ -330,8 +378,9 @@ def _pairs_create(version: SessionVersion, result: SessionResult, club: Club) ->
     )
     for pair in result.pairs:
         where = f"{session}, pair {pair.pair_id}"
-        members = [_member_for(player.number, player.name, warnings, where)
-                   for player in pair.players]  # fmt: skip
+        members = [
+            _member_for(player.number, player.name, warnings, where) for player in pair.players
+        ]
         players |= {member.pk for member in members if member is not None}
         rows.append(_pair_row(version, pair, members))
     PairResult.objects.bulk_create(rows)
@@ -343,10 +392,7 @@ def _member_for(number, name, warnings, where: str) -> Member | None:
     if number is None:
         return None
     member, name_warnings = member_get_or_create(number=number, name=name)
-    warnings += [
-        {"location": where, "message": text, "line": None}
-        for text in name_warnings
-    ]
+    warnings += [{"location": where, "message": text, "line": None} for text in name_warnings]
     return member
 
 
@@ -404,8 +450,13 @@ def session_withdraw(*, version: SessionVersion, user=None) -> SessionVersion:
             raise ValueError(f"{version} is {version.get_state_display().lower()}, not graded")
         version_withdraw(head=head, version=version)
         Session.objects.filter(pk=version.session_id).update(live_version=None)
-        audit_record(action=AuditEvent.Action.WITHDRAWAL, subject=str(version), actor=user,
-                     club=version.session.event.club, version=version.pk)  # fmt: skip
+        audit_record(
+            action=AuditEvent.Action.WITHDRAWAL,
+            subject=str(version),
+            actor=user,
+            club=version.session.event.club,
+            version=version.pk,
+        )
     return version
 
 
@@ -493,9 +544,11 @@ def parameters_change(*, params_name: str, user=None, reason: str) -> AuditEvent
         head.save(update_fields=["params_name"])
         member_pages_invalidate()  # the grade card's statuses and weights read the active set
         event = audit_record(
-            action=AuditEvent.Action.PARAMETERS, subject=f"NGS parameters {previous} -> {name}",
-            actor=user, **{"from": previous, "to": name, "reason": reason},
-        )  # fmt: skip
+            action=AuditEvent.Action.PARAMETERS,
+            subject=f"NGS parameters {previous} -> {name}",
+            actor=user,
+            **{"from": previous, "to": name, "reason": reason},
+        )
         transaction.on_commit(lambda: _dispatch_refold(user))
     return event
 
@@ -524,5 +577,7 @@ def _dispatch_refold(user) -> None:
     try:
         refold_ledger.delay(user.pk if user is not None else None)
     except Exception:
-        log.warning("The ledger refold could not be queued (or run): replay it from "
-                    "/staff/parameters/", exc_info=True)  # fmt: skip
+        log.warning(
+            "The ledger refold could not be queued (or run): replay it from /staff/parameters/",
+            exc_info=True,
+        )

@@ -24,8 +24,9 @@ FR18_ROWS = ("Svar", "Rvar", "Gvar", "Evar", "Avar", "Svar-Gvar", "session_sd", 
 
 def _figure_json(figure: go.Figure) -> dict:
     """The figure as plain JSON data, drawn by static/js/charts.js."""
-    figure.update_layout(margin={"l": 50, "r": 20, "t": 40, "b": 40}, height=320,
-                         template="plotly_white")  # fmt: skip
+    figure.update_layout(
+        margin={"l": 50, "r": 20, "t": 40, "b": 40}, height=320, template="plotly_white"
+    )
     return json.loads(pio.to_json(figure, validate=False))
 
 
@@ -34,29 +35,38 @@ def _charts(report: dict) -> dict[str, dict]:
     charts = {}
     flat = go.Figure()
     labels = [label for label, _ in report["flatness_histogram"]]
-    flat.add_bar(x=labels, y=[share for _, share in report["flatness_histogram"]], name="this database")
+    flat.add_bar(
+        x=labels, y=[share for _, share in report["flatness_histogram"]], name="this database"
+    )
     published = (68.7, 19.5, 6.0, 2.4, 1.4, 0.7, 0.9, 0.1, 0.0, 0.3)
     flat.add_bar(x=labels, y=list(published), name="FR 18 (2013-14)")
     flat.update_layout(title="Board flatness F (% of boards)", barmode="group")
     charts["flatness"] = _figure_json(flat)
     spread = go.Figure()
     for c in columns:
-        spread.add_histogram(x=c["score_minus_par_values"], name=c["params"], opacity=0.6,
-                             xbins={"size": 2})  # fmt: skip
+        spread.add_histogram(
+            x=c["score_minus_par_values"], name=c["params"], opacity=0.6, xbins={"size": 2}
+        )
     spread.update_layout(title="Match points: score - par (%)", barmode="overlay")
     charts["spread"] = _figure_json(spread)
     split = go.Figure()
     for c in columns:
-        split.add_bar(x=list(FR18_ROWS), y=[_finite(c["fr18"].get(k)) for k in FR18_ROWS],
-                      name=c["params"])  # fmt: skip
-    split.add_bar(x=list(FR18_ROWS), y=[report["published"].get(k) for k in FR18_ROWS],
-                  name="FR 18 (2013-14)")  # fmt: skip
+        split.add_bar(
+            x=list(FR18_ROWS), y=[_finite(c["fr18"].get(k)) for k in FR18_ROWS], name=c["params"]
+        )
+    split.add_bar(
+        x=list(FR18_ROWS), y=[report["published"].get(k) for k in FR18_ROWS], name="FR 18 (2013-14)"
+    )
     split.update_layout(title="Session variance split (FR 18)", barmode="group")
     charts["split"] = _figure_json(split)
     drift = go.Figure()
     for c in columns:
-        drift.add_scatter(x=[d["month"] for d in c["drift"]], y=[d["mean_grade"] for d in c["drift"]],
-                          mode="lines+markers", name=f"{c['params']}: mean grade")  # fmt: skip
+        drift.add_scatter(
+            x=[d["month"] for d in c["drift"]],
+            y=[d["mean_grade"] for d in c["drift"]],
+            mode="lines+markers",
+            name=f"{c['params']}: mean grade",
+        )
     drift.update_layout(title="Grade drift: mean grade of those playing, by month")
     charts["drift"] = _figure_json(drift)
     return charts
@@ -78,11 +88,27 @@ def quality(request):
         report = quality_report()
     columns = [report] + ([report["compare"]] if report.get("compare") else [])
     rows = [("F", [c["flatness"] for c in columns], report["published"]["F"])]
-    rows += [(k, [c["fr18"].get(k) for c in columns], report["published"].get(k))
-             for k in ("Svar", "Rvar", "Gvar", "Evar", "Evar_ci", "grading_error_sd", "Avar",
-                       "Svar-Gvar", "session_sd")]  # fmt: skip
-    rows += [("score - par sd (MP)", [c["score_minus_par_mp"]["sd"] for c in columns],
-              report["published"]["session_sd"])]  # fmt: skip
+    rows += [
+        (k, [c["fr18"].get(k) for c in columns], report["published"].get(k))
+        for k in (
+            "Svar",
+            "Rvar",
+            "Gvar",
+            "Evar",
+            "Evar_ci",
+            "grading_error_sd",
+            "Avar",
+            "Svar-Gvar",
+            "session_sd",
+        )
+    ]
+    rows += [
+        (
+            "score - par sd (MP)",
+            [c["score_minus_par_mp"]["sd"] for c in columns],
+            report["published"]["session_sd"],
+        )
+    ]
     rows = [(label, [_finite(v) for v in values], paper) for label, values, paper in rows]
     context = {
         "report": report,
@@ -112,7 +138,7 @@ def parameters(request):
             messages.success(
                 request,
                 f"{name} is now the active parameter set. Every grade is being recomputed from "
-                "the ledger with it: the refold appears under \"Recent changes and refolds\" "
+                'the ledger with it: the refold appears under "Recent changes and refolds" '
                 "when it has finished.",
             )
             return redirect("staff-parameters")

@@ -59,7 +59,11 @@ class ScoredLine:
     def ns_result(self) -> str:
         if self.line.ns_adjusted:
             same = self.line.ew_adjusted == f"A{100 - int(self.line.ns_adjusted[1:])}"
-            return self.line.ns_adjusted if same else f"{self.line.ns_adjusted}/{self.line.ew_adjusted}"
+            return (
+                self.line.ns_adjusted
+                if same
+                else f"{self.line.ns_adjusted}/{self.line.ew_adjusted}"
+            )
         if self.line.ew_score is not None:
             return f"{self.line.ns_score} / EW {self.line.ew_score}"
         return str(self.line.ns_score)

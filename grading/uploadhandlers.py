@@ -18,8 +18,9 @@ class OversizeFile(UploadedFile):
     """Stands for a file that was over the limit: its name and true size, none of its bytes."""
 
     def __init__(self, *, name: str, size: int, content_type: str, charset: str | None):
-        super().__init__(io.BytesIO(), name=name, content_type=content_type, size=size,
-                         charset=charset)  # fmt: skip
+        super().__init__(
+            io.BytesIO(), name=name, content_type=content_type, size=size, charset=charset
+        )
 
 
 class SizeLimitUploadHandler(FileUploadHandler):
@@ -34,8 +35,12 @@ class SizeLimitUploadHandler(FileUploadHandler):
     def file_complete(self, file_size):
         if not self.oversize:
             return None  # the next handler completes the file as usual
-        return OversizeFile(name=self.file_name, size=self.received,
-                            content_type=self.content_type, charset=self.charset)  # fmt: skip
+        return OversizeFile(
+            name=self.file_name,
+            size=self.received,
+            content_type=self.content_type,
+            charset=self.charset,
+        )
 
     @property
     def oversize(self) -> bool:

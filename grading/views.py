@@ -59,8 +59,11 @@ def score_tool(request):
         expected = form.cleaned_data["expected"]
         if not problems and expected is not None and expected < len(lines):
             problems.append(
-                Problem("expected", f"The board cannot be expected {expected} times "
-                        f"when {len(lines)} tables played it.")
+                Problem(
+                    "expected",
+                    f"The board cannot be expected {expected} times "
+                    f"when {len(lines)} tables played it.",
+                )
             )
         if problems:
             context["problems"] = problems
@@ -88,8 +91,10 @@ def uploads(request, slug: str):
         {
             "club": club,
             "form": form,
-            "fresh": [(upload, upload_progress(upload=upload)) for upload in
-                      Upload.objects.filter(club=club, pk__in=shown).order_by("pk")],
+            "fresh": [
+                (upload, upload_progress(upload=upload))
+                for upload in Upload.objects.filter(club=club, pk__in=shown).order_by("pk")
+            ],
             "uploads": club_uploads(club=club),
             "max_mb": settings.UPLOAD_MAX_BYTES // (1024 * 1024),
         },
@@ -101,8 +106,9 @@ def _receive(club, user, uploaded_file) -> Upload:
         return upload_refuse_oversize(
             club=club, user=user, filename=uploaded_file.name, size=uploaded_file.size
         )
-    return upload_create(club=club, user=user, filename=uploaded_file.name,
-                         data=uploaded_file.read())  # fmt: skip
+    return upload_create(
+        club=club, user=user, filename=uploaded_file.name, data=uploaded_file.read()
+    )
 
 
 @login_required

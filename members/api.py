@@ -25,8 +25,13 @@ from members.services import member_privacy_set
 # --------------------------------------------------------------------------- serializers
 
 
-@extend_schema_field({"type": "string", "pattern": r"^\d{2}:\d{2}(:\d{2}(\.\d+)?)?$",
-                      "description": "local time of day (the club's), no time zone"})  # fmt: skip
+@extend_schema_field(
+    {
+        "type": "string",
+        "pattern": r"^\d{2}:\d{2}(:\d{2}(\.\d+)?)?$",
+        "description": "local time of day (the club's), no time zone",
+    }
+)
 class LocalTimeField(serializers.TimeField):
     """A wall-clock time such as a session's start: OpenAPI's ``time`` format would promise a
     time-zone offset that the club's local times do not carry."""
@@ -217,8 +222,9 @@ class HostExemptionsSerializer(serializers.Serializer):
 
 
 class TopQuerySerializer(serializers.Serializer):
-    club = serializers.SlugField(required=False, allow_blank=True,
-                                 help_text="a club's slug: its members only")  # fmt: skip
+    club = serializers.SlugField(
+        required=False, allow_blank=True, help_text="a club's slug: its members only"
+    )
 
 
 class NumberSerializer(serializers.Serializer):
@@ -246,9 +252,9 @@ class DistributionSerializer(serializers.Serializer):
     suppressed = serializers.BooleanField()
     total = serializers.IntegerField(allow_null=True, help_text="published grades counted")
     private = serializers.IntegerField(
-        allow_null=True, help_text="private grades, counted apart and never by band (S7); "
-        "null: fewer than 5",
-    )  # fmt: skip
+        allow_null=True,
+        help_text="private grades, counted apart and never by band (S7); null: fewer than 5",
+    )
     private_text = serializers.CharField()
     bands = BandCountSerializer(many=True)
 
@@ -297,16 +303,21 @@ class HistoryAPI(MemberAPIView):
         responses={200: HistoryRowSerializer(many=True), **errors(400, 403, 404)},
         summary="Your session history, newest first",
         parameters=[OpenApiParameter(n, int, required=False) for n in ("club", "partner", "year")],
-    )  # fmt: skip
+    )
     def get(self, request):
         member = self.member(request)
-        form = HistoryFilterForm(request.query_params or None,
-                                 choices=selectors.history_choices(member=member))  # fmt: skip
+        form = HistoryFilterForm(
+            request.query_params or None, choices=selectors.history_choices(member=member)
+        )
         if form.is_bound and not form.is_valid():
             raise ValidationError(form.errors)
         data = form.cleaned_data if form.is_bound else {}
-        rows = selectors.history_filtered(member=member, filters=selectors.HistoryFilters(
-            data.get("club"), data.get("partner"), data.get("year")))  # fmt: skip
+        rows = selectors.history_filtered(
+            member=member,
+            filters=selectors.HistoryFilters(
+                data.get("club"), data.get("partner"), data.get("year")
+            ),
+        )
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(rows, request, view=self)
         out = selectors.history_decorate(member=member, rows=page)
@@ -314,9 +325,11 @@ class HistoryAPI(MemberAPIView):
 
 
 class ExplainAPI(MemberAPIView):
-    @extend_schema(responses={200: ExplanationSerializer, **MINE},
-                   parameters=[path_parameter("grade_id", "int", "a session grade's id")],
-                   summary="Explain one session (S3.2-S3.5)")  # fmt: skip
+    @extend_schema(
+        responses={200: ExplanationSerializer, **MINE},
+        parameters=[path_parameter("grade_id", "int", "a session grade's id")],
+        summary="Explain one session (S3.2-S3.5)",
+    )
     def get(self, request, grade_id: int):
         explanation = selectors.session_explain(member=self.member(request), grade_id=grade_id)
         if explanation is None:
@@ -325,8 +338,9 @@ class ExplainAPI(MemberAPIView):
 
 
 class PartnersAPI(MemberAPIView):
-    @extend_schema(responses={200: PartnerSerializer(many=True), **MINE},
-                   summary="Your partnerships (S6)")  # fmt: skip
+    @extend_schema(
+        responses={200: PartnerSerializer(many=True), **MINE}, summary="Your partnerships (S6)"
+    )
     def get(self, request):
         rows = selectors.partnerships(member=self.member(request))
         return Response(PartnerSerializer(rows, many=True).data)
@@ -340,19 +354,35 @@ class ForecastAPI(MemberAPIView):
     @extend_schema(
         responses={200: ForecastSerializer, **errors(400, 403, 404)},
         summary="What do I need tonight? (FR 5)",
-        parameters=[OpenApiParameter("partner", int, description="one of your partners' ids"),
-                    OpenApiParameter("partner_grade", GRADE, description="…or their grade",
-                                     examples=[OpenApiExample("typed", value=52.5)]),
-                    OpenApiParameter("series", str, description="club id:event name"),
-                    OpenApiParameter("field_strength", GRADE, description="…or the field's",
-                                     examples=[OpenApiExample("typed", value=48)]),
-                    OpenApiParameter("boards", {"type": "integer", "minimum": 1,
-                                                "maximum": 100}, description="default 24"),
-                    OpenApiParameter("threshold", THRESHOLD,
-                                     description="your own threshold: the chance of scoring "
-                                     "more than it is given as `asked` (S3.5)",
-                                     examples=[OpenApiExample("typed", value=58)])],
-    )  # fmt: skip
+        parameters=[
+            OpenApiParameter("partner", int, description="one of your partners' ids"),
+            OpenApiParameter(
+                "partner_grade",
+                GRADE,
+                description="…or their grade",
+                examples=[OpenApiExample("typed", value=52.5)],
+            ),
+            OpenApiParameter("series", str, description="club id:event name"),
+            OpenApiParameter(
+                "field_strength",
+                GRADE,
+                description="…or the field's",
+                examples=[OpenApiExample("typed", value=48)],
+            ),
+            OpenApiParameter(
+                "boards",
+                {"type": "integer", "minimum": 1, "maximum": 100},
+                description="default 24",
+            ),
+            OpenApiParameter(
+                "threshold",
+                THRESHOLD,
+                description="your own threshold: the chance of scoring "
+                "more than it is given as `asked` (S3.5)",
+                examples=[OpenApiExample("typed", value=58)],
+            ),
+        ],
+    )
     def get(self, request):
         member = self.member(request)
         card = selectors.grade_card(member=member)
@@ -360,8 +390,11 @@ class ForecastAPI(MemberAPIView):
             raise ValidationError(
                 {"detail": "You have no grade yet, so there is nothing to forecast."}
             )
-        form = ForecastForm(request.query_params, partners=selectors.forecast_partners(
-            member=member), series=selectors.club_series(member=member))  # fmt: skip
+        form = ForecastForm(
+            request.query_params,
+            partners=selectors.forecast_partners(member=member),
+            series=selectors.club_series(member=member),
+        )
         if not form.is_valid():
             raise ValidationError(form.errors)
         result = selectors.forecast_build(own_grade=card.grade, **form.resolved())
@@ -372,19 +405,23 @@ class PrivacyAPI(MemberAPIView):
     # JSON only: a form body without ``private`` would read as false and publish the grade.
     parser_classes = [parsers.JSONParser]
 
-    @extend_schema(responses={200: PrivacySerializer, **MINE},
-                   summary="Whether your grade is private (S7)")  # fmt: skip
+    @extend_schema(
+        responses={200: PrivacySerializer, **MINE}, summary="Whether your grade is private (S7)"
+    )
     def get(self, request):
         return Response({"private": self.member(request).grade_private})
 
-    @extend_schema(request=PrivacySerializer,
-                   responses={200: PrivacySerializer, **errors(400, 403, 404, 415)},
-                   summary="Make your grade private or public (S7)")  # fmt: skip
+    @extend_schema(
+        request=PrivacySerializer,
+        responses={200: PrivacySerializer, **errors(400, 403, 404, 415)},
+        summary="Make your grade private or public (S7)",
+    )
     def put(self, request):
         serializer = PrivacySerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        member = member_privacy_set(member=self.member(request),
-                                    private=serializer.validated_data["private"])  # fmt: skip
+        member = member_privacy_set(
+            member=self.member(request), private=serializer.validated_data["private"]
+        )
         return Response({"private": member.grade_private})
 
 
@@ -397,30 +434,40 @@ class HostExemptionAPI(MemberAPIView):
     )
     def get(self, request):
         member = self.member(request)
-        return Response(HostExemptionsSerializer({
-            "requests": selectors.exemption_requests(member=member),
-            "open_sessions": selectors.planned_sessions_open(member=member,
-                                                             today=timezone.localdate()),
-        }).data)  # fmt: skip
+        return Response(
+            HostExemptionsSerializer(
+                {
+                    "requests": selectors.exemption_requests(member=member),
+                    "open_sessions": selectors.planned_sessions_open(
+                        member=member, today=timezone.localdate()
+                    ),
+                }
+            ).data
+        )
 
-    @extend_schema(request=ExemptionInSerializer,
-                   responses={201: ExemptionSerializer, **errors(400, 403, 404, 415)},
-                   summary="Ask to host a planned session with your partner (S3.9)")  # fmt: skip
+    @extend_schema(
+        request=ExemptionInSerializer,
+        responses={201: ExemptionSerializer, **errors(400, 403, 404, 415)},
+        summary="Ask to host a planned session with your partner (S3.9)",
+    )
     def post(self, request):
         member = self.member(request)
         incoming = ExemptionInSerializer(data=request.data)
         incoming.is_valid(raise_exception=True)
         form = HostExemptionForm(
-            incoming.validated_data, sessions=selectors.planned_sessions_open(
-                member=member, today=timezone.localdate()), partners=[],
-        )  # fmt: skip
+            incoming.validated_data,
+            sessions=selectors.planned_sessions_open(member=member, today=timezone.localdate()),
+            partners=[],
+        )
         if not form.is_valid():
             raise ValidationError(form.errors)
         try:
             made = exemption_request_create(
-                member=member, partner=form.cleaned_data["partner_member"],
-                planned_session=form.cleaned_data["planned_session"], now=timezone.now(),
-            )  # fmt: skip
+                member=member,
+                partner=form.cleaned_data["partner_member"],
+                planned_session=form.cleaned_data["planned_session"],
+                now=timezone.now(),
+            )
         except ExemptionRefused as refused:
             return Response({"detail": str(refused)}, status=status.HTTP_400_BAD_REQUEST)
         return Response(ExemptionSerializer(made).data, status=status.HTTP_201_CREATED)
@@ -445,8 +492,10 @@ class TopGradesAPI(APIView):
 class BandsAPI(APIView):
     permission_classes = [AllowAny]
 
-    @extend_schema(responses=DistributionSerializer(many=True),
-                   summary="Members by band, national then per club (counts only, S7)")
+    @extend_schema(
+        responses=DistributionSerializer(many=True),
+        summary="Members by band, national then per club (counts only, S7)",
+    )
     def get(self, request):
         national, clubs = selectors.band_distributions()
         return Response(DistributionSerializer([national, *clubs], many=True).data)
@@ -455,10 +504,17 @@ class BandsAPI(APIView):
 class PublicMemberAPI(APIView):
     permission_classes = [AllowAny]
 
-    @extend_schema(responses={200: PublicMemberSerializer, **errors(404)},
-                   parameters=[path_parameter("number", "str", "the membership number; "
-                                              "spaces and leading zeros are ignored (S14.2)")],
-                   summary="A member's published grade (S7)")  # fmt: skip
+    @extend_schema(
+        responses={200: PublicMemberSerializer, **errors(404)},
+        parameters=[
+            path_parameter(
+                "number",
+                "str",
+                "the membership number; spaces and leading zeros are ignored (S14.2)",
+            )
+        ],
+        summary="A member's published grade (S7)",
+    )
     def get(self, request, number: str):
         # A value no membership number can be (a NUL, say) is simply not found.
         valid = NumberSerializer(data={"number": number}).is_valid()

@@ -15,10 +15,15 @@ class MemberBackend(ModelBackend):
         try:
             user = (
                 model._default_manager.select_related("member")
-                .annotate(administers_a_club=Exists(ClubRole.objects.filter(
-                    member__user=OuterRef("pk"), role=ClubRole.Role.ADMIN)))
+                .annotate(
+                    administers_a_club=Exists(
+                        ClubRole.objects.filter(
+                            member__user=OuterRef("pk"), role=ClubRole.Role.ADMIN
+                        )
+                    )
+                )
                 .get(pk=user_id)
-            )  # fmt: skip
+            )
         except model.DoesNotExist:
             return None
         return user if self.user_can_authenticate(user) else None

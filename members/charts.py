@@ -30,28 +30,56 @@ def grade_chart(points: list[ChartPoint]) -> dict:
         y0, y1 = (lower if lower is not None else 0.0), (upper if upper is not None else 100.0)
         if y1 <= low or y0 >= high:
             continue
-        shapes.append({
-            "type": "rect", "xref": "paper", "x0": 0, "x1": 1, "yref": "y", "y0": y0, "y1": y1,
-            "fillcolor": SHADES[i % 2], "line": {"width": 0}, "layer": "below",
-        })  # fmt: skip
-        annotations.append({
-            "x": 1, "xref": "paper", "xanchor": "right", "yref": "y",
-            "y": (max(y0, low) + min(y1, high)) / 2, "text": name, "showarrow": False,
-            "font": {"size": 11, "color": "#5b6575"},
-        })  # fmt: skip
+        shapes.append(
+            {
+                "type": "rect",
+                "xref": "paper",
+                "x0": 0,
+                "x1": 1,
+                "yref": "y",
+                "y0": y0,
+                "y1": y1,
+                "fillcolor": SHADES[i % 2],
+                "line": {"width": 0},
+                "layer": "below",
+            }
+        )
+        annotations.append(
+            {
+                "x": 1,
+                "xref": "paper",
+                "xanchor": "right",
+                "yref": "y",
+                "y": (max(y0, low) + min(y1, high)) / 2,
+                "text": name,
+                "showarrow": False,
+                "font": {"size": 11, "color": "#5b6575"},
+            }
+        )
     trace = {
-        "type": "scatter", "x": [p.date.isoformat() for p in points], "y": grades,
-        "mode": "lines+markers", "name": "Grade", "line": {"color": "#1f5f8b", "width": 2},
-        "marker": {"size": 6}, "customdata": [[p.event, p.club] for p in points],
+        "type": "scatter",
+        "x": [p.date.isoformat() for p in points],
+        "y": grades,
+        "mode": "lines+markers",
+        "name": "Grade",
+        "line": {"color": "#1f5f8b", "width": 2},
+        "marker": {"size": 6},
+        "customdata": [[p.event, p.club] for p in points],
         "hovertemplate": "%{x|%d %b %Y}<br>%{y:.2f}<br>%{customdata[0]}, %{customdata[1]}"
         "<extra></extra>",
-    }  # fmt: skip
+    }
     layout = {
-        "margin": {"l": 45, "r": 10, "t": 10, "b": 40}, "height": 340, "showlegend": False,
+        "margin": {"l": 45, "r": 10, "t": 10, "b": 40},
+        "height": 340,
+        "showlegend": False,
         "yaxis": {"title": {"text": "Grade (%)"}, "range": [low, high], "fixedrange": True},
-        "xaxis": {"fixedrange": True, "type": "date"}, "font": FONT, "plot_bgcolor": "#fff",
-        "paper_bgcolor": "#fff", "shapes": shapes, "annotations": annotations,
-    }  # fmt: skip
+        "xaxis": {"fixedrange": True, "type": "date"},
+        "font": FONT,
+        "plot_bgcolor": "#fff",
+        "paper_bgcolor": "#fff",
+        "shapes": shapes,
+        "annotations": annotations,
+    }
     return {"data": [trace], "layout": layout}
 
 
@@ -62,13 +90,21 @@ def band_chart(distribution: Distribution) -> dict:
     labels = [b.text if b.count else ("<5" if b.count is None else "") for b in distribution.bands]
     fig = go.Figure(
         go.Bar(
-            x=names, y=counts, text=labels, textposition="outside", marker_color="#1f5f8b",
+            x=names,
+            y=counts,
+            text=labels,
+            textposition="outside",
+            marker_color="#1f5f8b",
             hovertemplate="%{x}: %{text}<extra></extra>",
         )
-    )  # fmt: skip
+    )
     fig.update_layout(
-        margin={"l": 40, "r": 10, "t": 20, "b": 90}, height=360, font=FONT,
+        margin={"l": 40, "r": 10, "t": 20, "b": 90},
+        height=360,
+        font=FONT,
         yaxis={"title": "Members", "fixedrange": True, "rangemode": "tozero"},
-        xaxis={"tickangle": -45, "fixedrange": True}, plot_bgcolor="#fff", paper_bgcolor="#fff",
-    )  # fmt: skip
+        xaxis={"tickangle": -45, "fixedrange": True},
+        plot_bgcolor="#fff",
+        paper_bgcolor="#fff",
+    )
     return _as_dict(fig)

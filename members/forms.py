@@ -24,28 +24,44 @@ THRESHOLD_RANGE = "Type a percentage from 0 to 100, such as 55 or 57.5."
 
 class ForecastForm(forms.Form):
     partner = forms.TypedChoiceField(
-        required=False, coerce=int, empty_value=None, label="Partner",
+        required=False,
+        coerce=int,
+        empty_value=None,
+        label="Partner",
         help_text="Partners whose grade is published; otherwise type their grade below.",
     )
     partner_grade = forms.FloatField(
-        required=False, min_value=20, max_value=90, label="…or your partner's grade",
+        required=False,
+        min_value=20,
+        max_value=90,
+        label="…or your partner's grade",
         widget=forms.NumberInput(attrs={"step": "0.01", "inputmode": "decimal"}),
     )
     series = forms.ChoiceField(required=False, label="Club session series")
     field_strength = forms.FloatField(
-        required=False, min_value=20, max_value=90, label="…or the field's strength",
+        required=False,
+        min_value=20,
+        max_value=90,
+        label="…or the field's strength",
         widget=forms.NumberInput(attrs={"step": "0.01", "inputmode": "decimal"}),
     )
-    boards = forms.IntegerField(min_value=1, max_value=100, initial=24, required=False,
-                                label="Boards (for the IMP par)")  # fmt: skip
+    boards = forms.IntegerField(
+        min_value=1, max_value=100, initial=24, required=False, label="Boards (for the IMP par)"
+    )
     # S3.5: "the chance of beating 37/43/49/55/61% style thresholds, or any threshold asked".
     threshold = forms.FloatField(
-        required=False, min_value=0, max_value=100, label="Your own threshold (%)",
+        required=False,
+        min_value=0,
+        max_value=100,
+        label="Your own threshold (%)",
         help_text="Optional: the chance of scoring more than this is shown too.",
-        error_messages={"min_value": THRESHOLD_RANGE, "max_value": THRESHOLD_RANGE,
-                        "invalid": THRESHOLD_RANGE},
+        error_messages={
+            "min_value": THRESHOLD_RANGE,
+            "max_value": THRESHOLD_RANGE,
+            "invalid": THRESHOLD_RANGE,
+        },
         widget=forms.NumberInput(attrs={"step": "0.01", "inputmode": "decimal"}),
-    )  # fmt: skip
+    )
 
     def __init__(self, *args, partners, series: list[Series], **kwargs):
         super().__init__(*args, **kwargs)
@@ -78,9 +94,14 @@ class ForecastForm(forms.Form):
         else:
             series = self.series_by_key[data["series"]]
             field, field_label = series.sof, f"{series.club} — {series.event}"
-        return {"partner_grade": partner_grade, "partner_label": partner_label,
-                "field": field, "field_label": field_label, "boards": data["boards"],
-                "threshold": data.get("threshold")}
+        return {
+            "partner_grade": partner_grade,
+            "partner_label": partner_label,
+            "field": field,
+            "field_label": field_label,
+            "boards": data["boards"],
+            "threshold": data.get("threshold"),
+        }
 
 
 class PrivacyForm(forms.Form):
@@ -90,18 +111,21 @@ class PrivacyForm(forms.Form):
 
 
 class HostExemptionForm(forms.Form):
-    planned_session = forms.ModelChoiceField(queryset=None, label="Session you will host",
-                                             empty_label="Choose a session")  # fmt: skip
-    partner = forms.TypedChoiceField(required=False, coerce=int, empty_value=None,
-                                     label="Your partner")  # fmt: skip
-    partner_number = forms.CharField(required=False, max_length=20,
-                                     label="…or your partner's membership number")  # fmt: skip
+    planned_session = forms.ModelChoiceField(
+        queryset=None, label="Session you will host", empty_label="Choose a session"
+    )
+    partner = forms.TypedChoiceField(
+        required=False, coerce=int, empty_value=None, label="Your partner"
+    )
+    partner_number = forms.CharField(
+        required=False, max_length=20, label="…or your partner's membership number"
+    )
 
     def __init__(self, *args, sessions, partners, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["planned_session"].queryset = sessions
-        self.fields["planned_session"].label_from_instance = (
-            lambda p: f"{p.club.name}: {p.event_name}, {p.date:%a %d %b %Y} at {p.start:%H:%M}"
+        self.fields["planned_session"].label_from_instance = lambda p: (
+            f"{p.club.name}: {p.event_name}, {p.date:%a %d %b %Y} at {p.start:%H:%M}"
         )
         self.partner_members = {p.pk: p for p in partners}
         self.fields["partner"].choices = [("", "—")] + [

@@ -49,8 +49,14 @@ PUBLISHED_LIST_STATUSES = (Status.EVOLVING, Status.MATURE)  # S7: lists carry cu
 SMALLEST_GROUP = 5  # S7: suppress any group smaller than 5
 FORECAST_THRESHOLDS = (45.0, 50.0, 55.0, 60.0, 65.0)
 RECENT_SERIES_SESSIONS = 10
-IMP_SCORINGS = {Scoring.BUTLER, Scoring.CROSS_IMP, Scoring.SWISS_PAIRS_IMP, Scoring.SWISS_TEAMS,
-                Scoring.MULTIPLE_TEAMS, Scoring.TEAM_LEAGUE}  # fmt: skip
+IMP_SCORINGS = {
+    Scoring.BUTLER,
+    Scoring.CROSS_IMP,
+    Scoring.SWISS_PAIRS_IMP,
+    Scoring.SWISS_TEAMS,
+    Scoring.MULTIPLE_TEAMS,
+    Scoring.TEAM_LEAGUE,
+}
 PERCENT_SCORINGS = {Scoring.MP, Scoring.SWISS_PAIRS_MP}
 
 
@@ -90,8 +96,20 @@ class BandCard:
         return f"{self.rank}{self.suit}"
 
 
-RANKS = {"Two": "2", "Three": "3", "Four": "4", "Five": "5", "Six": "6", "Seven": "7",
-         "Eight": "8", "Nine": "9", "Ten": "10", "Jack": "J", "Queen": "Q", "King": "K"}  # fmt: skip
+RANKS = {
+    "Two": "2",
+    "Three": "3",
+    "Four": "4",
+    "Five": "5",
+    "Six": "6",
+    "Seven": "7",
+    "Eight": "8",
+    "Nine": "9",
+    "Ten": "10",
+    "Jack": "J",
+    "Queen": "Q",
+    "King": "K",
+}
 SUITS = {"Clubs": "♣", "Diamonds": "♦", "Hearts": "♥", "Spades": "♠"}
 
 
@@ -128,19 +146,39 @@ def status_info(status: str, boards_in_window: int, params: NGSParams = NGS_DEFA
     pad, mature = params.padding_boards, params.mature_boards
     label = Status(status).label
     if status == Status.PROVISIONAL:
-        return StatusInfo(status, label, f"Fewer than {pad} boards so far: the grade is still "
-                          "settling and is shown to you alone.", Status.EVOLVING.label,
-                          max(pad - boards_in_window, 0))  # fmt: skip
+        return StatusInfo(
+            status,
+            label,
+            f"Fewer than {pad} boards so far: the grade is still "
+            "settling and is shown to you alone.",
+            Status.EVOLVING.label,
+            max(pad - boards_in_window, 0),
+        )
     if status == Status.EVOLVING:
-        return StatusInfo(status, label, f"{pad} to {mature - 1} boards in the last 3 years: the "
-                          "grade is published and still moves quickly.", Status.MATURE.label,
-                          max(mature - boards_in_window, 0))  # fmt: skip
+        return StatusInfo(
+            status,
+            label,
+            f"{pad} to {mature - 1} boards in the last 3 years: the "
+            "grade is published and still moves quickly.",
+            Status.MATURE.label,
+            max(mature - boards_in_window, 0),
+        )
     if status == Status.MATURE:
-        return StatusInfo(status, label, f"{mature} or more boards in the last 3 years: the grade "
-                          "rests on a full window of results.", None, None)  # fmt: skip
-    return StatusInfo(status, label, f"Fewer than {pad} boards in the last 3 years: the grade "
-                      "no longer reflects recent play.", Status.EVOLVING.label,
-                      max(pad - boards_in_window, 0))  # fmt: skip
+        return StatusInfo(
+            status,
+            label,
+            f"{mature} or more boards in the last 3 years: the grade "
+            "rests on a full window of results.",
+            None,
+            None,
+        )
+    return StatusInfo(
+        status,
+        label,
+        f"Fewer than {pad} boards in the last 3 years: the grade no longer reflects recent play.",
+        Status.EVOLVING.label,
+        max(pad - boards_in_window, 0),
+    )
 
 
 # --------------------------------------------------------------------------- privacy
@@ -160,8 +198,9 @@ class GradeView:
         return self.value is not None
 
 
-def published_grade(member: Member, current: CurrentGrade | None, *, viewer: Member | None = None
-                    ) -> GradeView:  # fmt: skip
+def published_grade(
+    member: Member, current: CurrentGrade | None, *, viewer: Member | None = None
+) -> GradeView:
     """Another person's grade as ``viewer`` may see it (S7): the owner sees everything; anyone
     else sees a public, non-provisional grade, else "Private" or "Provisional"."""
     if current is None:
@@ -209,26 +248,32 @@ class Weights:
     padding_boards: int
 
 
-def grade_weights(*, member: Member, current: CurrentGrade | None = None,
-                  params: NGSParams | None = None) -> Weights:  # fmt: skip
+def grade_weights(
+    *, member: Member, current: CurrentGrade | None = None, params: NGSParams | None = None
+) -> Weights:
     """Decay weights of the member's live graded sessions as of their grade's date (S4)."""
     current = current if current is not None else _current(member)
     if current is None:
         return Weights({}, 0.0, 0)
     params = params or grading_params()
-    rows = (
-        SessionGrade.objects.filter(member=member, live=True, session_grade__isnull=False,
-                                    entry__isnull=False, date__lte=current.as_of)
-        .values_list("pk", "entry__seq", "date", "boards", "session_grade", "factor")
-    )  # fmt: skip
+    rows = SessionGrade.objects.filter(
+        member=member,
+        live=True,
+        session_grade__isnull=False,
+        entry__isnull=False,
+        date__lte=current.as_of,
+    ).values_list("pk", "entry__seq", "date", "boards", "session_grade", "factor")
     entries = sorted(
-        (HistoryEntry(seq, date, boards, grade, factor) for _, seq, date, boards, grade, factor
-         in rows), key=lambda e: (e.date, e.seq),
-    )  # fmt: skip
+        (
+            HistoryEntry(seq, date, boards, grade, factor)
+            for _, seq, date, boards, grade, factor in rows
+        ),
+        key=lambda e: (e.date, e.seq),
+    )
     ids = {seq: pk for pk, seq, *_ in rows}
     if not entries:
         return Weights({}, 0.0, 0)
-    career = entries[career_starts(entries, params.window_years)[-1]:]
+    career = entries[career_starts(entries, params.window_years)[-1] :]
     low = years_before(current.as_of, params.window_years)
     recent = [e for e in career if e.date > low]
     weights: dict[int, float] = {}
@@ -243,8 +288,9 @@ def grade_weights(*, member: Member, current: CurrentGrade | None = None,
     total = sum(weights.values()) + padding_weight
     if total <= 0:
         return Weights({}, 0.0, 0)
-    return Weights({k: 100 * w / total for k, w in weights.items()},
-                   100 * padding_weight / total, padding)  # fmt: skip
+    return Weights(
+        {k: 100 * w / total for k, w in weights.items()}, 100 * padding_weight / total, padding
+    )
 
 
 # --------------------------------------------------------------------------- grade card
@@ -282,22 +328,32 @@ def grade_card(*, member: Member) -> GradeCard:
     params = grading_params()
     points = [
         ChartPoint(*row)
-        for row in SessionGrade.objects.filter(member=member, live=True,
-                                               grade_after__isnull=False,
-                                               session_grade__isnull=False)
+        for row in SessionGrade.objects.filter(
+            member=member, live=True, grade_after__isnull=False, session_grade__isnull=False
+        )
         .order_by("date", "entry__seq")
-        .values_list("date", "grade_after", "version__session__event__name",
-                     "version__session__event__club__name")
-    ]  # fmt: skip
+        .values_list(
+            "date",
+            "grade_after",
+            "version__session__event__name",
+            "version__session__event__club__name",
+        )
+    ]
     weights = grade_weights(member=member, current=current, params=params)
     return GradeCard(
-        member=member, has_grade=True, grade=shown(current.grade),
+        member=member,
+        has_grade=True,
+        grade=shown(current.grade),
         band=band_card(band(current.grade)),
         status=status_info(current.status, current.boards_in_window, params),
-        boards_in_window=current.boards_in_window, sessions_in_window=current.sessions_in_window,
-        last_session_date=current.last_session_date, as_of=current.as_of,
-        private=member.grade_private, points=points, padding_boards=weights.padding_boards,
-    )  # fmt: skip
+        boards_in_window=current.boards_in_window,
+        sessions_in_window=current.sessions_in_window,
+        last_session_date=current.last_session_date,
+        as_of=current.as_of,
+        private=member.grade_private,
+        points=points,
+        padding_boards=weights.padding_boards,
+    )
 
 
 # --------------------------------------------------------------------------- session history
@@ -383,19 +439,36 @@ def _history_row(row: SessionGrade, weights: Weights) -> HistoryRow:
         flags.append("boards not reported")
     partner = row.partner
     return HistoryRow(
-        id=row.pk, session_id=version.session_id, date=row.date, club=event.club.name,
-        club_id=event.club_id, event=event.name, scoring=version.scoring,
-        scoring_label=Scoring(version.scoring).label if version.scoring in Scoring.values
-        else version.scoring, partner=partner.name if partner else "Unknown player",
-        partner_number=partner.national_number if partner else "", boards=row.boards,
-        boards_reported=row.boards_reported, score=row.pair_score,
-        score_unit=score_unit(version.scoring), sopp=row.sopp, par=row.par, excess=row.excess,
-        session_grade=row.session_grade, grade_before=row.grade_before,
+        id=row.pk,
+        session_id=version.session_id,
+        date=row.date,
+        club=event.club.name,
+        club_id=event.club_id,
+        event=event.name,
+        scoring=version.scoring,
+        scoring_label=Scoring(version.scoring).label
+        if version.scoring in Scoring.values
+        else version.scoring,
+        partner=partner.name if partner else "Unknown player",
+        partner_number=partner.national_number if partner else "",
+        boards=row.boards,
+        boards_reported=row.boards_reported,
+        score=row.pair_score,
+        score_unit=score_unit(version.scoring),
+        sopp=row.sopp,
+        par=row.par,
+        excess=row.excess,
+        session_grade=row.session_grade,
+        grade_before=row.grade_before,
         grade_after=row.grade_after if graded else None,
         weight_percent=weights.by_grade_id.get(row.pk, 0.0 if graded else None),
-        version=version.number, late=version.late, host=host, graded=graded,
-        reason=row.reason or version.not_graded_reason, flags=flags,
-    )  # fmt: skip
+        version=version.number,
+        late=version.late,
+        host=host,
+        graded=graded,
+        reason=row.reason or version.not_graded_reason,
+        flags=flags,
+    )
 
 
 @dataclass
@@ -432,9 +505,14 @@ class HistoryChoices:
 def history_choices(*, member: Member) -> HistoryChoices:
     """What the history can be filtered by: the member's clubs, partners and years played."""
     rows = history_rows(member=member).order_by()
-    clubs = sorted(set(rows.values_list("version__session__event__club_id",
-                                        "version__session__event__club__name")),
-                   key=lambda c: c[1])  # fmt: skip
+    clubs = sorted(
+        set(
+            rows.values_list(
+                "version__session__event__club_id", "version__session__event__club__name"
+            )
+        ),
+        key=lambda c: c[1],
+    )
     partners = sorted(
         {(pk, name) for pk, name in rows.values_list("partner_id", "partner__name") if pk},
         key=lambda p: p[1],
@@ -483,40 +561,63 @@ def _opponents(grade: SessionGrade, pairs: list[PairResult]) -> tuple[int, int, 
     me = next((p for p in pairs if p.pair_id == grade.pair_id), None)
     scoring = version.scoring
     if scoring in {Scoring.SWISS_PAIRS_MP, Scoring.SWISS_PAIRS_IMP, Scoring.SWISS_TEAMS}:
-        met = {o for m in Match.objects.filter(version=version, pair_id=grade.pair_id)
-               for o in m.opponents}  # fmt: skip
+        met = {
+            o
+            for m in Match.objects.filter(version=version, pair_id=grade.pair_id)
+            for o in m.opponents
+        }
         others = [p for p in pairs if p.pair_id in met]
         return len(others), sum(not p.known for p in others), "the pairs you met at the table"
-    if me is not None and me.direction and (version.movement == "TWO_WINNER" or scoring in {
-            Scoring.MULTIPLE_TEAMS, Scoring.TEAM_LEAGUE}):  # fmt: skip
+    if (
+        me is not None
+        and me.direction
+        and (
+            version.movement == "TWO_WINNER"
+            or scoring in {Scoring.MULTIPLE_TEAMS, Scoring.TEAM_LEAGUE}
+        )
+    ):
         others = [p for p in pairs if p.direction == me.direction and p.pair_id != me.pair_id]
-        return len(others), sum(not p.known for p in others), \
-            f"the other pairs sitting {me.direction}"  # fmt: skip
+        return (
+            len(others),
+            sum(not p.known for p in others),
+            f"the other pairs sitting {me.direction}",
+        )
     others = [p for p in pairs if p.pair_id != grade.pair_id]
     return len(others), sum(not p.known for p in others), "every other pair in the field"
 
 
-def _score_term_step(grade: SessionGrade, score: float | None, mean: float | None,
-                     params: NGSParams) -> Step:  # fmt: skip
+def _score_term_step(
+    grade: SessionGrade, score: float | None, mean: float | None, params: NGSParams
+) -> Step:
     scoring, t, x = grade.version.scoring, grade.score_term, grade.boards
     if t is None:
         return Step("Score term", "No score term: the pair had no score.", "—")
     if scoring in PERCENT_SCORINGS:
         p = score if score is not None else t + 50
-        return Step("Score term", f"Match points: your {p:.2f}% minus the average 50%.",
-                    f"{p:.2f} − 50 = {t:+.2f}")  # fmt: skip
+        return Step(
+            "Score term",
+            f"Match points: your {p:.2f}% minus the average 50%.",
+            f"{p:.2f} − 50 = {t:+.2f}",
+        )
     if scoring == Scoring.AGGREGATE:
         g = score if score is not None else 0.0
         m = mean if mean is not None else 0.0
-        return Step("Score term", f"Aggregate: your points minus the direction's mean, over "
-                    f"{params.f_aggregate} × {x} boards.",
-                    f"({g:.0f} − {m:.1f}) / ({params.f_aggregate} × {x}) = {t:+.2f}")  # fmt: skip
-    factor = params.f_butler if scoring in {Scoring.BUTLER, Scoring.SWISS_PAIRS_IMP} else \
-        params.f_cross  # fmt: skip
+        return Step(
+            "Score term",
+            f"Aggregate: your points minus the direction's mean, over "
+            f"{params.f_aggregate} × {x} boards.",
+            f"({g:.0f} − {m:.1f}) / ({params.f_aggregate} × {x}) = {t:+.2f}",
+        )
+    factor = (
+        params.f_butler if scoring in {Scoring.BUTLER, Scoring.SWISS_PAIRS_IMP} else params.f_cross
+    )
     imps = t * x / factor
     name = Scoring(scoring).label
-    return Step("Score term", f"{name}: {factor} × your IMPs / boards, turning IMPs into "
-                "match-point percentage units.", f"{factor} × {imps:+.1f} / {x} = {t:+.2f}")
+    return Step(
+        "Score term",
+        f"{name}: {factor} × your IMPs / boards, turning IMPs into match-point percentage units.",
+        f"{factor} × {imps:+.1f} / {x} = {t:+.2f}",
+    )
 
 
 def session_explain(*, member: Member, grade_id: int) -> Explanation | None:
@@ -530,8 +631,11 @@ def session_explain(*, member: Member, grade_id: int) -> Explanation | None:
         return None
     params = grading_params()
     version = grade.version
-    pairs = list(version.pairs.select_related("player1__current_grade",
-                                              "player2__current_grade").order_by("pk"))
+    pairs = list(
+        version.pairs.select_related("player1__current_grade", "player2__current_grade").order_by(
+            "pk"
+        )
+    )
     mine = next((p for p in pairs if p.pair_id == grade.pair_id), None)
     grade.pair_score = mine.score if mine else None
     grade.pair_direction_mean = mine.direction_mean if mine else None
@@ -541,56 +645,104 @@ def session_explain(*, member: Member, grade_id: int) -> Explanation | None:
     if grade.partner is not None:
         partner_view = published_grade(grade.partner, _current(grade.partner), viewer=member)
     count, unknown, group = _opponents(grade, pairs)
-    opponents = (f"SOpp is the average grade, at the start of the session, of {group}: "
-                 f"{count} pair{'s' if count != 1 else ''}")  # fmt: skip
+    opponents = (
+        f"SOpp is the average grade, at the start of the session, of {group}: "
+        f"{count} pair{'s' if count != 1 else ''}"
+    )
     if unknown:
-        opponents += (f", {unknown} of them with an unknown player, counted at a grade "
-                      "estimated from their score (S3.8)")  # fmt: skip
+        opponents += (
+            f", {unknown} of them with an unknown player, counted at a grade "
+            "estimated from their score (S3.8)"
+        )
     opponents += "."
     steps: list[Step] = []
     ga, gb = grade.grade_before, grade.partner_grade
-    steps.append(Step("Your grade", "Your current grade when the session was graded.",
-                      f"{ga:.2f}"))  # fmt: skip
+    steps.append(Step("Your grade", "Your current grade when the session was graded.", f"{ga:.2f}"))
     if gb is not None:
-        shown_gb = f"{gb:.2f}" if partner_view is not None and partner_view.shown else (
-            partner_view.text if partner_view is not None else "—")
-        steps.append(Step("Partner's grade", f"{row.partner}'s grade at the start of the "
-                          "session (shown only if published).", shown_gb))  # fmt: skip
-        steps.append(Step("Pair's grade", "The average of the two grades: what the scheme "
-                          "expects of the pair.", f"{(ga + gb) / 2:.2f}"))  # fmt: skip
+        shown_gb = (
+            f"{gb:.2f}"
+            if partner_view is not None and partner_view.shown
+            else (partner_view.text if partner_view is not None else "—")
+        )
+        steps.append(
+            Step(
+                "Partner's grade",
+                f"{row.partner}'s grade at the start of the session (shown only if published).",
+                shown_gb,
+            )
+        )
+        steps.append(
+            Step(
+                "Pair's grade",
+                "The average of the two grades: what the scheme expects of the pair.",
+                f"{(ga + gb) / 2:.2f}",
+            )
+        )
     if grade.sopp is not None:
         steps.append(Step("SOpp", opponents, f"{grade.sopp:.2f}"))
     steps.append(_score_term_step(grade, row.score, grade.pair_direction_mean, params))
     if grade.par is not None and gb is not None and grade.sopp is not None:
-        steps.append(Step("Par", "The score that gives zero excess: 50% plus the pair's grade "
-                          "minus SOpp, in this event's units.",
-                          f"{score_text(grade.par, version.scoring)}"))  # fmt: skip
+        steps.append(
+            Step(
+                "Par",
+                "The score that gives zero excess: 50% plus the pair's grade "
+                "minus SOpp, in this event's units.",
+                f"{score_text(grade.par, version.scoring)}",
+            )
+        )
     if grade.excess is not None:
-        steps.append(Step("Excess", "Score term + SOpp − pair's grade: how far above (or below) "
-                          "par the pair played.", f"{grade.excess:+.2f}"))  # fmt: skip
-        steps.append(Step("Gain", f"The excess counts {grade.gain:g} times (FAQ 42).",
-                          f"{grade.gain:g} × {grade.excess:+.2f} = "
-                          f"{grade.gain * grade.excess:+.2f}"))  # fmt: skip
+        steps.append(
+            Step(
+                "Excess",
+                "Score term + SOpp − pair's grade: how far above (or below) par the pair played.",
+                f"{grade.excess:+.2f}",
+            )
+        )
+        steps.append(
+            Step(
+                "Gain",
+                f"The excess counts {grade.gain:g} times (FAQ 42).",
+                f"{grade.gain:g} × {grade.excess:+.2f} = {grade.gain * grade.excess:+.2f}",
+            )
+        )
     if grade.regular_adjustment:
-        steps.append(Step("Regular-pair adjustment", f"You and your partner play more than "
-                          f"{float(params.regular_share) * 100:.0f}% of your sessions together, "
-                          f"so {params.rpcf} × half the gap between your grades moves you "
-                          "towards each other.", f"{grade.regular_adjustment:+.3f}"))  # fmt: skip
+        steps.append(
+            Step(
+                "Regular-pair adjustment",
+                f"You and your partner play more than "
+                f"{float(params.regular_share) * 100:.0f}% of your sessions together, "
+                f"so {params.rpcf} × half the gap between your grades moves you "
+                "towards each other.",
+                f"{grade.regular_adjustment:+.3f}",
+            )
+        )
     if grade.session_grade is not None:
-        steps.append(Step("Session grade", "Your grade + regular-pair adjustment + gain × "
-                          "excess.", f"{ga:.2f} {grade.regular_adjustment:+.2f} "
-                          f"{grade.gain * (grade.excess or 0):+.2f} = "
-                          f"{grade.session_grade:.2f}"))  # fmt: skip
+        steps.append(
+            Step(
+                "Session grade",
+                "Your grade + regular-pair adjustment + gain × excess.",
+                f"{ga:.2f} {grade.regular_adjustment:+.2f} "
+                f"{grade.gain * (grade.excess or 0):+.2f} = "
+                f"{grade.session_grade:.2f}",
+            )
+        )
     else:
         steps.append(Step("Session grade", row.reason or "Not graded.", "not graded"))
     movement, movement_words, faq12 = _movement(grade, row)
     field_rows = _field(pairs, member, version.scoring)
     return Explanation(
-        row=row, steps=steps, movement=movement, movement_words=movement_words, faq12=faq12,
-        field=field_rows, sof=version.sof, opponents_words=opponents,
+        row=row,
+        steps=steps,
+        movement=movement,
+        movement_words=movement_words,
+        faq12=faq12,
+        field=field_rows,
+        sof=version.sof,
+        opponents_words=opponents,
         withdrawn=version.state == SessionVersion.State.WITHDRAWN
-        or version.session.live_version_id != version.pk, partner_grade=partner_view,
-    )  # fmt: skip
+        or version.session.live_version_id != version.pk,
+        partner_grade=partner_view,
+    )
 
 
 def _movement(grade: SessionGrade, row: HistoryRow) -> tuple[float | None, str, list[str]]:
@@ -609,21 +761,31 @@ def _movement(grade: SessionGrade, row: HistoryRow) -> tuple[float | None, str, 
         return None, "This session did not change your grade: it has no session grade.", faq12
     moved = grade.grade_after - grade.grade_before
     direction = "up" if moved > 0 else "down" if moved < 0 else "not at all"
-    words = (f"Your grade went {direction} by {abs(moved):.2f}, from {grade.grade_before:.2f} "
-             f"to {grade.grade_after:.2f}. The session grade of {grade.session_grade:.2f} is "
-             f"{'above' if grade.session_grade >= grade.grade_before else 'below'} your grade, "
-             "and it joins the decayed average of your sessions (S4)")  # fmt: skip
+    words = (
+        f"Your grade went {direction} by {abs(moved):.2f}, from {grade.grade_before:.2f} "
+        f"to {grade.grade_after:.2f}. The session grade of {grade.session_grade:.2f} is "
+        f"{'above' if grade.session_grade >= grade.grade_before else 'below'} your grade, "
+        "and it joins the decayed average of your sessions (S4)"
+    )
     if row.weight_percent:
         words += f"; today it carries {row.weight_percent:.2f}% of your grade"
     words += "."
     score = row.score
-    if (score is not None and row.scoring in PERCENT_SCORINGS and score > 50
-            and (grade.excess or 0) < 0):  # fmt: skip
-        words += (f" You scored {score:.2f}%, above average, but par was {grade.par:.2f}%: "
-                  "this is FAQ 12's case of a good score that lowers the grade.")  # fmt: skip
+    if (
+        score is not None
+        and row.scoring in PERCENT_SCORINGS
+        and score > 50
+        and (grade.excess or 0) < 0
+    ):
+        words += (
+            f" You scored {score:.2f}%, above average, but par was {grade.par:.2f}%: "
+            "this is FAQ 12's case of a good score that lowers the grade."
+        )
     elif (grade.excess or 0) > 0 and moved < 0:
-        words += (" The excess was positive yet the grade fell: the decay and the order in "
-                  "which results were graded moved it (FAQ 12).")  # fmt: skip
+        words += (
+            " The excess was positive yet the grade fell: the decay and the order in "
+            "which results were graded moved it (FAQ 12)."
+        )
     return moved, words, faq12
 
 
@@ -639,11 +801,20 @@ def _field(pairs: list[PairResult], viewer: Member, scoring: str) -> list[FieldP
             if player is None:
                 grades.append((label, "Not a member"))
             else:
-                grades.append((label, published_grade(player, _current(player),
-                                                      viewer=viewer).text))  # fmt: skip
+                grades.append(
+                    (label, published_grade(player, _current(player), viewer=viewer).text)
+                )
         mine = viewer.pk in {pair.player1_id, pair.player2_id}
-        out.append(FieldPlayer(pair.pair_id, pair.direction, " & ".join(names),
-                               score_text(pair.score, scoring), grades, mine))  # fmt: skip
+        out.append(
+            FieldPlayer(
+                pair.pair_id,
+                pair.direction,
+                " & ".join(names),
+                score_text(pair.score, scoring),
+                grades,
+                mine,
+            )
+        )
     return out
 
 
@@ -667,10 +838,12 @@ class PartnerRow:
 def partnerships(*, member: Member) -> list[PartnerRow]:
     """Every partner with boards together, and the partnership grade once shown (S6)."""
     played = (
-        history_rows(member=member).order_by().filter(partner__isnull=False)
-        .values("partner_id").annotate(sessions=Count("id"), boards=Sum("boards"),
-                                       last=Max("date"))
-    )  # fmt: skip
+        history_rows(member=member)
+        .order_by()
+        .filter(partner__isnull=False)
+        .values("partner_id")
+        .annotate(sessions=Count("id"), boards=Sum("boards"), last=Max("date"))
+    )
     stats = {r["partner_id"]: r for r in played}
     grades = {
         (pg.member_b_id if pg.member_a_id == member.pk else pg.member_a_id): pg
@@ -686,13 +859,20 @@ def partnerships(*, member: Member) -> list[PartnerRow]:
         view = published_grade(partner, _current(partner), viewer=member)
         pshown = bool(pg and pg.shown)
         average = (mine.grade + view.value) / 2 if mine and view.shown else None
-        rows.append(PartnerRow(
-            partner=partner, sessions=stat.get("sessions", 0), boards=stat.get("boards") or 0,
-            last_played=stat.get("last") or (pg.last_played if pg else None),
-            partner_grade=view, partnership_grade=shown(pg.grade) if pshown else None,
-            partnership_boards=pg.boards_in_window if pg else 0, partnership_shown=pshown,
-            average=average, gel=(pg.grade - average) if pshown and average is not None else None,
-        ))  # fmt: skip
+        rows.append(
+            PartnerRow(
+                partner=partner,
+                sessions=stat.get("sessions", 0),
+                boards=stat.get("boards") or 0,
+                last_played=stat.get("last") or (pg.last_played if pg else None),
+                partner_grade=view,
+                partnership_grade=shown(pg.grade) if pshown else None,
+                partnership_boards=pg.boards_in_window if pg else 0,
+                partnership_shown=pshown,
+                average=average,
+                gel=(pg.grade - average) if pshown and average is not None else None,
+            )
+        )
     rows.sort(key=lambda r: (-r.boards, r.partner.name))
     return rows
 
@@ -718,22 +898,29 @@ def club_series(*, member: Member) -> list[Series]:
     its last 10 graded sessions: the recent strength of field (FR 5)."""
     clubs = ClubRole.objects.filter(member=member).values("club_id")
     rows = (
-        SessionVersion.objects.filter(session__event__club_id__in=clubs, state="graded",
-                                      sof__isnull=False, session__live_version=F("pk"))
+        SessionVersion.objects.filter(
+            session__event__club_id__in=clubs,
+            state="graded",
+            sof__isnull=False,
+            session__live_version=F("pk"),
+        )
         .order_by("-session__date", "-pk")
-        .values_list("session__event__club_id", "session__event__club__name",
-                     "session__event__name", "sof")
-    )  # fmt: skip
+        .values_list(
+            "session__event__club_id", "session__event__club__name", "session__event__name", "sof"
+        )
+    )
     groups: dict[tuple[int, str, str], list[float]] = defaultdict(list)
     for club_id, club, event, sof in rows:
         bucket = groups[(club_id, club, event)]
         if len(bucket) < RECENT_SERIES_SESSIONS:
             bucket.append(sof)
     return sorted(
-        (Series(f"{club_id}:{event}", club, event, sum(v) / len(v), len(v))
-         for (club_id, club, event), v in groups.items()),
+        (
+            Series(f"{club_id}:{event}", club, event, sum(v) / len(v), len(v))
+            for (club_id, club, event), v in groups.items()
+        ),
         key=lambda s: (s.club, s.event),
-    )  # fmt: skip
+    )
 
 
 @dataclass
@@ -767,10 +954,17 @@ class Forecast:
         return None if self.asked is None else (self.asked[0], 100 * self.asked[1])
 
 
-def forecast_build(*, own_grade: float, partner_grade: float, field: float, boards: int = 24,
-                   partner_label: str = "", field_label: str = "",
-                   threshold: float | None = None,
-                   params: NGSParams | None = None) -> Forecast:  # fmt: skip
+def forecast_build(
+    *,
+    own_grade: float,
+    partner_grade: float,
+    field: float,
+    boards: int = 24,
+    partner_label: str = "",
+    field_label: str = "",
+    threshold: float | None = None,
+    params: NGSParams | None = None,
+) -> Forecast:
     """Par and the chances of beating 45-65%, and the ``threshold`` asked if any, for a pair
     in a field (S3.5, FR 5)."""
     params = params or grading_params()
@@ -779,15 +973,23 @@ def forecast_build(*, own_grade: float, partner_grade: float, field: float, boar
     if threshold is not None:
         (asked,) = forecast_table(par_pct, (threshold,), params.forecast_sd)
     return Forecast(
-        own_grade=own_grade, partner_grade=partner_grade, partner_label=partner_label,
-        field=field, field_label=field_label, par_percent=par_pct,
-        chances=forecast_table(par_pct, FORECAST_THRESHOLDS, params.forecast_sd), boards=boards,
-        par_butler=par(EngineScoring.BUTLER, own_grade, partner_grade, field, boards,
-                       params=params),
-        par_cross=par(EngineScoring.CROSS_IMP, own_grade, partner_grade, field, boards,
-                      params=params),
-        sd=params.forecast_sd, asked=asked,
-    )  # fmt: skip
+        own_grade=own_grade,
+        partner_grade=partner_grade,
+        partner_label=partner_label,
+        field=field,
+        field_label=field_label,
+        par_percent=par_pct,
+        chances=forecast_table(par_pct, FORECAST_THRESHOLDS, params.forecast_sd),
+        boards=boards,
+        par_butler=par(
+            EngineScoring.BUTLER, own_grade, partner_grade, field, boards, params=params
+        ),
+        par_cross=par(
+            EngineScoring.CROSS_IMP, own_grade, partner_grade, field, boards, params=params
+        ),
+        sd=params.forecast_sd,
+        asked=asked,
+    )
 
 
 def forecast_partners(*, member: Member) -> list[tuple[Member, GradeView]]:
@@ -803,8 +1005,10 @@ def planned_sessions_open(*, member: Member, today: dt.date) -> QuerySet[Planned
     """The member's clubs' planned sessions from today on (the service refuses the rest)."""
     return (
         PlannedSession.objects.filter(club__roles__member=member, date__gte=today)
-        .select_related("club").order_by("date", "start").distinct()
-    )  # fmt: skip
+        .select_related("club")
+        .order_by("date", "start")
+        .distinct()
+    )
 
 
 def exemption_requests(*, member: Member) -> QuerySet[HostExemptionRequest]:
@@ -830,14 +1034,23 @@ class TopRow:
 
 def top_grades(*, club: Club | None = None, limit: int = 50) -> list[TopRow]:
     """Published grades, best first (S7: public and non-provisional only)."""
-    rows = CurrentGrade.objects.filter(member__grade_private=False,
-                                       status__in=PUBLISHED_LIST_STATUSES)  # fmt: skip
+    rows = CurrentGrade.objects.filter(
+        member__grade_private=False, status__in=PUBLISHED_LIST_STATUSES
+    )
     if club is not None:
         rows = rows.filter(member__club_roles__club=club)
     rows = rows.select_related("member").order_by("-grade", "member__name")[:limit]
-    return [TopRow(i, r.member.national_number, r.member.name, shown(r.grade),
-                   band_card(band(r.grade)), r.get_status_display())
-            for i, r in enumerate(rows, start=1)]  # fmt: skip
+    return [
+        TopRow(
+            i,
+            r.member.national_number,
+            r.member.name,
+            shown(r.grade),
+            band_card(band(r.grade)),
+            r.get_status_display(),
+        )
+        for i, r in enumerate(rows, start=1)
+    ]
 
 
 @dataclass
@@ -881,10 +1094,13 @@ def _suppressed(n: int) -> int | None:
 
 
 def _distribution(name: str, slug: str, counts: dict[str, int], private: int) -> Distribution:
-    bands = [BandCount(band_card(band_name), _suppressed(counts.get(band_name, 0)))
-             for band_name, _, _ in band_limits()]  # fmt: skip
-    return Distribution(name, slug, bands, any(b.count is None for b in bands),
-                        _suppressed(private))  # fmt: skip
+    bands = [
+        BandCount(band_card(band_name), _suppressed(counts.get(band_name, 0)))
+        for band_name, _, _ in band_limits()
+    ]
+    return Distribution(
+        name, slug, bands, any(b.count is None for b in bands), _suppressed(private)
+    )
 
 
 def band_distributions() -> tuple[Distribution, list[Distribution]]:
@@ -895,25 +1111,29 @@ def band_distributions() -> tuple[Distribution, list[Distribution]]:
     all fit on the top list, plus one private member). Private grades are counted in one total
     per group instead ("only in counts", S7), and any group smaller than 5 is suppressed."""
     graded = CurrentGrade.objects.filter(status__in=PUBLISHED_LIST_STATUSES)
-    national = dict(graded.filter(member__grade_private=False).values_list("band")
-                    .annotate(n=Count("id")).order_by())  # fmt: skip
+    national = dict(
+        graded.filter(member__grade_private=False)
+        .values_list("band")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
     national_private = graded.filter(member__grade_private=True).count()
     per_club: dict[int, dict[str, int]] = defaultdict(dict)
     private_per_club: dict[int, int] = defaultdict(int)
     for club_id, band_name, private, n in (
         ClubRole.objects.filter(member__current_grade__status__in=PUBLISHED_LIST_STATUSES)
         .values_list("club_id", "member__current_grade__band", "member__grade_private")
-        .annotate(n=Count("id")).order_by()
-    ):  # fmt: skip
+        .annotate(n=Count("id"))
+        .order_by()
+    ):
         if private:
             private_per_club[club_id] += n
         else:
             per_club[club_id][band_name] = n
     clubs = [
         _distribution(c.name, c.slug, per_club.get(c.pk, {}), private_per_club.get(c.pk, 0))
-        for c in Club.objects.filter(pk__in=set(per_club) | set(private_per_club))
-        .order_by("name")
-    ]  # fmt: skip
+        for c in Club.objects.filter(pk__in=set(per_club) | set(private_per_club)).order_by("name")
+    ]
     return _distribution("All clubs (national)", "", national, national_private), clubs
 
 
@@ -932,13 +1152,18 @@ def public_member(*, number: str) -> PublicMember | None:
     normalised = normalise_number(number or "")
     if normalised is None:
         return None
-    member = Member.objects.filter(national_number=normalised).select_related(
-        "current_grade").first()  # fmt: skip
+    member = (
+        Member.objects.filter(national_number=normalised).select_related("current_grade").first()
+    )
     if member is None:
         return None
     view = published_grade(member, _current(member))
-    return PublicMember(member, view, band_card(view.band) if view.band else None,
-                        Status(view.status).label if view.status else None)  # fmt: skip
+    return PublicMember(
+        member,
+        view,
+        band_card(view.band) if view.band else None,
+        Status(view.status).label if view.status else None,
+    )
 
 
 def member_by_number(*, number: str) -> Member | None:

@@ -68,8 +68,12 @@ def member_privacy_set(*, member: Member, private: bool) -> Member:
         member.grade_private = private
         member.save(update_fields=["grade_private"])
         member_pages_invalidate(member_ids=[member.pk])
-        audit_record(action=AuditEvent.Action.PRIVACY, subject=str(member), actor=member.user,
-                     private=private)  # fmt: skip
+        audit_record(
+            action=AuditEvent.Action.PRIVACY,
+            subject=str(member),
+            actor=member.user,
+            private=private,
+        )
     return member
 
 

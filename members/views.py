@@ -67,9 +67,11 @@ def _history(request, member):
 @member_required
 def session_history(request, member):
     content = pagecache.member_page_content(
-        member=member, page="sessions", build=lambda: _session_history_content(request, member),
+        member=member,
+        page="sessions",
+        build=lambda: _session_history_content(request, member),
         variant=pagecache.cacheable_query(request.META.get("QUERY_STRING", "")),
-    )  # fmt: skip
+    )
     return render(request, "members/history.html", {"content": content, "nav": "sessions"})
 
 
@@ -78,19 +80,37 @@ def _session_history_content(request, member) -> str:
     page = Paginator(rows, HISTORY_PAGE_SIZE).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
-    return render_to_string("members/_history_content.html", {
-        "form": form, "page": page, "rows": selectors.history_decorate(member=member, rows=page),
-        "query": query.urlencode(), "nav": "sessions",
-    })  # fmt: skip
+    return render_to_string(
+        "members/_history_content.html",
+        {
+            "form": form,
+            "page": page,
+            "rows": selectors.history_decorate(member=member, rows=page),
+            "query": query.urlencode(),
+            "nav": "sessions",
+        },
+    )
 
 
 CSV_COLUMNS = [
-    ("date", "date"), ("club", "club"), ("event", "event"), ("scoring", "scoring_label"),
-    ("partner", "partner"), ("partner_number", "partner_number"), ("boards", "boards"),
-    ("score", "score"), ("score_unit", "score_unit"), ("sopp", "sopp"), ("par", "par"),
-    ("excess", "excess"), ("session_grade", "session_grade"), ("grade_after", "grade_after"),
-    ("weight_percent", "weight_percent"), ("version", "version"), ("flags", "flags"),
-]  # fmt: skip
+    ("date", "date"),
+    ("club", "club"),
+    ("event", "event"),
+    ("scoring", "scoring_label"),
+    ("partner", "partner"),
+    ("partner_number", "partner_number"),
+    ("boards", "boards"),
+    ("score", "score"),
+    ("score_unit", "score_unit"),
+    ("sopp", "sopp"),
+    ("par", "par"),
+    ("excess", "excess"),
+    ("session_grade", "session_grade"),
+    ("grade_after", "grade_after"),
+    ("weight_percent", "weight_percent"),
+    ("version", "version"),
+    ("flags", "flags"),
+]
 
 
 def _csv_value(value):
@@ -126,24 +146,37 @@ def session_explain(request, member, grade_id: int):
 
 @member_required
 def partners(request, member):
-    return render(request, "members/partners.html", {
-        "rows": selectors.partnerships(member=member), "nav": "partners",
-    })  # fmt: skip
+    return render(
+        request,
+        "members/partners.html",
+        {
+            "rows": selectors.partnerships(member=member),
+            "nav": "partners",
+        },
+    )
 
 
 @member_required
 def forecast(request, member):
     card = selectors.grade_card(member=member)
     form = ForecastForm(
-        request.GET or None, partners=selectors.forecast_partners(member=member),
+        request.GET or None,
+        partners=selectors.forecast_partners(member=member),
         series=selectors.club_series(member=member),
-    )  # fmt: skip
+    )
     result = None
     if card.has_grade and form.is_valid():
         result = selectors.forecast_build(own_grade=card.grade, **form.resolved())
-    return render(request, "members/forecast.html", {
-        "form": form, "card": card, "result": result, "nav": "forecast",
-    })  # fmt: skip
+    return render(
+        request,
+        "members/forecast.html",
+        {
+            "form": form,
+            "card": card,
+            "result": result,
+            "nav": "forecast",
+        },
+    )
 
 
 @member_required
@@ -153,12 +186,22 @@ def privacy(request, member):
     if request.method == "POST" and form.is_valid():
         private = form.cleaned_data["grade"] == "private"
         member_privacy_set(member=member, private=private)
-        messages.success(request, "Your grade is now private: only you can see it." if private
-                         else "Your grade is now public.")  # fmt: skip
+        messages.success(
+            request,
+            "Your grade is now private: only you can see it."
+            if private
+            else "Your grade is now public.",
+        )
         return redirect("members:privacy")
-    return render(request, "members/privacy.html", {
-        "form": form, "member": member, "nav": "privacy",
-    })  # fmt: skip
+    return render(
+        request,
+        "members/privacy.html",
+        {
+            "form": form,
+            "member": member,
+            "nav": "privacy",
+        },
+    )
 
 
 @member_required
@@ -168,22 +211,30 @@ def host_exemption(request, member):
         request.POST or None,
         sessions=selectors.planned_sessions_open(member=member, today=today),
         partners=[r.partner for r in selectors.partnerships(member=member)],
-    )  # fmt: skip
+    )
     if request.method == "POST" and form.is_valid():
         try:
             exemption_request_create(
-                member=member, partner=form.cleaned_data["partner_member"],
-                planned_session=form.cleaned_data["planned_session"], now=timezone.now(),
-            )  # fmt: skip
+                member=member,
+                partner=form.cleaned_data["partner_member"],
+                planned_session=form.cleaned_data["planned_session"],
+                now=timezone.now(),
+            )
         except ExemptionRefused as refused:
             form.add_error(None, str(refused))
         else:
             messages.success(request, "Your request has been sent to the club.")
             return redirect("members:host-exemption")
-    return render(request, "members/host_exemption.html", {
-        "form": form, "requests": selectors.exemption_requests(member=member),
-        "member": member, "nav": "host",
-    })  # fmt: skip
+    return render(
+        request,
+        "members/host_exemption.html",
+        {
+            "form": form,
+            "requests": selectors.exemption_requests(member=member),
+            "member": member,
+            "nav": "host",
+        },
+    )
 
 
 # --------------------------------------------------------------------------- public pages
@@ -193,20 +244,31 @@ def top_grades(request):
     club = None
     if request.GET.get("club"):
         club = get_object_or_404(Club, slug=request.GET["club"])
-    return render(request, "members/top.html", {
-        "club": club, "clubs": Club.objects.order_by("name"),
-        "rows": selectors.top_grades(club=club),
-    })  # fmt: skip
+    return render(
+        request,
+        "members/top.html",
+        {
+            "club": club,
+            "clubs": Club.objects.order_by("name"),
+            "rows": selectors.top_grades(club=club),
+        },
+    )
 
 
 def band_distribution(request):
     national, clubs = selectors.band_distributions()
     selected = next((d for d in clubs if d.slug == request.GET.get("club")), None)
-    return render(request, "members/bands.html", {
-        "national": national, "clubs": clubs, "selected": selected,
-        "national_chart": charts.band_chart(national),
-        "club_chart": charts.band_chart(selected) if selected else None,
-    })  # fmt: skip
+    return render(
+        request,
+        "members/bands.html",
+        {
+            "national": national,
+            "clubs": clubs,
+            "selected": selected,
+            "national_chart": charts.band_chart(national),
+            "club_chart": charts.band_chart(selected) if selected else None,
+        },
+    )
 
 
 def member_public(request, number: str):

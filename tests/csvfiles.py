@@ -9,22 +9,43 @@ HEADER = list(CSV_COLUMNS)  # the product's S12.1 columns, defined once
 
 
 def mp_session_rows(
-    *, event_id="MON", date="2026-11-16", scores=None, numbers=None, boards=24, start="19:30",
-    session=1, rateable=None,
-):  # fmt: skip
+    *,
+    event_id="MON",
+    date="2026-11-16",
+    scores=None,
+    numbers=None,
+    boards=24,
+    start="19:30",
+    session=1,
+    rateable=None,
+):
     """A one-winner match-pointed session of len(scores) pairs, players 1001, 1002, ..."""
     scores = scores or [62.5, 55.0, 52.5, 50.0, 47.5, 45.0, 44.0, 43.5]
     rows = []
     for i, score in enumerate(scores):
-        a, b = (numbers[i] if numbers else (str(1001 + 2 * i), str(1002 + 2 * i)))
-        rows.append({
-            "event_id": event_id, "event_name": f"{event_id} Pairs", "session": session,
-            "date": date, "start": start, "scoring": "MP", "movement": "ONE_WINNER",
-            "weighting": 1, "pair": i + 1, "direction": "", "player1_number": a,
-            "player1_name": f"Player {a}", "player2_number": b, "player2_name": f"Player {b}",
-            "score": score, "direction_mean": "", "boards": boards,
-            "rateable": (rateable or {}).get(i + 1, ""),
-        })  # fmt: skip
+        a, b = numbers[i] if numbers else (str(1001 + 2 * i), str(1002 + 2 * i))
+        rows.append(
+            {
+                "event_id": event_id,
+                "event_name": f"{event_id} Pairs",
+                "session": session,
+                "date": date,
+                "start": start,
+                "scoring": "MP",
+                "movement": "ONE_WINNER",
+                "weighting": 1,
+                "pair": i + 1,
+                "direction": "",
+                "player1_number": a,
+                "player1_name": f"Player {a}",
+                "player2_number": b,
+                "player2_name": f"Player {b}",
+                "score": score,
+                "direction_mean": "",
+                "boards": boards,
+                "rateable": (rateable or {}).get(i + 1, ""),
+            }
+        )
     return rows
 
 

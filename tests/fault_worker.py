@@ -50,11 +50,19 @@ def main() -> None:
             "unacked_restore_throttle": 1,
         },
     )
-    app.worker_main([
-        "worker", "--pool=prefork", "--concurrency=1", f"--queues={queue}",
-        "--loglevel=INFO", "--without-gossip", "--without-mingle", "--without-heartbeat",
-        f"--hostname=fault-{os.getpid()}@%h",
-    ])  # fmt: skip
+    app.worker_main(
+        [
+            "worker",
+            "--pool=prefork",
+            "--concurrency=1",
+            f"--queues={queue}",
+            "--loglevel=INFO",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            f"--hostname=fault-{os.getpid()}@%h",
+        ]
+    )
 
 
 if __name__ == "__main__":

@@ -24,7 +24,9 @@ missing: list[str] = []
 def reachable(url: str, default_port: int) -> bool:
     parsed = urlparse(url)
     try:
-        with socket.create_connection((parsed.hostname or "127.0.0.1", parsed.port or default_port), 1):
+        with socket.create_connection(
+            (parsed.hostname or "127.0.0.1", parsed.port or default_port), 1
+        ):
             return True
     except OSError:
         return False
@@ -50,7 +52,9 @@ def choose_redis() -> None:
 
 def choose_browser() -> None:
     if not Path(CHROMIUM).exists():
-        missing.append(f"{CHROMIUM} is missing (apt-get install chromium): browser tests are skipped")
+        missing.append(
+            f"{CHROMIUM} is missing (apt-get install chromium): browser tests are skipped"
+        )
 
 
 # Tests run eagerly unless a test starts a real worker itself.

@@ -87,9 +87,10 @@ TABLE = {
     "members:api-sessions": ("get", {}, logged_in(page=False)),
     "members:api-partners": ("get", {}, logged_in(page=False)),
     "members:api-forecast": (  # only "member" has a grade; the rest get a 400 saying so
-        "get", {"?": "partner_grade=50&field_strength=48"},
+        "get",
+        {"?": "partner_grade=50&field_strength=48"},
         {**{r: {400} for r in LOGGED_IN}, "anonymous": API_LOGIN, "member": {200}},
-    ),  # fmt: skip
+    ),
     "members:api-privacy": ("get", {}, logged_in(page=False)),
     "members:api-host-exemptions": ("get", {}, logged_in(page=False)),
     "members:api-explain": ("get", {"grade_id": "grade"}, own_only(page=False)),
@@ -107,8 +108,10 @@ TABLE = {
     "clubs:planned-delete": ("post", {"slug": "slug", "pk": "planned"}, club_admins(ok=302)),
     "clubs:exemptions": ("get", {"slug": "slug"}, club_admins()),
     "clubs:exemption-decide": (
-        "post", {"slug": "slug", "pk": "exemption"}, club_admins(ok=302),
-    ),  # fmt: skip
+        "post",
+        {"slug": "slug", "pk": "exemption"},
+        club_admins(ok=302),
+    ),
     "clubs:handicaps": ("get", {"slug": "slug"}, club_admins()),
     "clubs:handicaps-print": ("get", {"slug": "slug"}, club_admins()),
     "clubs:handicaps-export": ("get", {"slug": "slug", "fmt": "csv"}, club_admins()),
@@ -151,9 +154,12 @@ def world(db, django_capture_on_commit_callbacks):
     alpha, beta = ClubFactory(slug="alpha", national_number=""), ClubFactory(slug="beta")
     users = {}
     for role, club, kind in [
-        ("member", alpha, "member"), ("other_member", beta, "member"),
-        ("admin", alpha, "admin"), ("other_admin", beta, "admin"), ("staff", None, None),
-    ]:  # fmt: skip
+        ("member", alpha, "member"),
+        ("other_member", beta, "member"),
+        ("admin", alpha, "admin"),
+        ("other_admin", beta, "admin"),
+        ("staff", None, None),
+    ]:
         user = UserFactory(username=role, is_staff=role == "staff")
         member = Member.objects.create(
             national_number=str(900001 + len(users)), name=role.title(), user=user
@@ -165,17 +171,20 @@ def world(db, django_capture_on_commit_callbacks):
         (str(900020 + 2 * i), str(900021 + 2 * i)) for i in range(6)
     ]
     with django_capture_on_commit_callbacks(execute=True):
-        upload = upload_create(club=alpha, filename="alpha.csv",
-                               data=csv_bytes(mp_session_rows(numbers=numbers)))  # fmt: skip
+        upload = upload_create(
+            club=alpha, filename="alpha.csv", data=csv_bytes(mp_session_rows(numbers=numbers))
+        )
     private = Member.objects.get(national_number="900011")
     private.grade_private = True
     private.save()
     CurrentGrade.objects.filter(member=private).update(grade=SECRET, status="M")
     member = Member.objects.get(user=users["member"])
     planned = planned_session_create(
-        club=alpha, event_name="Next", date=timezone.localdate() + dt.timedelta(days=7),
+        club=alpha,
+        event_name="Next",
+        date=timezone.localdate() + dt.timedelta(days=7),
         start=dt.time(19, 30),
-    )  # fmt: skip
+    )
     exemption = exemption_request_create(
         member=member, partner=private, planned_session=planned, now=timezone.now()
     )

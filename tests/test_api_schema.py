@@ -46,18 +46,30 @@ DATA_DEPENDENT = {
 # Operations each role must see succeed at least once (S13).
 PUBLIC = {"GET /api/v1/grades/bands/", "GET /api/v1/grades/top/", "GET /api/v1/members/{number}/"}
 MINE = {
-    "GET /api/v1/me/", "GET /api/v1/me/sessions/", "GET /api/v1/me/sessions/{grade_id}/",
-    "GET /api/v1/me/partners/", "GET /api/v1/me/forecast/", "GET /api/v1/me/privacy/",
-    "PUT /api/v1/me/privacy/", "GET /api/v1/me/schemes/", "GET /api/v1/me/host-exemptions/",
+    "GET /api/v1/me/",
+    "GET /api/v1/me/sessions/",
+    "GET /api/v1/me/sessions/{grade_id}/",
+    "GET /api/v1/me/partners/",
+    "GET /api/v1/me/forecast/",
+    "GET /api/v1/me/privacy/",
+    "PUT /api/v1/me/privacy/",
+    "GET /api/v1/me/schemes/",
+    "GET /api/v1/me/host-exemptions/",
     "POST /api/v1/me/host-exemptions/",
-}  # fmt: skip
+}
 CLUB = {
-    "GET /api/v1/clubs/{slug}/members/", "GET /api/v1/clubs/{slug}/schemes/",
-    "GET /api/v1/clubs/{slug}/uploads/", "POST /api/v1/clubs/{slug}/uploads/",
+    "GET /api/v1/clubs/{slug}/members/",
+    "GET /api/v1/clubs/{slug}/schemes/",
+    "GET /api/v1/clubs/{slug}/uploads/",
+    "POST /api/v1/clubs/{slug}/uploads/",
     "GET /api/v1/clubs/{slug}/uploads/{id}/",
-}  # fmt: skip
-SUCCEEDS = {"anonymous": PUBLIC, "member": PUBLIC | MINE, "admin": PUBLIC | MINE | CLUB,
-            "staff": PUBLIC | CLUB}  # fmt: skip
+}
+SUCCEEDS = {
+    "anonymous": PUBLIC,
+    "member": PUBLIC | MINE,
+    "admin": PUBLIC | MINE | CLUB,
+    "staff": PUBLIC | CLUB,
+}
 
 schema = schemathesis.pytest.from_fixture("api_schema")
 
@@ -86,8 +98,9 @@ def api_world(db, django_capture_on_commit_callbacks):
     users, members = {}, {}
     for number, (role, kind) in enumerate([("member", "member"), ("admin", "admin")], 900001):
         user = UserFactory(username=f"api-{role}")
-        members[role] = Member.objects.create(national_number=str(number), name=role.title(),
-                                              user=user)  # fmt: skip
+        members[role] = Member.objects.create(
+            national_number=str(number), name=role.title(), user=user
+        )
         ClubRole.objects.create(club=alpha, member=members[role], role=kind)
         users[role] = user
     users["staff"] = UserFactory(username="api-staff", is_staff=True, is_superuser=True)
@@ -95,18 +108,24 @@ def api_world(db, django_capture_on_commit_callbacks):
         (str(900020 + 2 * i), str(900021 + 2 * i)) for i in range(6)
     ]
     with django_capture_on_commit_callbacks(execute=True):
-        upload = upload_create(club=alpha, filename="alpha.csv",
-                               data=csv_bytes(mp_session_rows(numbers=numbers)))  # fmt: skip
+        upload = upload_create(
+            club=alpha, filename="alpha.csv", data=csv_bytes(mp_session_rows(numbers=numbers))
+        )
     private = Member.objects.get(national_number="900010")
     private.grade_private = True
     private.save()
     planned = [
-        planned_session_create(club=alpha, event_name=f"Next {days}", start=dt.time(19, 30),
-                               date=timezone.localdate() + dt.timedelta(days=days))
+        planned_session_create(
+            club=alpha,
+            event_name=f"Next {days}",
+            start=dt.time(19, 30),
+            date=timezone.localdate() + dt.timedelta(days=days),
+        )
         for days in (7, 14)
-    ]  # fmt: skip
-    exemption_request_create(member=members["member"], partner=private,
-                             planned_session=planned[0], now=timezone.now())  # fmt: skip
+    ]
+    exemption_request_create(
+        member=members["member"], partner=private, planned_session=planned[0], now=timezone.now()
+    )
     grades = SessionGrade.objects.filter(member__in=members.values())
     return {
         "tokens": {role: Token.objects.create(user=user).key for role, user in users.items()},
@@ -190,8 +209,13 @@ def auth_headers(api_world, role) -> dict:
 
 @pytest.mark.slow
 @schema.parametrize()
-@settings(max_examples=MAX_EXAMPLES, derandomize=True, deadline=None, database=None,
-          suppress_health_check=list(HealthCheck))  # fmt: skip
+@settings(
+    max_examples=MAX_EXAMPLES,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+)
 def test_api_matches_its_schema(case, auth_headers):
     excluded = [positive_data_acceptance] if case.operation.label in DATA_DEPENDENT else []
     case.call_and_validate(headers=auth_headers, excluded_checks=excluded)

@@ -25,14 +25,16 @@ def actions() -> list[tuple[str, str, str]]:
     return [(e.action, e.actor, e.club) for e in AuditEvent.objects.order_by("pk")]
 
 
-def test_uploads_corrections_and_withdrawals_are_recorded(
-    club, django_capture_on_commit_callbacks
-):
+def test_uploads_corrections_and_withdrawals_are_recorded(club, django_capture_on_commit_callbacks):
     admin = UserFactory(username="scorer")
     with django_capture_on_commit_callbacks(execute=True):
         upload_create(club=club, user=admin, filename="a.csv", data=csv_bytes(mp_session_rows()))
-        upload_create(club=club, user=admin, filename="b.csv",
-                      data=csv_bytes(mp_session_rows(scores=[50] * 8)))  # fmt: skip
+        upload_create(
+            club=club,
+            user=admin,
+            filename="b.csv",
+            data=csv_bytes(mp_session_rows(scores=[50] * 8)),
+        )
         upload_create(club=club, user=admin, filename="bad.csv", data=b"event_id,x\n1,2\n")
     session_withdraw(version=SessionVersion.objects.get(state="graded"), user=admin)
     assert actions() == [
@@ -51,11 +53,14 @@ def test_exemption_decisions_privacy_and_refolds_are_recorded(club):
     partner, _ = member_get_or_create(number="1002", name="Partner")
     ClubRoleFactory(club=club, member=host)
     planned = planned_session_create(
-        club=club, event_name="Mon", date=timezone.localdate() + dt.timedelta(days=3),
+        club=club,
+        event_name="Mon",
+        date=timezone.localdate() + dt.timedelta(days=3),
         start=dt.time(19, 30),
-    )  # fmt: skip
-    request = exemption_request_create(member=host, partner=partner, planned_session=planned,
-                                       now=timezone.now())  # fmt: skip
+    )
+    request = exemption_request_create(
+        member=host, partner=partner, planned_session=planned, now=timezone.now()
+    )
     admin = UserFactory(username="organiser")
     exemption_decide(request=request, approve=True, user=admin, now=timezone.now())
     host.user = UserFactory(username="host-login")
@@ -92,4 +97,6 @@ def test_staff_read_the_log_others_cannot(client, django_user_model):
     response = client.get(changelist)
     assert response.status_code == 200 and "a.csv" in response.content.decode()
     event = AuditEvent.objects.get()
-    assert client.post(reverse("admin:grading_auditevent_delete", args=[event.pk])).status_code == 403
+    assert (
+        client.post(reverse("admin:grading_auditevent_delete", args=[event.pk])).status_code == 403
+    )

@@ -29,10 +29,18 @@ def test_restored_dump_passes_replay_check(tmp_path, postgres):
         skip_or_fail("pg_dump is not installed")
     club = ClubFactory(slug="riverside")
     upload_create(club=club, filename="a.csv", data=csv_bytes(mp_session_rows()))
-    upload_create(club=club, filename="b.csv", data=csv_bytes(mp_session_rows(
-        event_id="TUE", date="2026-11-17", scores=[40, 45, 50, 55, 60, 52, 48, 50])))  # fmt: skip
-    upload_create(club=club, filename="c.csv", data=csv_bytes(mp_session_rows(
-        scores=[50] * 8)))  # a correction  # fmt: skip
+    upload_create(
+        club=club,
+        filename="b.csv",
+        data=csv_bytes(
+            mp_session_rows(
+                event_id="TUE", date="2026-11-17", scores=[40, 45, 50, 55, 60, 52, 48, 50]
+            )
+        ),
+    )
+    upload_create(
+        club=club, filename="c.csv", data=csv_bytes(mp_session_rows(scores=[50] * 8))
+    )  # a correction
     # process, process, withdraw, process: there is something to reproduce
     assert LedgerEntry.objects.count() == 4
     assert SessionGrade.objects.filter(live=True).count() == 32
@@ -49,8 +57,12 @@ def test_restored_dump_passes_replay_check(tmp_path, postgres):
         env = {**os.environ, "DATABASE_URL": f"{base}/{restored}"}
         check = subprocess.run(
             [sys.executable, "manage.py", "replay", "--check"],
-            cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
-        )  # fmt: skip
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert check.returncode == 0, check.stdout + check.stderr
         assert "every stored grade is reproduced" in check.stdout
     finally:

@@ -129,5 +129,6 @@ def test_an_approval_exempts_the_pair_in_its_own_session_only(
     assert hosts == {1: "", 2: "1"}
     graded = SessionGrade.objects.filter(member__national_number="1001")
     assert {g.version.session.number: g.session_grade is not None for g in graded} == {
-        1: True, 2: False,
-    }  # fmt: skip
+        1: True,
+        2: False,
+    }

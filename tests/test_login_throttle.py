@@ -46,9 +46,10 @@ def test_one_address_guessing_many_usernames_is_locked(client, django_user_model
     django_user_model.objects.create_user("bob", password="right-password-1")
     for name in ["a", "b", "c", "d", "e"]:
         attempt(client, name, "x", address="10.0.0.7")
-    assert "Too many failed attempts" in attempt(
-        client, "bob", "right-password-1", address="10.0.0.7"
-    ).content.decode()
+    assert (
+        "Too many failed attempts"
+        in attempt(client, "bob", "right-password-1", address="10.0.0.7").content.decode()
+    )
     assert attempt(client, "bob", "right-password-1", address="10.0.0.8").status_code == 302
 
 

@@ -93,9 +93,10 @@ def test_a_change_is_audited_and_every_grade_refolded_with_the_new_set(
     assert head().params_name == "fr18-factors"
     change, refold = AuditEvent.objects.order_by("pk").filter(action__in=["parameters", "refold"])
     assert (change.action, change.actor, change.details) == (
-        "parameters", "grader",
+        "parameters",
+        "grader",
         {"from": "ngs-15a", "to": "fr18-factors", "reason": "FR 18's estimates"},
-    )  # fmt: skip
+    )
     assert (refold.action, refold.details["params"]) == ("refold", "fr18-factors")
     after_first = grades(first)
     # Butler: 5.10 instead of 5.4 per IMP per board: every session grade but the pair on 0
@@ -325,8 +326,9 @@ def test_staff_replay_the_ledger_from_the_page(
 
 
 @pytest.mark.parametrize("who", ["anonymous", "member", "club_admin"])
-def test_others_cannot_see_or_post(client, who, member_user, club_admin, upload,
-                                   django_capture_on_commit_callbacks):  # fmt: skip
+def test_others_cannot_see_or_post(
+    client, who, member_user, club_admin, upload, django_capture_on_commit_callbacks
+):
     upload(butler())
     if who != "anonymous":
         client.force_login({"member": member_user, "club_admin": club_admin}[who][0])

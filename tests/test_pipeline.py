@@ -120,8 +120,13 @@ def test_a_correction_withdraws_the_old_version_and_grades_the_new(upload):
 
 def test_late_upload_takes_its_place_by_date_and_replay_reproduces_everything(upload):
     upload(csv_bytes(mp_session_rows(event_id="MON", date="2026-11-16")))
-    upload(csv_bytes(mp_session_rows(event_id="WED", date="2026-11-18", scores=[40, 45, 50, 55,
-                                                                             60, 52, 48, 50])))
+    upload(
+        csv_bytes(
+            mp_session_rows(
+                event_id="WED", date="2026-11-18", scores=[40, 45, 50, 55, 60, 52, 48, 50]
+            )
+        )
+    )
     late = upload(csv_bytes(mp_session_rows(event_id="TUE", date="2026-11-10")))
     version = SessionVersion.objects.get(session__event__event_id="TUE")
     assert version.late
@@ -182,8 +187,11 @@ def test_a_host_pair_with_a_visitor_counts_as_known(upload):
     """S14.3: a host pair counts as known. Pairs 1-4 known, pair 5 the host (RATEABLE N) with a
     visitor, pair 6 visitors: 5 of 6 known, graded; the version records 5 known pairs."""
     numbers = [(str(2001 + 2 * i), str(2002 + 2 * i)) for i in range(4)] + [("2101", ""), ("", "")]
-    upload(csv_bytes(mp_session_rows(scores=[55, 54, 53, 52, 51, 35], numbers=numbers,
-                                     rateable={5: "N"})))  # fmt: skip
+    upload(
+        csv_bytes(
+            mp_session_rows(scores=[55, 54, 53, 52, 51, 35], numbers=numbers, rateable={5: "N"})
+        )
+    )
     version = SessionVersion.objects.get()
     assert version.state == SessionVersion.State.GRADED, version.not_graded_reason
     assert (version.known_pairs, version.total_pairs) == (5, 6)
@@ -234,15 +242,18 @@ def test_a_version_whose_grading_fails_is_set_aside_and_holds_up_no_one(upload, 
     assert failed.status == Upload.Status.FAILED
     from django.template.loader import render_to_string
 
-    page = render_to_string("grading/partials/upload_status.html",
-                            {"upload": failed, "club": failed.club})  # fmt: skip
+    page = render_to_string(
+        "grading/partials/upload_status.html", {"upload": failed, "club": failed.club}
+    )
     assert "Grading failed</strong> for this file" in page and "hx-get" not in page
     version = SessionVersion.objects.get()
     assert version.state == SessionVersion.State.NOT_GRADED
     assert "error in the product" in version.not_graded_reason
     assert not LedgerEntry.objects.exists()
-    other = upload(csv_bytes(mp_session_rows(event_id="TUE", date="2026-11-17")),
-                   target=ClubFactory(slug="hilltop"))  # fmt: skip
+    other = upload(
+        csv_bytes(mp_session_rows(event_id="TUE", date="2026-11-17")),
+        target=ClubFactory(slug="hilltop"),
+    )
     assert other.status == Upload.Status.GRADED
     monkeypatch.setattr(grading.ledger, "version_grade", real)
     again = upload(csv_bytes(mp_session_rows()), name="again.csv")  # not a duplicate
@@ -251,8 +262,7 @@ def test_a_version_whose_grading_fails_is_set_aside_and_holds_up_no_one(upload, 
     assert ledger_check() == []
 
 
-def test_a_database_that_goes_away_leaves_the_version_stored_for_the_sweep(upload,
-                                                                           monkeypatch):
+def test_a_database_that_goes_away_leaves_the_version_stored_for_the_sweep(upload, monkeypatch):
     from django.db import OperationalError
 
     import grading.ledger
@@ -304,9 +314,14 @@ def test_an_upload_whose_session_is_not_graded_does_not_say_graded(upload, clien
     upload(csv_bytes(mp_session_rows()))
     numbers = [(str(1001 + 2 * i), str(1002 + 2 * i)) for i in range(5)] + [("", "")] * 3
     corrected = upload(csv_bytes(mp_session_rows(numbers=numbers)))
-    page = render_to_string("grading/partials/upload_status.html", {
-        "upload": corrected, "club": corrected.club, "progress": upload_progress(upload=corrected),
-    })  # fmt: skip
+    page = render_to_string(
+        "grading/partials/upload_status.html",
+        {
+            "upload": corrected,
+            "club": corrected.club,
+            "progress": upload_progress(upload=corrected),
+        },
+    )
     assert "Stored, not graded" in page and "nothing replaces them" in page
     assert "<strong>Graded" not in page
 

@@ -71,8 +71,6 @@ def test_importing_the_engine_loads_no_django():
 
 def test_import_linter_contract_holds():
     linter = Path(sys.executable).parent / "lint-imports"
-    result = subprocess.run(
-        [str(linter)], cwd=ROOT, capture_output=True, text=True, timeout=120
-    )
+    result = subprocess.run([str(linter)], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "KEPT" in result.stdout

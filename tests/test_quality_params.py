@@ -8,13 +8,16 @@ from grading.quality_selectors import params_for
 from tests.factories import UserFactory
 
 
-@pytest.mark.parametrize("text, says", [
-    ("window_boards=0", "window_boards must be a number of at least 1"),
-    ("window_years=0", "window_years must be a number of at least 1"),
-    ("gain=-1", "gain must be a number of at least 0"),
-    ("gain=nan", "gain must be a number of at least 0"),
-    ("colour=3", "'colour' is not a numeric NGS parameter"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ("window_boards=0", "window_boards must be a number of at least 1"),
+        ("window_years=0", "window_years must be a number of at least 1"),
+        ("gain=-1", "gain must be a number of at least 0"),
+        ("gain=nan", "gain must be a number of at least 0"),
+        ("colour=3", "'colour' is not a numeric NGS parameter"),
+    ],
+)
 def test_out_of_range_parameters_are_refused(db, text, says):
     with pytest.raises(ValueError, match=says):
         params_for(text)

@@ -46,13 +46,18 @@ def test_concurrent_uploads_from_two_clubs_are_serialised(postgres, monkeypatch)
         try:
             for week in range(3):
                 numbers = shared + [
-                    (str(8000 + 100 * index + 10 * week + 2 * i), str(8001 + 100 * index
-                     + 10 * week + 2 * i)) for i in range(6)
-                ]  # fmt: skip
-                rows = mp_session_rows(event_id=f"E{index}", date=f"2026-11-{2 + 7 * week:02d}",
-                                       numbers=numbers)  # fmt: skip
-                upload_create(club=clubs[index], filename=f"{index}-{week}.csv",
-                              data=csv_bytes(rows))  # fmt: skip
+                    (
+                        str(8000 + 100 * index + 10 * week + 2 * i),
+                        str(8001 + 100 * index + 10 * week + 2 * i),
+                    )
+                    for i in range(6)
+                ]
+                rows = mp_session_rows(
+                    event_id=f"E{index}", date=f"2026-11-{2 + 7 * week:02d}", numbers=numbers
+                )
+                upload_create(
+                    club=clubs[index], filename=f"{index}-{week}.csv", data=csv_bytes(rows)
+                )
                 versions_grade_pending()
         except BaseException as error:  # noqa: BLE001 - reported below
             errors.append(error)

@@ -41,8 +41,9 @@ def test_pages_send_the_policy(client):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("url", ["/members/a%00b/", "/grades/top/?club=a%00b",
-                                 "/grades/bands/?club=%00"])  # fmt: skip
+@pytest.mark.parametrize(
+    "url", ["/members/a%00b/", "/grades/top/?club=a%00b", "/grades/bands/?club=%00"]
+)
 def test_a_nul_character_in_an_address_is_a_400_not_a_500(client, url):
     """Found by schemathesis: PostgreSQL cannot hold a NUL, so it failed the query (a 500)."""
     response = client.get(url)
@@ -54,6 +55,9 @@ def test_a_nul_character_in_an_address_is_a_400_not_a_500(client, url):
 def test_an_unknown_api_address_answers_json_and_a_page_address_html(client):
     api = client.get("/api/v1/no-such-thing/")
     assert (api.status_code, api["Content-Type"], api.json()) == (
-        404, "application/json", {"detail": "Not found."})  # fmt: skip
+        404,
+        "application/json",
+        {"detail": "Not found."},
+    )
     page = client.get("/no-such-page/")
     assert page.status_code == 404 and page["Content-Type"].startswith("text/html")

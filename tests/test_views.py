@@ -24,7 +24,11 @@ def test_dashboard_requires_login(client):
 @pytest.mark.django_db
 @pytest.mark.parametrize(
     "username, member_link, admin_links, staff_link",
-    [("demo-member", True, 0, False), ("demo-admin", True, 1, False), ("demo-staff", True, 0, True)],
+    [
+        ("demo-member", True, 0, False),
+        ("demo-admin", True, 1, False),
+        ("demo-staff", True, 0, True),
+    ],
 )
 def test_each_demo_login_reaches_its_dashboard(
     client, username, member_link, admin_links, staff_link

@@ -44,16 +44,25 @@ class Worker:
     """``python -m tests.fault_worker`` in its own process group, so it can be killed whole."""
 
     def __init__(self, *, queue: str, log: Path, hang_marker: Path | None = None):
-        env = {**os.environ, "DATABASE_URL": database_url(), "REDIS_URL": os.environ["TEST_REDIS_URL"],
-               "FAULT_QUEUE": queue, "DB_CONN_MAX_AGE": "0"}  # fmt: skip
+        env = {
+            **os.environ,
+            "DATABASE_URL": database_url(),
+            "REDIS_URL": os.environ["TEST_REDIS_URL"],
+            "FAULT_QUEUE": queue,
+            "DB_CONN_MAX_AGE": "0",
+        }
         env.pop("FAULT_HANG_MARKER", None)
         if hang_marker is not None:
             env["FAULT_HANG_MARKER"] = str(hang_marker)
         self.log = log
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "tests.fault_worker"], cwd=ROOT, env=env,
-            stdout=log.open("ab"), stderr=subprocess.STDOUT, start_new_session=True,
-        )  # fmt: skip
+            [sys.executable, "-m", "tests.fault_worker"],
+            cwd=ROOT,
+            env=env,
+            stdout=log.open("ab"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
 
     def kill(self) -> None:
         """SIGKILL to the whole group: the main process and its pool, no chance to clean up."""
@@ -83,8 +92,12 @@ def fault_lab(transactional_db, postgres, tmp_path):
     queue = f"fault-{os.getpid()}-{time.monotonic_ns()}"
     app = Celery("grading-fault-test")
     app.config_from_object("django.conf:settings", namespace="CELERY")
-    app.conf.update(broker_url=redis_url, result_backend=redis_url, task_always_eager=False,
-                    task_default_queue=queue)  # fmt: skip
+    app.conf.update(
+        broker_url=redis_url,
+        result_backend=redis_url,
+        task_always_eager=False,
+        task_default_queue=queue,
+    )
     app.autodiscover_tasks(["grading"])
     app.set_current()
     app.set_default()
@@ -111,8 +124,11 @@ def fault_lab(transactional_db, postgres, tmp_path):
 def upload_sessions(club, monkeypatch) -> list:
     """Three uploads sharing players, each dispatched to the queue; returns their AsyncResults."""
     sent = []
-    monkeypatch.setattr(grading.services, "_dispatch_grading",
-                        lambda upload_id: sent.append(grading.tasks.grade_upload.delay(upload_id)))
+    monkeypatch.setattr(
+        grading.services,
+        "_dispatch_grading",
+        lambda upload_id: sent.append(grading.tasks.grade_upload.delay(upload_id)),
+    )
     numbers = [(str(5001 + 2 * i), str(5002 + 2 * i)) for i in range(PLAYERS_PER_SESSION // 2)]
     for week in range(UPLOADS):
         rows = mp_session_rows(date=f"2026-11-{2 + 7 * week:02d}", numbers=numbers)
@@ -162,13 +178,16 @@ def test_a_worker_killed_mid_grading_is_restarted_and_grades_each_upload_once(
 
     fault_lab()  # the restarted worker, no fault this time
     wait_for(
-        lambda: not Upload.objects.exclude(status=Upload.Status.GRADED).exists(), 90,
+        lambda: not Upload.objects.exclude(status=Upload.Status.GRADED).exists(),
+        90,
         "the restarted worker to grade every upload",
-    )  # fmt: skip
+    )
     assert_graded_exactly_once(results)
 
 
-def test_a_killed_pool_process_is_replaced_and_its_task_redelivered(fault_lab, monkeypatch, tmp_path):
+def test_a_killed_pool_process_is_replaced_and_its_task_redelivered(
+    fault_lab, monkeypatch, tmp_path
+):
     marker = tmp_path / "hanging"
     worker = fault_lab(hang_marker=marker)
     results = upload_sessions(ClubFactory(slug="riverside"), monkeypatch)
@@ -178,9 +197,10 @@ def test_a_killed_pool_process_is_replaced_and_its_task_redelivered(fault_lab, m
 
     os.kill(pool_pid, signal.SIGKILL)
     wait_for(
-        lambda: not Upload.objects.exclude(status=Upload.Status.GRADED).exists(), 90,
+        lambda: not Upload.objects.exclude(status=Upload.Status.GRADED).exists(),
+        90,
         "the worker's new pool process to grade every upload",
-    )  # fmt: skip
+    )
     assert worker.process.poll() is None  # the worker itself lived on
     assert_graded_exactly_once(results)
 
@@ -193,22 +213,34 @@ def test_a_worker_started_on_a_graded_ledger_folds_it_before_its_pool_forks(
     first = fault_lab()
     club = ClubFactory(slug="riverside")
     results = upload_sessions(club, monkeypatch)
-    wait_for(lambda: not Upload.objects.exclude(status=Upload.Status.GRADED).exists(), 90,
-             "the first worker to grade every upload")  # fmt: skip
+    wait_for(
+        lambda: not Upload.objects.exclude(status=Upload.Status.GRADED).exists(),
+        90,
+        "the first worker to grade every upload",
+    )
     assert_graded_exactly_once(results)
     first.stop()
 
     log = tmp_path / "worker.log"
     log.write_text("")
     fault_lab()
-    wait_for(lambda: f"ledger folded up to entry {UPLOADS}" in log.read_text(errors="replace"),
-             60, "the new worker to fold the ledger before its pool starts")  # fmt: skip
+    wait_for(
+        lambda: f"ledger folded up to entry {UPLOADS}" in log.read_text(errors="replace"),
+        60,
+        "the new worker to fold the ledger before its pool starts",
+    )
     sent = []
-    monkeypatch.setattr(grading.services, "_dispatch_grading",
-                        lambda upload_id: sent.append(grading.tasks.grade_upload.delay(upload_id)))
+    monkeypatch.setattr(
+        grading.services,
+        "_dispatch_grading",
+        lambda upload_id: sent.append(grading.tasks.grade_upload.delay(upload_id)),
+    )
     numbers = [(str(5001 + 2 * i), str(5002 + 2 * i)) for i in range(PLAYERS_PER_SESSION // 2)]
-    upload_create(club=club, filename="late.csv",
-                  data=csv_bytes(mp_session_rows(date="2026-11-23", numbers=numbers)))  # fmt: skip
+    upload_create(
+        club=club,
+        filename="late.csv",
+        data=csv_bytes(mp_session_rows(date="2026-11-23", numbers=numbers)),
+    )
     assert sent[0].get(timeout=60) == 1
     assert list(LedgerEntry.objects.order_by("seq").values_list("seq", flat=True)) == [1, 2, 3, 4]
     assert ledger_check() == []

@@ -32,8 +32,11 @@ def graded(db, django_capture_on_commit_callbacks):
     club = ClubFactory()
     for date in ("2026-11-02", "2026-11-09"):
         with django_capture_on_commit_callbacks(execute=True):
-            upload_create(club=club, filename=f"{date}.csv", data=csv_bytes(
-                mp_session_rows(date=date, event_id="MON")))
+            upload_create(
+                club=club,
+                filename=f"{date}.csv",
+                data=csv_bytes(mp_session_rows(date=date, event_id="MON")),
+            )
     grading.ledger.ledger_state_forget()  # as a worker process that has graded nothing yet
     return LedgerHead.objects.get()
 

@@ -80,7 +80,9 @@ def _init_hints(cls: type) -> dict[str, Any]:
 
 def _decode_dataclass(cls: type, data: dict) -> Any:
     hints = _init_hints(cls)
-    return cls(**{name: _decode(hints[name], value) for name, value in data.items() if name in hints})
+    return cls(
+        **{name: _decode(hints[name], value) for name, value in data.items() if name in hints}
+    )
 
 
 def _decode_union(options: tuple, data: Any) -> Any:

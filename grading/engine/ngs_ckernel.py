@@ -90,21 +90,44 @@ class _Batch(ctypes.Structure):
 
     _fields_ = [
         ("n_ops", _I32),
-        ("kind", _P), ("seq", _P), ("vidx", _P), ("date", _P), ("scoring", _P),
-        ("first", _P), ("factor", _P),
-        ("pstart", _P), ("npairs", _P),
-        ("rstart", _P), ("nrec", _P),
-        ("qstart", _P), ("nq", _P),
-        ("pab", _P), ("boards", _P),
-        ("score", _P), ("dmean", _P), ("flags", _P),
-        ("r_me", _P), ("r_partner", _P), ("r_x", _P), ("r_sg", _P),
-        ("q_a", _P), ("q_b", _P), ("q_x", _P), ("q_sg", _P), ("q_avg", _P),
+        ("kind", _P),
+        ("seq", _P),
+        ("vidx", _P),
+        ("date", _P),
+        ("scoring", _P),
+        ("first", _P),
+        ("factor", _P),
+        ("pstart", _P),
+        ("npairs", _P),
+        ("rstart", _P),
+        ("nrec", _P),
+        ("qstart", _P),
+        ("nq", _P),
+        ("pab", _P),
+        ("boards", _P),
+        ("score", _P),
+        ("dmean", _P),
+        ("flags", _P),
+        ("r_me", _P),
+        ("r_partner", _P),
+        ("r_x", _P),
+        ("r_sg", _P),
+        ("q_a", _P),
+        ("q_b", _P),
+        ("q_x", _P),
+        ("q_sg", _P),
+        ("q_avg", _P),
         ("n_ids", _I32),
-        ("out_sg", _P), ("n_out", ctypes.c_int64),
+        ("out_sg", _P),
+        ("n_out", ctypes.c_int64),
         ("out_ref", _P),
-        ("rec_id", _P), ("rec_val", _P), ("n_rec", ctypes.c_int64),
-        ("ps_id", _P), ("ps_sg", _P), ("n_ps", ctypes.c_int64),
-    ]  # fmt: skip
+        ("rec_id", _P),
+        ("rec_val", _P),
+        ("n_rec", ctypes.c_int64),
+        ("ps_id", _P),
+        ("ps_sg", _P),
+        ("n_ps", ctypes.c_int64),
+    ]
 
 
 # ------------------------------------------------------------------ build and load
@@ -204,8 +227,13 @@ def ckernel_supports(params: NGSParams) -> bool:
     factors = [f for _, f in params.weighting_factors] + [1.0]
     exact = all(array("f", [f])[0] == f for f in factors)
     share = params.regular_share
-    ints = (params.window_boards, params.window_years, params.padding_boards, params.mature_boards,
-            params.default_boards)  # fmt: skip
+    ints = (
+        params.window_boards,
+        params.window_years,
+        params.padding_boards,
+        params.mature_boards,
+        params.default_boards,
+    )
     return (
         exact
         and 2 * share.numerator >= share.denominator
@@ -235,22 +263,42 @@ class CKernelReplay:
     ) -> None:
         lib = _load()
         if lib is None:
-            raise CKernelUnavailable("the C kernel is not built (python -m "
-                                     "grading.engine.ngs_ckernel --build)")  # fmt: skip
+            raise CKernelUnavailable(
+                "the C kernel is not built (python -m grading.engine.ngs_ckernel --build)"
+            )
         if not ckernel_supports(params):
             raise CKernelUnavailable(f"parameter set {params.name!r} is not supported in C")
         self._lib = lib
         self.params = params
         share = params.regular_share
         known = params.known_threshold
-        ip = array("i", [
-            params.window_boards, params.window_years, params.padding_boards,
-            params.mature_boards, share.numerator, share.denominator, params.default_boards,
-            -1 if params.new_partner_min_boards is None else params.new_partner_min_boards,
-            int(params.known_by_players), known.numerator, known.denominator,
-        ])  # fmt: skip
-        dp = array("d", [params.restart_grade, params.gain, params.rpcf, params.f_butler,
-                         params.f_cross, params.f_aggregate])  # fmt: skip
+        ip = array(
+            "i",
+            [
+                params.window_boards,
+                params.window_years,
+                params.padding_boards,
+                params.mature_boards,
+                share.numerator,
+                share.denominator,
+                params.default_boards,
+                -1 if params.new_partner_min_boards is None else params.new_partner_min_boards,
+                int(params.known_by_players),
+                known.numerator,
+                known.denominator,
+            ],
+        )
+        dp = array(
+            "d",
+            [
+                params.restart_grade,
+                params.gain,
+                params.rpcf,
+                params.f_butler,
+                params.f_cross,
+                params.f_aggregate,
+            ],
+        )
         self._k = lib.ck_new(_addr(ip), _addr(dp))
         if not self._k:
             raise MemoryError("ck_new")
@@ -302,13 +350,21 @@ class CKernelReplay:
 
     def _pack(self) -> dict[str, array[Any]]:
         return {
-            "kind": array("i", self._kind), "seq": array("i", self._seq),
-            "vidx": array("i", self._vid), "date": array("i", self._date),
-            "scoring": array("i", self._scoring), "first": array("d", self._first),
-            "factor": array("d", self._factor), "pstart": array("i", self._pstart),
-            "npairs": array("i", self._npairs), "pab": self._pab, "boards": self._boards,
-            "score": self._score, "dmean": self._dmean, "flags": self._flags,
-        }  # fmt: skip
+            "kind": array("i", self._kind),
+            "seq": array("i", self._seq),
+            "vidx": array("i", self._vid),
+            "date": array("i", self._date),
+            "scoring": array("i", self._scoring),
+            "first": array("d", self._first),
+            "factor": array("d", self._factor),
+            "pstart": array("i", self._pstart),
+            "npairs": array("i", self._npairs),
+            "pab": self._pab,
+            "boards": self._boards,
+            "score": self._score,
+            "dmean": self._dmean,
+            "flags": self._flags,
+        }
 
     def _run(
         self,
@@ -424,8 +480,11 @@ class CKernelReplay:
         self._score.extend(scores)
         self._boards.extend(boards)
         if session.movement is _TWO_WINNER:
-            self._flags.extend(array("b", [0 if d is None else 1 if d is _NS else 2
-                                           for d in map(_direction, pairs)]))  # fmt: skip
+            self._flags.extend(
+                array(
+                    "b", [0 if d is None else 1 if d is _NS else 2 for d in map(_direction, pairs)]
+                )
+            )
         else:
             self._flags.extend(_ZEROS[:n] if n <= 64 else array("b", bytes(n)))
         if host is None and not all(map(_rateable, people)):
@@ -471,8 +530,9 @@ class CKernelReplay:
             return
         n = len(pairs)
         if kind == 3:
-            self._dmean.extend(array("d", [_NAN if p.direction_mean is None else p.direction_mean
-                                           for p in pairs]))  # fmt: skip
+            self._dmean.extend(
+                array("d", [_NAN if p.direction_mean is None else p.direction_mean for p in pairs])
+            )
         else:
             self._dmean.extend(_NAN_BLOCK[:n] if n <= 64 else array("d", [_NAN] * n))
         first, factor = self._weights_of(session.weighting)
@@ -552,11 +612,19 @@ class CKernelReplay:
         n = len(session.pairs)
         bufs = self._pack()
         bufs.update(
-            kind=array("i", [2]), seq=array("i", [op.seq]), vidx=array("i", [vidx]),
-            date=array("i", [d]), scoring=array("i", [0]), first=array("d", [first]),
-            factor=array("d", [factor]), pstart=array("i", [p0]), npairs=array("i", [n]),
-            rstart=array("i", [0]), nrec=array("i", [len(recs)]),
-            qstart=array("i", [0]), nq=array("i", [len(outcome.partnerships)]),
+            kind=array("i", [2]),
+            seq=array("i", [op.seq]),
+            vidx=array("i", [vidx]),
+            date=array("i", [d]),
+            scoring=array("i", [0]),
+            first=array("d", [first]),
+            factor=array("d", [factor]),
+            pstart=array("i", [p0]),
+            npairs=array("i", [n]),
+            rstart=array("i", [0]),
+            nrec=array("i", [len(recs)]),
+            qstart=array("i", [0]),
+            nq=array("i", [len(outcome.partnerships)]),
             r_me=array("i", [ids[r.number] for r in recs]),
             r_partner=array("i", [ids[r.partner] for r in recs]),
             r_x=array("i", [r.boards for r in recs]),
@@ -566,22 +634,34 @@ class CKernelReplay:
             q_x=array("i", [ps.boards for ps in outcome.partnerships]),
             q_sg=array("d", [ps.session_grade for ps in outcome.partnerships]),
             q_avg=array("d", [ps.pair_average for ps in outcome.partnerships]),
-        )  # fmt: skip
+        )
         self._run(bufs, len(self._boards), extra_out=len(recs))
         self._reset()
         if self.record:
             players = tuple(
-                (r.number, r.grade_before, r.sopp, r.excess, r.session_grade,
-                 r.regular_adjustment)
+                (r.number, r.grade_before, r.sopp, r.excess, r.session_grade, r.regular_adjustment)
                 for r in outcome.players
-            )  # fmt: skip
+            )
             pships = tuple((ps.key, ps.session_grade) for ps in outcome.partnerships)
-            pids = [ck for ck in (lib.ck_pship_find(k, ids[ps.key[0]], ids[ps.key[1]])
-                                  for ps in outcome.partnerships)]  # fmt: skip
-            self.steps.append(KernelStep(
-                op.seq, "process", op.version, ref, players, pships,
-                self._player_grades(self._members(session), ref), self._pship_grades(pids, ref),
-            ))  # fmt: skip
+            pids = [
+                ck
+                for ck in (
+                    lib.ck_pship_find(k, ids[ps.key[0]], ids[ps.key[1]])
+                    for ps in outcome.partnerships
+                )
+            ]
+            self.steps.append(
+                KernelStep(
+                    op.seq,
+                    "process",
+                    op.version,
+                    ref,
+                    players,
+                    pships,
+                    self._player_grades(self._members(session), ref),
+                    self._pship_grades(pids, ref),
+                )
+            )
 
     # ------------------------------------------------------------------ record mode
 
@@ -629,16 +709,30 @@ class CKernelReplay:
             return None if math.isnan(v) else v
 
         players = tuple(
-            (self.numbers[rec_id[j]], rec_val[5 * j], opt(rec_val[5 * j + 1]),
-             opt(rec_val[5 * j + 2]), opt(rec_val[5 * j + 3]), rec_val[5 * j + 4])
+            (
+                self.numbers[rec_id[j]],
+                rec_val[5 * j],
+                opt(rec_val[5 * j + 1]),
+                opt(rec_val[5 * j + 2]),
+                opt(rec_val[5 * j + 3]),
+                rec_val[5 * j + 4],
+            )
             for j in range(b.n_rec)
-        )  # fmt: skip
+        )
         pids = [ps_id[j] for j in range(b.n_ps)]
         pships = tuple((self._pship_key(ps_id[j]), ps_sg[j]) for j in range(b.n_ps))
-        self.steps.append(KernelStep(
-            op.seq, "process", op.version, ref, players, pships,
-            self._player_grades(self._members(session), ref), self._pship_grades(pids, ref),
-        ))  # fmt: skip
+        self.steps.append(
+            KernelStep(
+                op.seq,
+                "process",
+                op.version,
+                ref,
+                players,
+                pships,
+                self._player_grades(self._members(session), ref),
+                self._pship_grades(pids, ref),
+            )
+        )
 
     def _record_withdraw(self, seq: int, version: str, vidx: int) -> None:
         self.flush()
@@ -652,16 +746,31 @@ class CKernelReplay:
         numbers = [self.numbers[i] for i in buf[:np_]]
         pids = list(buf[np_ : np_ + nq.value])
         bufs = self._pack()
-        bufs.update(kind=array("i", [1]), seq=array("i", [seq]), vidx=array("i", [vidx]),
-                    date=array("i", [0]), scoring=array("i", [0]), first=array("d", [0.0]),
-                    factor=array("d", [1.0]), pstart=array("i", [0]),
-                    npairs=array("i", [0]))  # fmt: skip
+        bufs.update(
+            kind=array("i", [1]),
+            seq=array("i", [seq]),
+            vidx=array("i", [vidx]),
+            date=array("i", [0]),
+            scoring=array("i", [0]),
+            first=array("d", [0.0]),
+            factor=array("d", [1.0]),
+            pstart=array("i", [0]),
+            npairs=array("i", [0]),
+        )
         b = self._run(bufs, 0, want=True)
         ref = b._keep[1][0]
-        self.steps.append(KernelStep(
-            seq, "withdraw", version, ref, (), (),
-            self._player_grades(numbers, ref), self._pship_grades(pids, ref),
-        ))  # fmt: skip
+        self.steps.append(
+            KernelStep(
+                seq,
+                "withdraw",
+                version,
+                ref,
+                (),
+                (),
+                self._player_grades(numbers, ref),
+                self._pship_grades(pids, ref),
+            )
+        )
 
     # ------------------------------------------------------------------ figures
 

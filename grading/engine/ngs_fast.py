@@ -95,11 +95,34 @@ class WindowState:
     """
 
     __slots__ = (
-        "rules", "initial", "d", "s", "x", "g", "f", "partner", "pad", "total",
-        "cs", "reach", "rlo", "rsum",
-        "lo", "low", "k", "cut0", "cfull", "tpos", "a0", "a0g", "a1", "a1g", "b3", "ops",
+        "rules",
+        "initial",
+        "d",
+        "s",
+        "x",
+        "g",
+        "f",
+        "partner",
+        "pad",
+        "total",
+        "cs",
+        "reach",
+        "rlo",
+        "rsum",
+        "lo",
+        "low",
+        "k",
+        "cut0",
+        "cfull",
+        "tpos",
+        "a0",
+        "a0g",
+        "a1",
+        "a1g",
+        "b3",
+        "ops",
         "counts",
-    )  # fmt: skip
+    )
 
     def __init__(self, rules: Rules, initial: float, track_partners: bool = True) -> None:
         self.rules = rules
@@ -569,9 +592,14 @@ class IncrementalHistory:
             self._pending.append(entry)
             return
         self._state.add(
-            entry.seq, entry.date.toordinal(), entry.boards, entry.grade, entry.factor,
-            entry.partner, entry.pad,
-        )  # fmt: skip
+            entry.seq,
+            entry.date.toordinal(),
+            entry.boards,
+            entry.grade,
+            entry.factor,
+            entry.partner,
+            entry.pad,
+        )
 
     def remove(self, seq: int) -> None:
         self._history = None
@@ -622,6 +650,13 @@ class IncrementalHistory:
         partner = state.regular_partner()
         sessions = state.sessions_in_window()
         return CurrentGrade(
-            grade, STATUS_CODES[code], band(grade), boards, padding, sessions, as_of, partner,
+            grade,
+            STATUS_CODES[code],
+            band(grade),
+            boards,
+            padding,
+            sessions,
+            as_of,
+            partner,
             subject,
-        )  # fmt: skip
+        )

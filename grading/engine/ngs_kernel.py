@@ -327,9 +327,15 @@ class KernelReplay:
         for r in outcome.players:
             if self.record:
                 self._rec_players.append(
-                    (r.number, r.grade_before, r.sopp, r.excess, r.session_grade,
-                     r.regular_adjustment)
-                )  # fmt: skip
+                    (
+                        r.number,
+                        r.grade_before,
+                        r.sopp,
+                        r.excess,
+                        r.session_grade,
+                        r.regular_adjustment,
+                    )
+                )
             if r.session_grade is not None:
                 records.append((r.number, r.partner, r.boards, r.session_grade))
         pships = [
@@ -398,8 +404,11 @@ def compare_kernel_steps(
     for a, b in zip(expected, actual, strict=False):
         where = f"seq {a.seq}"
         if (a.seq, a.kind, a.version, a.reference_date.toordinal()) != (
-            b.seq, b.kind, b.version, b.reference,
-        ):  # fmt: skip
+            b.seq,
+            b.kind,
+            b.version,
+            b.reference,
+        ):
             problems.append(f"{where}: different operation")
             continue
         if a.outcome is not None and a.outcome.graded:
@@ -429,8 +438,11 @@ def compare_kernel_steps(
                 continue
             for cg, k in zip(grades, kernel, strict=True):
                 same = (cg.subject, cg.status, cg.boards_in_window, cg.padding_boards) == (
-                    k[0], STATUS_CODES[k[2]], k[3], k[4],
-                )  # fmt: skip
+                    k[0],
+                    STATUS_CODES[k[2]],
+                    k[3],
+                    k[4],
+                )
                 if not same or not _close(cg.grade, k[1], tol):
                     problems.append(f"{where}: {cg.subject} {cg.grade} {cg.status} != {k}")
     return problems

@@ -257,9 +257,13 @@ def _process(state: ReplayState, op: ProcessOp) -> StepResult:
         if record.session_grade is None:
             continue
         entry = HistoryEntry(
-            op.seq, session.date, record.boards, record.session_grade, record.factor,
+            op.seq,
+            session.date,
+            record.boards,
+            record.session_grade,
+            record.factor,
             record.partner,
-        )  # fmt: skip
+        )
         state.players[record.number].add(entry)
         graded.append(record.number)
     keys: list[PartnershipKey] = []
@@ -290,9 +294,15 @@ def _withdraw(state: ReplayState, op: WithdrawOp) -> StepResult:
     state._date_removed(live.date)
     reference = state.latest_date() or live.date
     return _step(
-        state, op.seq, "withdraw", op.version, None, list(live.players), list(live.partnerships),
+        state,
+        op.seq,
+        "withdraw",
+        op.version,
+        None,
+        list(live.players),
+        list(live.partnerships),
         reference,
-    )  # fmt: skip
+    )
 
 
 def _members(session: SessionResult) -> list[str]:
@@ -428,8 +438,11 @@ def _compare_grades(
     out = []
     for x, y in zip(a, b, strict=True):
         same = (x.subject, x.status, x.boards_in_window, x.padding_boards) == (
-            y.subject, y.status, y.boards_in_window, y.padding_boards,
-        )  # fmt: skip
+            y.subject,
+            y.status,
+            y.boards_in_window,
+            y.padding_boards,
+        )
         if not same or not _close(x.grade, y.grade, tol):
             out.append(f"{where}: {x.subject} {x.grade} {x.status} != {y.grade} {y.status}")
     return out

@@ -69,9 +69,7 @@ def why_not_graded(
     share = params.known_threshold
     host, _ = host_pair_of(session, host_pair)
     if params.known_by_players:
-        known = sum(
-            p.known or pair.pair_id == host for pair in session.pairs for p in pair.players
-        )
+        known = sum(p.known or pair.pair_id == host for pair in session.pairs for p in pair.players)
         total = 2 * len(session.pairs)
         if known * share.denominator <= share.numerator * total:
             return Reason.TOO_FEW_KNOWN_PLAYERS

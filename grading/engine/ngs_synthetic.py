@@ -91,8 +91,9 @@ def iter_synthetic_ledger(
         date = START + dt.timedelta(days=day)
         if rng.random() < 0.03:
             date -= dt.timedelta(days=rng.randint(1, 60))  # a late upload
-        session = _session(rng, made, date, clubs[club_i], regular[club_i], breaks, day,
-                           known, strength)  # fmt: skip
+        session = _session(
+            rng, made, date, clubs[club_i], regular[club_i], breaks, day, known, strength
+        )
         made += 1
         seq += 1
         yield ProcessOp(seq, f"v{seq}", session)
@@ -205,8 +206,9 @@ def _corrected(rng: random.Random, old: SessionResult) -> SessionResult:
     a, b = pairs[i], pairs[j]
     pairs[i] = PairEntry(a.pair_id, a.players, b.score, a.direction, a.boards)
     pairs[j] = PairEntry(b.pair_id, b.players, a.score, b.direction, b.boards)
-    return SessionResult(old.key, old.event_name, old.scoring, old.movement, tuple(pairs),
-                         old.weighting)  # fmt: skip
+    return SessionResult(
+        old.key, old.event_name, old.scoring, old.movement, tuple(pairs), old.weighting
+    )
 
 
 # --------------------------------------------------------------------------- benchmark

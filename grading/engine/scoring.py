@@ -86,9 +86,31 @@ class TravellerLine:
 # IMPs (S2.1)
 
 IMP_BAND_UPPER_LIMITS = (
-    10, 40, 80, 120, 160, 210, 260, 310, 360, 420, 490, 590,
-    740, 890, 1090, 1290, 1490, 1740, 1990, 2240, 2490, 2990, 3490, 3990,
-)  # fmt: skip
+    10,
+    40,
+    80,
+    120,
+    160,
+    210,
+    260,
+    310,
+    360,
+    420,
+    490,
+    590,
+    740,
+    890,
+    1090,
+    1290,
+    1490,
+    1740,
+    1990,
+    2240,
+    2490,
+    2990,
+    3490,
+    3990,
+)
 
 
 def imps(points: int | Fraction | float) -> int:
@@ -889,9 +911,10 @@ def mp_percentages_real_top(
     tops: dict[str, Fraction] = defaultdict(Fraction)
     for traveller in _travellers(boards):
         artificial = [
-            line for line in traveller
+            line
+            for line in traveller
             if ns_outcome(line).is_artificial or ew_outcome(line).is_artificial
-        ]  # fmt: skip
+        ]
         real = [line for line in traveller if line not in artificial]
         top = Fraction(2 * max(len(real) - 1, 0))
         if real:
@@ -905,4 +928,3 @@ def mp_percentages_real_top(
             tops[line.ns_pair] += top
             tops[line.ew_pair] += top
     return {pair: 100 * points[pair] / tops[pair] for pair in points if tops[pair]}
-

@@ -141,19 +141,39 @@ def _implausible_figures(session: SessionResult) -> list[Problem]:
         where = f"{name}, pair {pair.pair_id}"
         boards = pair.boards or 24
         if pair.boards is not None and pair.boards > MAX_BOARDS:
-            problems.append(Problem(where, f"Pair {pair.pair_id} is said to have played "
-                                    f"{pair.boards} boards; a session has at most {MAX_BOARDS}. "
-                                    "Check the boards played.", code="implausible"))  # fmt: skip
-        elif (session.scoring in _IMP_SCORING and pair.score is not None
-              and abs(pair.score) > MAX_IMPS_PER_BOARD * boards):  # fmt: skip
-            problems.append(Problem(where, f"Pair {pair.pair_id} has {pair.score:g} IMPs over "
-                                    f"{boards} boards, more than {MAX_IMPS_PER_BOARD} a board. "
-                                    "Check the pair's score.", code="implausible"))  # fmt: skip
+            problems.append(
+                Problem(
+                    where,
+                    f"Pair {pair.pair_id} is said to have played "
+                    f"{pair.boards} boards; a session has at most {MAX_BOARDS}. "
+                    "Check the boards played.",
+                    code="implausible",
+                )
+            )
+        elif (
+            session.scoring in _IMP_SCORING
+            and pair.score is not None
+            and abs(pair.score) > MAX_IMPS_PER_BOARD * boards
+        ):
+            problems.append(
+                Problem(
+                    where,
+                    f"Pair {pair.pair_id} has {pair.score:g} IMPs over "
+                    f"{boards} boards, more than {MAX_IMPS_PER_BOARD} a board. "
+                    "Check the pair's score.",
+                    code="implausible",
+                )
+            )
         for player in pair.players:
             if player.number is not None and len(player.number) > MAX_NUMBER_LENGTH:
-                problems.append(Problem(where, f"Membership number {player.number} is longer "
-                                        f"than {MAX_NUMBER_LENGTH} digits. Check it.",
-                                        code="implausible"))  # fmt: skip
+                problems.append(
+                    Problem(
+                        where,
+                        f"Membership number {player.number} is longer "
+                        f"than {MAX_NUMBER_LENGTH} digits. Check it.",
+                        code="implausible",
+                    )
+                )
     return problems
 
 
@@ -200,7 +220,7 @@ def _text_head(data: bytes) -> str:
     if head.startswith(_UTF16_BOMS):
         return head.decode("utf-16", errors="replace").lstrip("\ufeff \t\r\n")
     if head.startswith(_UTF8_BOM):
-        head = head[len(_UTF8_BOM):]
+        head = head[len(_UTF8_BOM) :]
     return head.decode("latin-1").lstrip(" \t\r\n")
 
 

@@ -48,7 +48,9 @@ OPTIONAL = (
     "boards",
     "rateable",
 )
-CSV_SCORING = {s.value: s for s in (Scoring.MP, Scoring.BUTLER, Scoring.CROSS_IMP, Scoring.AGGREGATE)}
+CSV_SCORING = {
+    s.value: s for s in (Scoring.MP, Scoring.BUTLER, Scoring.CROSS_IMP, Scoring.AGGREGATE)
+}
 _T = TypeVar("_T")
 _TIME = re.compile(r"^(\d{1,2}):(\d{2})$")
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -75,7 +77,9 @@ class _RowReader:
 
     def bad(self, column: str, message: str) -> None:
         self.ok = False
-        self.log.problem(f"line {self.line}, column {column}", message, line=self.line, code="csv-row")
+        self.log.problem(
+            f"line {self.line}, column {column}", message, line=self.line, code="csv-row"
+        )
 
     def cell(self, column: str) -> str:
         return (self.row.get(column) or "").strip()
@@ -186,7 +190,9 @@ class _RowReader:
             if index == 1:
                 self.bad("rateable", f'rateable "{rateable}" must be Y, N or empty.')
             rateable = ""
-        return Player(number=number, name=self.cell(f"player{index}_name"), rateable=rateable != "N")
+        return Player(
+            number=number, name=self.cell(f"player{index}_name"), rateable=rateable != "N"
+        )
 
     def _score(self, scoring: Scoring | None) -> float | None:
         raw = self.required("score")
@@ -217,7 +223,9 @@ class _RowReader:
         if value is None:
             self.bad("direction_mean", f'direction_mean "{raw}" must be a number, or empty.')
         elif scoring is not Scoring.AGGREGATE:
-            self.bad("direction_mean", "direction_mean is for aggregate scoring only; leave it empty.")
+            self.bad(
+                "direction_mean", "direction_mean is for aggregate scoring only; leave it empty."
+            )
             return None
         return value
 
@@ -229,7 +237,7 @@ def _decode(data: bytes, log: ProblemLog) -> str | None:
         line = data[: exc.start].count(b"\n") + 1
         log.problem(
             f"line {line}",
-            "The CSV file is not UTF-8 text (S12.1). Save it again choosing \"CSV UTF-8\".",
+            'The CSV file is not UTF-8 text (S12.1). Save it again choosing "CSV UTF-8".',
             line=line,
             code="csv-encoding",
         )
@@ -359,11 +367,27 @@ def _unique_pair_ids(entries: list[PairEntry], movement: Movement) -> list[PairE
     ]
 
 
-CSV_COLUMNS = REQUIRED[:1] + ("event_name",) + REQUIRED[1:3] + (
-    "start", "scoring", "movement", "weighting", "pair", "direction", "player1_number",
-    "player1_name", "player2_number", "player2_name", "score", "direction_mean", "boards",
-    "rateable",
-)  # fmt: skip
+CSV_COLUMNS = (
+    REQUIRED[:1]
+    + ("event_name",)
+    + REQUIRED[1:3]
+    + (
+        "start",
+        "scoring",
+        "movement",
+        "weighting",
+        "pair",
+        "direction",
+        "player1_number",
+        "player1_name",
+        "player2_number",
+        "player2_name",
+        "score",
+        "direction_mean",
+        "boards",
+        "rateable",
+    )
+)
 
 
 def write_csv(sessions: list[SessionResult]) -> bytes:
@@ -385,11 +409,22 @@ def write_csv(sessions: list[SessionResult]) -> bytes:
 def _csv_row(session: SessionResult, pair: PairEntry) -> list:
     first, second = pair.players
     return [
-        session.key.event_id, session.event_name, session.key.session,
-        session.date.isoformat(), session.start.strftime("%H:%M") if session.start else "",
-        session.scoring.value, session.movement.value, session.weighting, pair.pair_id,
-        pair.direction.value if pair.direction else "", first.number or "", first.name,
-        second.number or "", second.name, "" if pair.score is None else repr(pair.score),
+        session.key.event_id,
+        session.event_name,
+        session.key.session,
+        session.date.isoformat(),
+        session.start.strftime("%H:%M") if session.start else "",
+        session.scoring.value,
+        session.movement.value,
+        session.weighting,
+        pair.pair_id,
+        pair.direction.value if pair.direction else "",
+        first.number or "",
+        first.name,
+        second.number or "",
+        second.name,
+        "" if pair.score is None else repr(pair.score),
         "" if pair.direction_mean is None else repr(pair.direction_mean),
-        "" if pair.boards is None else pair.boards, "" if pair.rateable else "N",
-    ]  # fmt: skip
+        "" if pair.boards is None else pair.boards,
+        "" if pair.rateable else "N",
+    ]

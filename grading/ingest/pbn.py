@@ -116,7 +116,9 @@ def _read_games(text: str) -> tuple[list[_Game], dict[str, str]]:
                 game.tables.append(table)
             continue
         if table is not None and not line.startswith("["):
-            tokens = [m.group(1) if m.group(1) is not None else m.group(2) for m in _TOKEN.finditer(line)]
+            tokens = [
+                m.group(1) if m.group(1) is not None else m.group(2) for m in _TOKEN.finditer(line)
+            ]
             table.rows.append((number, tokens))
     if game.tags or game.tables:
         games.append(game)
@@ -260,9 +262,13 @@ class _Session:
         if not self._assign_pair_ids(played):
             return None
         lines, per_pair = self._travellers(rows, scoring)
-        complete = bool(lines) and not per_pair.skipped and all(
-            r.boards is None or len(per_pair.boards.get(r.pair_id, ())) == r.boards
-            for r in played
+        complete = (
+            bool(lines)
+            and not per_pair.skipped
+            and all(
+                r.boards is None or len(per_pair.boards.get(r.pair_id, ())) == r.boards
+                for r in played
+            )
         )
         if lines and not complete:
             self.log.warn(
@@ -519,7 +525,9 @@ class _Session:
                         )
                     )
         if skipped:
-            shown = ", ".join(skipped[:5]) + (f" and {len(skipped) - 5} more" if len(skipped) > 5 else "")
+            shown = ", ".join(skipped[:5]) + (
+                f" and {len(skipped) - 5} more" if len(skipped) > 5 else ""
+            )
             self.log.warn(
                 skipped[0],
                 f"{len(skipped)} traveller line(s) were left out (pair not in the ranking, or "

@@ -73,9 +73,7 @@ class ProblemLog:
     ) -> None:
         self.problems.append(Problem(location, message, line, code))
 
-    def warn(
-        self, location: str, message: str, *, line: int | None = None, code: str = ""
-    ) -> None:
+    def warn(self, location: str, message: str, *, line: int | None = None, code: str = "") -> None:
         self.warnings.append(Problem(location, message, line, code))
 
     def result(

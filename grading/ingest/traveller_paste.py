@@ -37,7 +37,9 @@ def parse_traveller_text(text: str, board: int = 1) -> tuple[list[TravellerLine]
         problems.append(Problem("traveller", f"At most {MAX_LINES} tables, please.", code="size"))
     if not lines and not problems:
         problems.append(
-            Problem("traveller", "Type one line per table: NS pair, EW pair, NS score.", code="empty")
+            Problem(
+                "traveller", "Type one line per table: NS pair, EW pair, NS score.", code="empty"
+            )
         )
     problems.extend(_repeated_pairs(lines))
     return lines, problems
@@ -88,7 +90,8 @@ def _adjusted_line(
         (ns_percent, ns_second), (ew_percent, ew_second) = codes
         if ns_second is not None or ew_second is not None:
             return None, Problem(
-                f"line {number}", "Give either one two-sided code (A6040) or one code per side.",
+                f"line {number}",
+                "Give either one two-sided code (A6040) or one code per side.",
                 line=number,
             )
     line = TravellerLine(

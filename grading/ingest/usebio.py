@@ -177,7 +177,9 @@ class _Lines:
 # Entry point
 
 
-def parse_usebio(doc: XmlDocument, club: str, log: ProblemLog) -> tuple[list[SessionResult], FileMeta]:
+def parse_usebio(
+    doc: XmlDocument, club: str, log: ProblemLog
+) -> tuple[list[SessionResult], FileMeta]:
     root = doc.root
     version = attr(root, "Version")
     club_el = find(root, "CLUB")
@@ -240,7 +242,12 @@ def _program(event: ET.Element) -> str:
 
 class _EventReader:
     def __init__(
-        self, doc: XmlDocument, event: ET.Element, path: str, club: str, version: str,
+        self,
+        doc: XmlDocument,
+        event: ET.Element,
+        path: str,
+        club: str,
+        version: str,
         log: ProblemLog,
     ) -> None:
         self.doc = doc
@@ -399,14 +406,18 @@ class _EventReader:
     def _sessions_dated(self) -> bool:
         """Whether the file dates its SESSIONs (a DATE inside a SESSION overrides the
         event's, docs/decisions.md): then the EVENT's DATE may be left out."""
-        return any(find(session, "DATE") is not None for _, session in children(self.event, "SESSION"))
+        return any(
+            find(session, "DATE") is not None for _, session in children(self.event, "SESSION")
+        )
 
     def _units(self) -> list[_Unit]:
         sessions = list(children(self.event, "SESSION"))
         if not sessions:
             if find(self.event, "PARTICIPANTS") is None:
                 return []
-            return [_Unit(1, self.path, self.event, self.header.date, [("", self.path, self.event)])]
+            return [
+                _Unit(1, self.path, self.event, self.header.date, [("", self.path, self.event)])
+            ]
         if find(self.event, "PARTICIPANTS") is not None:
             self.log.warn(
                 f"{self.path}/PARTICIPANTS",
@@ -687,7 +698,9 @@ class _EventReader:
 
     def _report_skipped(self, lines: _Lines) -> None:
         for reason, places in lines.skipped.items():
-            shown = "; ".join(places[:5]) + (f"; and {len(places) - 5} more" if len(places) > 5 else "")
+            shown = "; ".join(places[:5]) + (
+                f"; and {len(places) - 5} more" if len(places) > 5 else ""
+            )
             self.log.warn(
                 places[0].split(" (line")[0],
                 f"{len(places)} traveller line(s) were left out of the travellers ({reason}): "
@@ -926,9 +939,7 @@ class _EventReader:
     # ---- individual events ------------------------------------------------------------------
 
     def _individual_session(self, unit: _Unit, scoring: Scoring) -> SessionResult | None:
-        return self._session(
-            unit, scoring, Movement.ONE_WINNER, [], reason=REASON_INDIVIDUAL
-        )
+        return self._session(unit, scoring, Movement.ONE_WINNER, [], reason=REASON_INDIVIDUAL)
 
     # ---- teams events -----------------------------------------------------------------------------
 
@@ -947,8 +958,10 @@ class _EventReader:
         lines = self._read_lines(unit.sections, lookup, dropped, _TEAM_LINE_POINTS)
         self._report_skipped(lines)
         complete = bool(lines.lines)
-        if not reason and scoring is not Scoring.SWISS_TEAMS and (
-            len(team_names) == 2 or (complete and max(lines.tables_by_board.values()) <= 2)
+        if (
+            not reason
+            and scoring is not Scoring.SWISS_TEAMS
+            and (len(team_names) == 2 or (complete and max(lines.tables_by_board.values()) <= 2))
         ):
             scoring, reason = Scoring.HEAD_TO_HEAD, REASON_HEAD_TO_HEAD
         reason = reason or common.charge_code_reason(self.header.charge)
@@ -987,9 +1000,7 @@ class _EventReader:
             return REASON_NO_LINEUPS
         return ""
 
-    def _collect_team_pairs(
-        self, unit: _Unit
-    ) -> tuple[list[_RawPair], _Dropped, set[str], bool]:
+    def _collect_team_pairs(self, unit: _Unit) -> tuple[list[_RawPair], _Dropped, set[str], bool]:
         raws: list[_RawPair] = []
         dropped = _Dropped()
         teams: set[str] = set()
@@ -1005,7 +1016,9 @@ class _EventReader:
                     if find(team, "PAIR") is None and find(team, "PLAYER") is not None:
                         bare_players = True
                     for i, pair_el in children(team, "PAIR"):
-                        raw = self._raw_pair(pair_el, child_path(t_path, "PAIR", i), section, team_name)
+                        raw = self._raw_pair(
+                            pair_el, child_path(t_path, "PAIR", i), section, team_name
+                        )
                         if self._keep_pair(raw, "Team pair"):
                             raws.append(raw)
                         else:
@@ -1058,7 +1071,9 @@ class _EventReader:
             for m_index, match in children(container, "MATCH"):
                 m_path = child_path(path, "MATCH", m_index)
                 round_no = common.parse_whole(text(match, "ROUND_NUMBER")) or m_index
-                lines = self._read_lines([(section, m_path, match)], lookup, dropped, _TEAM_LINE_POINTS)
+                lines = self._read_lines(
+                    [(section, m_path, match)], lookup, dropped, _TEAM_LINE_POINTS
+                )
                 for pair_id, board_set in sorted(lines.boards_by_pair.items()):
                     opponents = sorted(
                         {ln.ew_pair for ln in lines.lines if ln.ns_pair == pair_id}
@@ -1109,7 +1124,9 @@ class _EventReader:
             if scoring is Scoring.SWISS_PAIRS_IMP:
                 score = round(sum(m.score for m in played), 2)
             else:
-                score = round(sum(m.score * m.boards for m in played) / boards, 2) if boards else None
+                score = (
+                    round(sum(m.score * m.boards for m in played) / boards, 2) if boards else None
+                )
             entries.append(
                 PairEntry(
                     pair_id=raw.pair_id,

@@ -32,8 +32,24 @@ _NORMAL = NormalDist()
 SKILL_PER_PERCENT = 0.037
 
 # Vulnerability by board number (1-16 repeating): None, NS, EW, All.
-_VUL = ("-", "NS", "EW", "All", "NS", "EW", "All", "-", "EW", "All", "-", "NS", "All", "-", "NS",
-        "EW")  # fmt: skip
+_VUL = (
+    "-",
+    "NS",
+    "EW",
+    "All",
+    "NS",
+    "EW",
+    "All",
+    "-",
+    "EW",
+    "All",
+    "-",
+    "NS",
+    "All",
+    "-",
+    "NS",
+    "EW",
+)
 _SEATS = {"NS": ("N", "S"), "EW": ("E", "W")}
 
 
@@ -155,8 +171,14 @@ def make_board(rng: random.Random, number: int, spread: float = 0.37) -> Board:
             add(1 - main, 3, "N", 0, side, dd - 1 + rng.choice((0, 1)))
         else:  # the opponents sacrifice, doubled
             opp_strain = rng.choice("SHDC".replace(strain, ""))
-            add(1 - main, level if opp_strain > strain else level + 1, opp_strain, 1, other,
-                level + 6 - rng.choice((2, 3)))  # fmt: skip
+            add(
+                1 - main,
+                level if opp_strain > strain else level + 1,
+                opp_strain,
+                1,
+                other,
+                level + 6 - rng.choice((2, 3)),
+            )
     elif kind == "part":
         if alt < 0.5:  # the opponents compete
             opp_strain = rng.choice("SHDC".replace(strain, ""))

@@ -24,10 +24,16 @@ def demo_sessions(
     """
     start = add_months(today, -months)
     config = SimConfig(
-        clubs=len(clubs), months=months, seed=seed, start=start, county=False,
-        members=tuple(members), club_slugs=tuple(clubs),
-        club_formats=("usebio",) + ("csv",) * (len(clubs) - 1), club_numbers=("",) * len(clubs),
-    )  # fmt: skip
+        clubs=len(clubs),
+        months=months,
+        seed=seed,
+        start=start,
+        county=False,
+        members=tuple(members),
+        club_slugs=tuple(clubs),
+        club_formats=("usebio",) + ("csv",) * (len(clubs) - 1),
+        club_numbers=("",) * len(clubs),
+    )
     world = simulate(config)
     out = []
     for upload in world.uploads:

@@ -81,7 +81,9 @@ def howell(pairs: int, rounds: int, per_round: int) -> list[Table]:
     sittings = []
     for r in range(rounds):
         boards = tuple(r * per_round + k + 1 for k in range(per_round))
-        matches = [(r, fixed)] + [((r + k) % circle, (r - k) % circle) for k in range(1, (circle + 1) // 2)]
+        matches = [(r, fixed)] + [
+            ((r + k) % circle, (r - k) % circle) for k in range(1, (circle + 1) // 2)
+        ]
         for k, (p, q) in enumerate(matches):
             if q == fixed and pairs % 2 == 1:
                 continue  # sit-out

@@ -45,8 +45,17 @@ __all__ = [
 ]
 
 # FR 18's published averages (17,759 sessions, 2013-14) to show beside ours.
-FR18_PUBLISHED = {"F": 0.898, "Svar": 57.83, "Rvar": 39.43, "Gvar": 17.68, "Evar": 0.72,
-                  "Avar": 40.24, "Svar-Gvar": 40.15, "XRvar": 20.61, "session_sd": 6.34}  # fmt: skip
+FR18_PUBLISHED = {
+    "F": 0.898,
+    "Svar": 57.83,
+    "Rvar": 39.43,
+    "Gvar": 17.68,
+    "Evar": 0.72,
+    "Avar": 40.24,
+    "Svar-Gvar": 40.15,
+    "XRvar": 20.61,
+    "session_sd": 6.34,
+}
 # FR 18's flatness table: bins from 0.9-1.0 down to 0-0.1.
 FLATNESS_BINS = tuple((round(0.1 * k, 1), round(0.1 * (k + 1), 1)) for k in range(9, -1, -1))
 
@@ -103,8 +112,10 @@ def flatness_histogram(values: Iterable[float]) -> list[tuple[str, float]]:
     for f in items:
         counts[min(9, max(0, int(f * 10 + 1e-9)))] += 1
     total = len(items) or 1
-    return [(f"{lo:.1f}-{hi:.1f}", 100 * counts[int(lo * 10 + 1e-9)] / total)
-            for lo, hi in FLATNESS_BINS]  # fmt: skip
+    return [
+        (f"{lo:.1f}-{hi:.1f}", 100 * counts[int(lo * 10 + 1e-9)] / total)
+        for lo, hi in FLATNESS_BINS
+    ]
 
 
 @dataclass(frozen=True)
@@ -151,11 +162,18 @@ class Fr18:
 
     def as_dict(self) -> dict[str, float]:
         return {
-            "groups": self.groups, "F": self.flatness, "Svar": self.svar, "Rvar": self.rvar,
-            "Gvar": self.gvar, "Evar": self.evar, "Evar_ci": self.evar_ci,
-            "grading_error_sd": self.grading_error_sd, "Avar": self.avar,
-            "Svar-Gvar": self.svar_minus_gvar, "session_sd": self.session_sd,
-        }  # fmt: skip
+            "groups": self.groups,
+            "F": self.flatness,
+            "Svar": self.svar,
+            "Rvar": self.rvar,
+            "Gvar": self.gvar,
+            "Evar": self.evar,
+            "Evar_ci": self.evar_ci,
+            "grading_error_sd": self.grading_error_sd,
+            "Avar": self.avar,
+            "Svar-Gvar": self.svar_minus_gvar,
+            "session_sd": self.session_sd,
+        }
 
 
 def fr18(groups: Iterable[GroupSample], min_pairs: int = 3) -> Fr18:
@@ -167,8 +185,10 @@ def fr18(groups: Iterable[GroupSample], min_pairs: int = 3) -> Fr18:
     e_parts = [g.svar - g.rvar - g.gvar for g in usable]
     evar = mean(e_parts)
     ci = 1.96 * math.sqrt(variance(e_parts) / len(e_parts)) if len(e_parts) > 1 else math.nan
-    svar, gvar, rvar = mean(g.svar for g in usable), mean(g.gvar for g in usable), mean(
-        g.rvar for g in usable
+    svar, gvar, rvar = (
+        mean(g.svar for g in usable),
+        mean(g.gvar for g in usable),
+        mean(g.rvar for g in usable),
     )
     return Fr18(
         groups=len(usable),
@@ -215,8 +235,14 @@ def drift_by_month(rows: Iterable[tuple[dt.date, float, float | None]]) -> list[
     for month in sorted(months):
         items = months[month]
         excesses = [e for _, e in items if e is not None]
-        out.append({"month": month, "n": len(items), "mean_grade": mean(g for g, _ in items),
-                    "mean_excess": mean(excesses)})  # fmt: skip
+        out.append(
+            {
+                "month": month,
+                "n": len(items),
+                "mean_grade": mean(g for g, _ in items),
+                "mean_excess": mean(excesses),
+            }
+        )
     return out
 
 
@@ -262,7 +288,9 @@ def truth_errors(
     return rows
 
 
-def cross_imp_xrvar(boards: Iterable[tuple[Sequence[int], Sequence[float]]], f_cross: float) -> float:
+def cross_imp_xrvar(
+    boards: Iterable[tuple[Sequence[int], Sequence[float]]], f_cross: float
+) -> float:
     """FR 18 eq. 4 averaged over boards: ``XRvar = (Xvar - XPSvar)(n-1)/n``.
 
     Each board is (NS scores of the tables compared, each table's strength edge NS - EW in

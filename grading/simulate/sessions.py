@@ -39,7 +39,16 @@ from grading.simulate.bridge import SKILL_PER_PERCENT, Board, make_board
 from grading.simulate.movements import Table, howell, howell_shape, mitchell, mitchell_shape
 from grading.simulate.population import Person
 
-__all__ = ["Entrant", "SimSession", "TeamMatch", "board_values", "session_totals", "pairs_session", "swiss_pairs_session", "teams_session"]
+__all__ = [
+    "Entrant",
+    "SimSession",
+    "TeamMatch",
+    "board_values",
+    "session_totals",
+    "pairs_session",
+    "swiss_pairs_session",
+    "teams_session",
+]
 
 FORM_SD = 1.0  # a pair's form on the night, in percentage points (FR 18's residual error)
 _PAIR_METHOD = {
@@ -99,11 +108,15 @@ def board_values(
     which give what ``score_board`` gives for them; anything else goes to ``score_board``."""
     scores = [line.ns_score for line in lines]
     plain = all(
-        s is not None and line.ns_adjusted is None and line.ew_adjusted is None
-        and line.ew_score is None and not line.ns_weighted and not line.ew_weighted
+        s is not None
+        and line.ns_adjusted is None
+        and line.ew_adjusted is None
+        and line.ew_score is None
+        and not line.ns_weighted
+        and not line.ew_weighted
         and not line.group
         for s, line in zip(scores, lines, strict=True)
-    )  # fmt: skip
+    )
     if not plain:
         scored = score_board(lines, method)
         return [(r.ns, r.ew) for r in scored.lines]
@@ -150,11 +163,14 @@ def session_totals(
                 t[4].add(side)
     results = {
         pid: PairSessionResult(
-            pair=pid, method=method, boards_played=t[0], total=Fraction(t[1]),
+            pair=pid,
+            method=method,
+            boards_played=t[0],
+            total=Fraction(t[1]),
             top=Fraction(t[2]) if method is Method.MP else None,
             direction_mean=Fraction(t[3]) if aggregate else None,
             directions=frozenset(t[4]),
-        )  # fmt: skip
+        )
         for pid, t in tally.items()
     }
     return results, values
@@ -174,9 +190,14 @@ def _play(
             outcome = boards[number].play(shift, rng.gauss(0.0, 1.0))
             lines.append(
                 TravellerLine(
-                    board=number, ns_pair=table.ns, ew_pair=table.ew, ns_score=outcome.ns_score,
-                    contract=outcome.contract, declarer=outcome.declarer, tricks=outcome.tricks,
-                )  # fmt: skip
+                    board=number,
+                    ns_pair=table.ns,
+                    ew_pair=table.ew,
+                    ns_score=outcome.ns_score,
+                    contract=outcome.contract,
+                    declarer=outcome.declarer,
+                    tricks=outcome.tricks,
+                )
             )
     return lines
 
@@ -246,15 +267,26 @@ def pairs_session(
             mean = round(float(r.direction_mean), 2)
         pairs.append(
             PairEntry(
-                pair_id=pid, players=by_id[pid].engine_players(), score=score,
-                direction=direction, boards=r.boards_played, direction_mean=mean,
-            )  # fmt: skip
+                pair_id=pid,
+                players=by_id[pid].engine_players(),
+                score=score,
+                direction=direction,
+                boards=r.boards_played,
+                direction_mean=mean,
+            )
         )
     result = SessionResult(
-        key=key, event_name=event_name, scoring=scoring, movement=movement, pairs=tuple(pairs),
-        weighting=weighting, start=start, boards=len(boards), travellers=tuple(lines),
+        key=key,
+        event_name=event_name,
+        scoring=scoring,
+        movement=movement,
+        pairs=tuple(pairs),
+        weighting=weighting,
+        start=start,
+        boards=len(boards),
+        travellers=tuple(lines),
         source="bridge-grading simulator",
-    )  # fmt: skip
+    )
     return SimSession(result, strengths, charge, line_values=values)
 
 
@@ -301,8 +333,10 @@ def swiss_pairs_session(
     matches: list[SwissMatch] = []
     method = Method.BUTLER if imps_scoring else Method.MP
     for r in range(rounds):
-        pairing = _swiss_pairing(rng, ids, standing, met) if r else _swiss_pairing(
-            rng, ids, dict.fromkeys(ids, 0.0), met
+        pairing = (
+            _swiss_pairing(rng, ids, standing, met)
+            if r
+            else _swiss_pairing(rng, ids, dict.fromkeys(ids, 0.0), met)
         )
         numbers = tuple(r * per_match + k + 1 for k in range(per_match))
         sittings = [Table(r + 1, ns, ew, numbers) for ns, ew in pairing]
@@ -349,12 +383,17 @@ def swiss_pairs_session(
             score = round(sum(m.score * m.boards for m in mine) / boards, 2)
         pairs.append(PairEntry(pid, by_id[pid].engine_players(), score, boards=boards))
     result = SessionResult(
-        key=key, event_name=event_name,
+        key=key,
+        event_name=event_name,
         scoring=Scoring.SWISS_PAIRS_IMP if imps_scoring else Scoring.SWISS_PAIRS_MP,
-        movement=Movement.ONE_WINNER, pairs=tuple(pairs), weighting=weighting,
-        travellers=tuple(lines), matches=tuple(matches), source="bridge-grading simulator",
+        movement=Movement.ONE_WINNER,
+        pairs=tuple(pairs),
+        weighting=weighting,
+        travellers=tuple(lines),
+        matches=tuple(matches),
+        source="bridge-grading simulator",
         extra=(("standings", ",".join(f"{p}:{standing[p]:.2f}" for p in ids)),),
-    )  # fmt: skip
+    )
     return SimSession(result, strengths, charge)
 
 
@@ -391,7 +430,9 @@ def teams_session(
     for r in range(rounds):
         numbers = tuple(r * per_match + k + 1 for k in range(per_match))
         boards = {n: make_board(rng, n) for n in numbers}
-        pairs_round = [(r, circle)] + [((r + k) % circle, (r - k) % circle) for k in range(1, count // 2)]
+        pairs_round = [(r, circle)] + [
+            ((r + k) % circle, (r - k) % circle) for k in range(1, count // 2)
+        ]
         for home, away in pairs_round:
             sittings = [
                 Table(r + 1, a_id[home], b_id[away], numbers),
@@ -407,10 +448,13 @@ def teams_session(
             r = results[pid]
             pairs.append(
                 PairEntry(
-                    pair_id=pid, players=entrant_of[pid].engine_players(),
-                    score=round(float(r.total), 2), direction=direction,
-                    boards=r.boards_played, team=name,
-                )  # fmt: skip
+                    pair_id=pid,
+                    players=entrant_of[pid].engine_players(),
+                    score=round(float(r.total), 2),
+                    direction=direction,
+                    boards=r.boards_played,
+                    team=name,
+                )
             )
     by_board: dict[int, list[TravellerLine]] = defaultdict(list)
     for line in lines:
@@ -434,15 +478,25 @@ def teams_session(
         team_matches.append(
             TeamMatch(round_no, home, away, numbers, max(net, 0), max(-net, 0), home_vp, away_vp)
         )
-        met = {a_id[home]: b_id[away], b_id[away]: a_id[home],
-               a_id[away]: b_id[home], b_id[home]: a_id[away]}  # fmt: skip
+        met = {
+            a_id[home]: b_id[away],
+            b_id[away]: a_id[home],
+            a_id[away]: b_id[home],
+            b_id[home]: a_id[away],
+        }
         for pid in sorted(met):
             total = sum(line_points[(n, pid)] for n in numbers)
             swiss.append(SwissMatch(pid, round_no, (met[pid],), len(numbers), round(total, 2)))
     result = SessionResult(
-        key=key, event_name=event_name, scoring=Scoring.MULTIPLE_TEAMS,
-        movement=Movement.TWO_WINNER, pairs=tuple(pairs), weighting=weighting,
-        boards=len(by_board), travellers=tuple(ordered_lines), matches=tuple(swiss),
+        key=key,
+        event_name=event_name,
+        scoring=Scoring.MULTIPLE_TEAMS,
+        movement=Movement.TWO_WINNER,
+        pairs=tuple(pairs),
+        weighting=weighting,
+        boards=len(by_board),
+        travellers=tuple(ordered_lines),
+        matches=tuple(swiss),
         source="bridge-grading simulator",
-    )  # fmt: skip
+    )
     return SimSession(result, strengths, charge, tuple(team_matches), values)

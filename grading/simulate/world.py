@@ -94,9 +94,12 @@ class _Builder:
         self.rng = random.Random(config.seed)
         members = list(config.members) if config.members else None
         self.population = make_population(
-            self.rng, config.players, config.clubs, members=members,
+            self.rng,
+            config.players,
+            config.clubs,
+            members=members,
             club_slugs=list(config.club_slugs) if config.club_slugs else None,
-        )  # fmt: skip
+        )
         for club, number in zip(self.population.clubs, config.club_numbers or (), strict=False):
             club.national_number = number
         self.world = World(config, self.population)
@@ -115,8 +118,13 @@ class _Builder:
             days = sorted(rng.sample(range(5), count))
             for i, day in enumerate(days):
                 start = rng.choice(("13:30", "19:15", "19:30")) if day < 5 else "14:00"
-                kind = "MP" if i == 0 else rng.choices(
-                    ("MP", "BUTLER", "CROSS_IMP", "AGGREGATE"), weights=(70, 12, 12, 6))[0]
+                kind = (
+                    "MP"
+                    if i == 0
+                    else rng.choices(
+                        ("MP", "BUTLER", "CROSS_IMP", "AGGREGATE"), weights=(70, 12, 12, 6)
+                    )[0]
+                )
                 club.slots.append((day, start, kind))
 
     # ---- entrants ------------------------------------------------------------------------------
@@ -151,8 +159,9 @@ class _Builder:
             if free_hosts:
                 host = free_hosts[0]
                 used.add(host)
-                entrants.append(Entrant((people[picked.pop()], people[host]),
-                                        host=rng.random() < 0.4))  # fmt: skip
+                entrants.append(
+                    Entrant((people[picked.pop()], people[host]), host=rng.random() < 0.4)
+                )
             else:
                 picked.append(-1)
         rng.shuffle(picked)
@@ -165,7 +174,9 @@ class _Builder:
             entrants.append(Entrant((self._visitor(), self._visitor())))
         if rng.random() < self.config.visitor_share and len(entrants) > 6:
             entrants[rng.randrange(len(entrants))] = Entrant((self._visitor(), self._visitor()))
-        busy |= {self.index_of[id(p)] for e in entrants for p in e.players if id(p) in self.index_of}
+        busy |= {
+            self.index_of[id(p)] for e in entrants for p in e.players if id(p) in self.index_of
+        }
         return entrants[:pairs]
 
     def _tables(self, club: SimClub) -> int:
@@ -186,9 +197,12 @@ class _Builder:
                 entrants = self._club_entrants(club, 2 * tables, day)
                 key = SessionKey(club.slug, f"{event_id}-SWISS", 1, day)
                 return swiss_pairs_session(
-                    rng, key, f"{WEEKDAYS[weekday]} Swiss Pairs", entrants,
+                    rng,
+                    key,
+                    f"{WEEKDAYS[weekday]} Swiss Pairs",
+                    entrants,
                     imps_scoring=rng.random() < 0.6,
-                )  # fmt: skip
+                )
             count = max(4, tables // 2 * 2)
             entrants = self._club_entrants(club, 2 * count, day)
             teams = [
@@ -202,8 +216,12 @@ class _Builder:
         movement = Movement.ONE_WINNER if howell else Movement.TWO_WINNER
         pairs = 2 * tables - (1 if howell and rng.random() < 0.3 else 0)
         entrants = self._club_entrants(club, pairs, day)
-        names = {"MP": "Pairs", "BUTLER": "Butler Pairs", "CROSS_IMP": "Cross-IMP Pairs",
-                 "AGGREGATE": "Aggregate Pairs"}  # fmt: skip
+        names = {
+            "MP": "Pairs",
+            "BUTLER": "Butler Pairs",
+            "CROSS_IMP": "Cross-IMP Pairs",
+            "AGGREGATE": "Aggregate Pairs",
+        }
         key = SessionKey(club.slug, event_id, 1, day)
         name = f"{WEEKDAYS[weekday]} {part} {names[kind]}"
         return pairs_session(rng, key, name, scoring, movement, entrants, start=start)
@@ -219,22 +237,40 @@ class _Builder:
         pairs = 2 * tables if kind != "TEAMS" else 4 * max(2, tables // 4)
         chosen = self._weighted_sample(candidates, weights, 2 * pairs)
         busy |= set(chosen)
-        entrants = [Entrant((people[chosen[j]], people[chosen[j + 1]]))
-                    for j in range(0, len(chosen) - 1, 2)]  # fmt: skip
+        entrants = [
+            Entrant((people[chosen[j]], people[chosen[j + 1]]))
+            for j in range(0, len(chosen) - 1, 2)
+        ]
         if len(entrants) % 2:
             entrants.pop()
         key_id = {"MP": "CTY-PAIRS", "SWISS": "CTY-SWISS", "TEAMS": "CTY-TEAMS"}[kind]
         key = SessionKey(COUNTY.slug, f"{key_id}-{number}", 1, day)
         if kind == "MP":
-            return pairs_session(rng, key, "County Green-Pointed Pairs", Scoring.MP,
-                                 Movement.TWO_WINNER, entrants, weighting=3,
-                                 start=dt.time(14, 0), charge="60")  # fmt: skip
+            return pairs_session(
+                rng,
+                key,
+                "County Green-Pointed Pairs",
+                Scoring.MP,
+                Movement.TWO_WINNER,
+                entrants,
+                weighting=3,
+                start=dt.time(14, 0),
+                charge="60",
+            )
         if kind == "SWISS":
-            return swiss_pairs_session(rng, key, "County Swiss Pairs", entrants,
-                                       imps_scoring=True, weighting=3, charge="60")  # fmt: skip
+            return swiss_pairs_session(
+                rng,
+                key,
+                "County Swiss Pairs",
+                entrants,
+                imps_scoring=True,
+                weighting=3,
+                charge="60",
+            )
         count = len(entrants) // 2 // 2 * 2
-        teams = [(f"County team {k + 1}", entrants[2 * k], entrants[2 * k + 1])
-                 for k in range(count)]  # fmt: skip
+        teams = [
+            (f"County team {k + 1}", entrants[2 * k], entrants[2 * k + 1]) for k in range(count)
+        ]
         return teams_session(rng, key, "County Multiple Teams", teams, weighting=3, charge="60")
 
     # ---- uploads --------------------------------------------------------------------------
@@ -254,7 +290,11 @@ class _Builder:
         slug = sim.result.key.club
         club = self._club_of(slug)
         csv_ok = self._format(slug) == "csv" and sim.result.scoring in CSV_SCORINGS
-        data = csv_bytes([sim.result]) if csv_ok else usebio_bytes(sim, club.name, club.national_number)
+        data = (
+            csv_bytes([sim.result])
+            if csv_ok
+            else usebio_bytes(sim, club.name, club.national_number)
+        )
         self.upload_seq += 1
         key = sim.result.key
         name = (
@@ -267,7 +307,9 @@ class _Builder:
         start = sim.result.start or dt.time(14, 0)
         played = dt.datetime.combine(sim.result.date, start)
         if self.rng.random() < self.config.late_share:
-            return played + dt.timedelta(days=self.rng.randint(5, 45), hours=self.rng.randint(0, 12))
+            return played + dt.timedelta(
+                days=self.rng.randint(5, 45), hours=self.rng.randint(0, 12)
+            )
         return played + dt.timedelta(hours=3 + 30 * self.rng.random())
 
     def _corrected(self, sim: SimSession) -> SimSession | None:
@@ -281,8 +323,13 @@ class _Builder:
         outcome = board.play(0.0, self.rng.gauss(0, 1))
         if outcome.ns_score == line.ns_score:
             return None
-        fixed = replace(line, ns_score=outcome.ns_score, contract=outcome.contract,
-                        declarer=outcome.declarer, tricks=outcome.tricks)  # fmt: skip
+        fixed = replace(
+            line,
+            ns_score=outcome.ns_score,
+            contract=outcome.contract,
+            declarer=outcome.declarer,
+            tricks=outcome.tricks,
+        )
         travellers = result.travellers[:index] + (fixed,) + result.travellers[index + 1 :]
         corrected, values = rescore(replace(result, travellers=travellers))
         return replace(sim, result=corrected, line_values=values)

@@ -18,10 +18,25 @@ from grading.simulate.sessions import SimSession
 __all__ = ["CSV_HEADER", "CSV_SCORINGS", "csv_bytes", "usebio_bytes"]
 
 CSV_HEADER = [
-    "event_id", "event_name", "session", "date", "start", "scoring", "movement", "weighting",
-    "pair", "direction", "player1_number", "player1_name", "player2_number", "player2_name",
-    "score", "direction_mean", "boards", "rateable",
-]  # fmt: skip
+    "event_id",
+    "event_name",
+    "session",
+    "date",
+    "start",
+    "scoring",
+    "movement",
+    "weighting",
+    "pair",
+    "direction",
+    "player1_number",
+    "player1_name",
+    "player2_number",
+    "player2_name",
+    "score",
+    "direction_mean",
+    "boards",
+    "rateable",
+]
 CSV_SCORINGS = frozenset({Scoring.MP, Scoring.BUTLER, Scoring.CROSS_IMP, Scoring.AGGREGATE})
 
 
@@ -83,7 +98,9 @@ def _player(player) -> str:
     return f'<PLAYER RATEABLE="{rateable}">{_el("PLAYER_NAME", player.name)}{number}</PLAYER>'
 
 
-def _header(result: SessionResult, event_type: str, method: str, charge: str, extra: str = "") -> str:
+def _header(
+    result: SessionResult, event_type: str, method: str, charge: str, extra: str = ""
+) -> str:
     green = result.weighting == 3
     scale = "County" if result.weighting in (2, 3) else "Club"
     parts = [
@@ -105,10 +122,13 @@ def _header(result: SessionResult, event_type: str, method: str, charge: str, ex
 _PAIRS_METHOD = {
     Scoring.MP: ("MATCH_POINTS", Method.MP, ("NS_MATCH_POINTS", "EW_MATCH_POINTS")),
     Scoring.BUTLER: ("BUTLER_IMPS", Method.BUTLER, ("NS_BUTLER_POINTS", "EW_BUTLER_POINTS")),
-    Scoring.CROSS_IMP: ("CROSS_IMPS", Method.CROSS_IMP,
-                        ("NS_CROSS_IMP_POINTS", "EW_CROSS_IMP_POINTS")),
+    Scoring.CROSS_IMP: (
+        "CROSS_IMPS",
+        Method.CROSS_IMP,
+        ("NS_CROSS_IMP_POINTS", "EW_CROSS_IMP_POINTS"),
+    ),
     Scoring.AGGREGATE: ("AGGREGATE", Method.AGGREGATE, None),
-}  # fmt: skip
+}
 
 
 def _line(line, points: tuple[str, str] | None = None, values=None, direction: str = "") -> str:
@@ -199,8 +219,13 @@ def _pairs_event(sim: SimSession) -> str:
 def _swiss_event(sim: SimSession) -> str:
     result = sim.result
     imps = result.scoring is Scoring.SWISS_PAIRS_IMP
-    header = _header(result, "SWISS_PAIRS", "BUTLER_IMPS" if imps else "MATCH_POINTS", sim.charge,
-                     _el("MATCH_SCORING_METHOD", "VPS"))  # fmt: skip
+    header = _header(
+        result,
+        "SWISS_PAIRS",
+        "BUTLER_IMPS" if imps else "MATCH_POINTS",
+        sim.charge,
+        _el("MATCH_SCORING_METHOD", "VPS"),
+    )
     standings = dict(
         item.split(":") for item in dict(result.extra).get("standings", "").split(",") if item
     )
@@ -238,9 +263,13 @@ def _swiss_event(sim: SimSession) -> str:
             + "</MATCH>"
         )
     return (
-        header + '<SESSION SESSION_ID="1"><PARTICIPANTS>' + "".join(pairs) + "</PARTICIPANTS>"
-        + "".join(matches) + "</SESSION>"
-    )  # fmt: skip
+        header
+        + '<SESSION SESSION_ID="1"><PARTICIPANTS>'
+        + "".join(pairs)
+        + "</PARTICIPANTS>"
+        + "".join(matches)
+        + "</SESSION>"
+    )
 
 
 def _teams_event(sim: SimSession) -> str:
@@ -286,8 +315,12 @@ def _teams_event(sim: SimSession) -> str:
             lines = [x for x in by_board[n] if x.ns_pair in (home_a, away_a)]
             lines.sort(key=lambda x: x.ns_pair != home_a)
             body = "".join(
-                _line(x, ("NS_CROSS_IMP_POINTS", "EW_CROSS_IMP_POINTS"), cross[(n, x.ns_pair)],
-                      "NS" if x.ns_pair == home_a else "EW")  # fmt: skip
+                _line(
+                    x,
+                    ("NS_CROSS_IMP_POINTS", "EW_CROSS_IMP_POINTS"),
+                    cross[(n, x.ns_pair)],
+                    "NS" if x.ns_pair == home_a else "EW",
+                )
                 for x in lines
             )
             boards.append(f"<BOARD>{_el('BOARD_NUMBER', n)}{body}</BOARD>")
@@ -304,9 +337,13 @@ def _teams_event(sim: SimSession) -> str:
             + "</MATCH>"
         )
     return (
-        header + '<SESSION SESSION_ID="1"><PARTICIPANTS>' + "".join(team_xml) + "</PARTICIPANTS>"
-        + "".join(matches) + "</SESSION>"
-    )  # fmt: skip
+        header
+        + '<SESSION SESSION_ID="1"><PARTICIPANTS>'
+        + "".join(team_xml)
+        + "</PARTICIPANTS>"
+        + "".join(matches)
+        + "</SESSION>"
+    )
 
 
 def usebio_bytes(sim: SimSession, club_name: str, club_number: str) -> bytes:

@@ -21,16 +21,33 @@ from grading.bench_load import parse_wrk, sim_start, upload_files, wrk_script
 from grading.ingest import parse_file
 
 KEYS = {
-    "scale", "player_sessions", "replay_seconds", "replay_player_sessions_per_s",
-    "reference_ratio", "openskill_ratio", "peak_rss_mb", "upload_p50_ms", "upload_p95_ms",
-    "page_p50_ms", "page_p95_ms", "page_rps",
-}  # fmt: skip
+    "scale",
+    "player_sessions",
+    "replay_seconds",
+    "replay_player_sessions_per_s",
+    "reference_ratio",
+    "openskill_ratio",
+    "peak_rss_mb",
+    "upload_p50_ms",
+    "upload_p95_ms",
+    "page_p50_ms",
+    "page_p95_ms",
+    "page_rps",
+}
 
 
 def test_command_tiny_replay_only_prints_the_json_keys():
     out, err = io.StringIO(), io.StringIO()
-    call_command("bench", "--scale", "tiny", "--json", "--skip-upload", "--skip-pages",
-                 stdout=out, stderr=err)  # fmt: skip
+    call_command(
+        "bench",
+        "--scale",
+        "tiny",
+        "--json",
+        "--skip-upload",
+        "--skip-pages",
+        stdout=out,
+        stderr=err,
+    )
     report = json.loads(out.getvalue())
     assert KEYS <= report.keys()
     assert report["scale"] == "tiny"
@@ -55,8 +72,18 @@ def test_command_tiny_replay_only_prints_the_json_keys():
 
 def test_command_fraction_is_extrapolated_and_labelled():
     out = io.StringIO()
-    call_command("bench", "--scale", "tiny", "--json", "--skip-upload", "--skip-pages",
-                 "--replay-fraction", "0.5", stdout=out, stderr=io.StringIO())  # fmt: skip
+    call_command(
+        "bench",
+        "--scale",
+        "tiny",
+        "--json",
+        "--skip-upload",
+        "--skip-pages",
+        "--replay-fraction",
+        "0.5",
+        stdout=out,
+        stderr=io.StringIO(),
+    )
     report = json.loads(out.getvalue())
     assert report["replay_extrapolated"] is True
     assert report["replay_fraction"] == 0.5
@@ -110,8 +137,16 @@ def test_fastest_path_is_a_known_path():
 def test_replay_benchmark_keeps_its_shape():
     ledger = synthetic_ledger(60, 30, seed=3)
     result = replay_benchmark(ledger, "kernel")
-    assert {"path", "ops", "sessions", "player_sessions", "seconds", "player_sessions_per_s",
-            "peak_rss_mb", "subjects"} <= result.keys()  # fmt: skip
+    assert {
+        "path",
+        "ops",
+        "sessions",
+        "player_sessions",
+        "seconds",
+        "player_sessions_per_s",
+        "peak_rss_mb",
+        "subjects",
+    } <= result.keys()
     assert result["ops"] == len(ledger)
 
 

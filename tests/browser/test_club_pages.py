@@ -32,18 +32,26 @@ def ensure_club_data():
         for week in range(6):
             date = start + dt.timedelta(weeks=week)
             upload_create(
-                club=club, filename=f"week{week}.csv",
-                data=csv_bytes(mp_session_rows(event_id="RIV", date=date.isoformat(),
-                                               numbers=numbers[week % 2:] + numbers[:week % 2])),
-            )  # fmt: skip
+                club=club,
+                filename=f"week{week}.csv",
+                data=csv_bytes(
+                    mp_session_rows(
+                        event_id="RIV",
+                        date=date.isoformat(),
+                        numbers=numbers[week % 2 :] + numbers[: week % 2],
+                    )
+                ),
+            )
         from grading.ledger import versions_grade_pending
 
         versions_grade_pending()
     if not HostExemptionRequest.objects.filter(planned_session__club=club).exists():
         planned = planned_session_create(
-            club=club, event_name="Monday Evening Pairs",
-            date=timezone.localdate() + dt.timedelta(days=3), start=dt.time(19, 30),
-        )  # fmt: skip
+            club=club,
+            event_name="Monday Evening Pairs",
+            date=timezone.localdate() + dt.timedelta(days=3),
+            start=dt.time(19, 30),
+        )
         exemption_request_create(
             member=Member.objects.get(national_number="100005"),
             partner=Member.objects.get(national_number="100006"),
@@ -105,7 +113,9 @@ def test_sessions_charts_session_page_and_bands(demo_site, admin_page, artifacts
     page.wait_for_selector("[data-testid=sof-chart] .js-plotly-plot .main-svg")
     assert page.locator("[data-testid=sof-chart]").count() >= 1
     # Two traces per chart: the sessions' SoF and the rolling average.
-    assert page.locator("[data-testid=sof-chart]").first.locator(".scatterlayer .trace").count() == 2
+    assert (
+        page.locator("[data-testid=sof-chart]").first.locator(".scatterlayer .trace").count() == 2
+    )
     assert page.locator("[data-testid=session-list] tbody tr").count() >= 6
     page.screenshot(path=str(artifacts / "club-sessions.png"), full_page=True)
 
@@ -117,8 +127,11 @@ def test_sessions_charts_session_page_and_bands(demo_site, admin_page, artifacts
     page.goto(f"{base}/clubs/riverside/bands/")
     assert page.locator("[data-testid=band-table] tbody tr").count() == 16
     # A chart when some band holds 5 published grades, else the note that says why not (S7).
-    shown = [c for c in page.locator("[data-testid=band-table] tbody td:nth-child(2)")
-             .all_inner_texts() if c.strip() not in ("0", "<5")]  # fmt: skip
+    shown = [
+        c
+        for c in page.locator("[data-testid=band-table] tbody td:nth-child(2)").all_inner_texts()
+        if c.strip() not in ("0", "<5")
+    ]
     if shown:
         page.wait_for_selector("[data-testid=band-chart] .js-plotly-plot .main-svg")
     else:
@@ -165,10 +178,13 @@ def test_pair_handicap_table_with_estimate_export_and_print(demo_site, admin_pag
     page, base = admin_page, demo_site.url
     published = list(
         CurrentGrade.objects.filter(
-            member__club_roles__club__slug="riverside", status__in="EMO",
+            member__club_roles__club__slug="riverside",
+            status__in="EMO",
             member__grade_private=False,
-        ).select_related("member").order_by("member__national_number")[:3]
-    )  # fmt: skip
+        )
+        .select_related("member")
+        .order_by("member__national_number")[:3]
+    )
     assert len(published) == 3, "the demo needs published grades"
     private = Member.objects.get(national_number="100004")
     private.grade_private = True

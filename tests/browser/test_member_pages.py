@@ -34,11 +34,19 @@ def member_site(demo_site):
     demo = Member.objects.get(user__username="demo-member")
     if not SessionGrade.objects.filter(member=demo).exists():
         people = world.People.numbered(int(demo.national_number))
-        world.build(_send, Club.objects.get(slug="riverside"), Club.objects.get(slug="hilltop"),
-                    people, prefix="T6-")  # fmt: skip
-    planned_session_create(club=Club.objects.get(slug="riverside"), event_name="Monday Pairs",
-                           date=timezone.localdate() + dt.timedelta(days=1),
-                           start=dt.time(19, 30))  # fmt: skip
+        world.build(
+            _send,
+            Club.objects.get(slug="riverside"),
+            Club.objects.get(slug="hilltop"),
+            people,
+            prefix="T6-",
+        )
+    planned_session_create(
+        club=Club.objects.get(slug="riverside"),
+        event_name="Monday Pairs",
+        date=timezone.localdate() + dt.timedelta(days=1),
+        start=dt.time(19, 30),
+    )
     demo_site.member = demo
     return demo_site
 
@@ -80,7 +88,8 @@ def test_session_history_and_explain(member_site, member_page, artifacts):
     first_graded = next(r for r in rows if r.session_grade is not None)
     line = page.locator(f"[data-testid=history-row][data-id='{first_graded.pk}']")
     assert line.locator("[data-testid=session-grade]").inner_text() == (
-        f"{first_graded.session_grade:.2f}")
+        f"{first_graded.session_grade:.2f}"
+    )
     assert line.locator("[data-testid=par]").inner_text() == f"{first_graded.par:.2f}%"
     page.screenshot(path=str(artifacts / "member-sessions.png"), full_page=True)
     page.set_viewport_size({"width": 390, "height": 844})
@@ -118,8 +127,12 @@ def test_forecast(member_site, member_page, artifacts):
     page.wait_for_selector("[data-testid=forecast-result]")
     mine = shown(CurrentGrade.objects.get(member=member_site.member).grade)
     par_text = page.inner_text("[data-testid=forecast-result] [data-testid=par]")
-    field = float(page.locator("#id_series option:checked").inner_text()
-                  .split("recent field ")[1].split(",")[0])  # fmt: skip
+    field = float(
+        page.locator("#id_series option:checked")
+        .inner_text()
+        .split("recent field ")[1]
+        .split(",")[0]
+    )
     assert float(par_text.rstrip("%")) == pytest.approx(50 + (mine + 48) / 2 - field, abs=0.011)
     assert page.locator("[data-testid=chance]").count() == 5
     page.screenshot(path=str(artifacts / "member-forecast.png"), full_page=True)

@@ -20,8 +20,11 @@ def graded_site(live_server, transactional_db):
     rows = mp_session_rows(scores=[30, 18, 6, 0, -4, -10, -16, -24])
     for row in rows:
         row["scoring"] = "BUTLER"
-    upload_create(club=ClubFactory(slug="riverside", national_number=""), filename="mon.csv",
-                  data=csv_bytes(rows))  # fmt: skip
+    upload_create(
+        club=ClubFactory(slug="riverside", national_number=""),
+        filename="mon.csv",
+        data=csv_bytes(rows),
+    )
     yield live_server
     ledger_state_forget()
 
@@ -50,8 +53,12 @@ def test_staff_switch_the_parameter_set_and_replay(graded_site, page, artifacts)
     rows = page.locator("[data-testid=history] tbody tr")
     assert rows.count() == 2
     assert rows.nth(1).inner_text().split("\t")[1:] == [
-        "change", "grader", "ngs-15a", "fr18-factors", "FR 18's estimates of the IMP factors",
-    ]  # fmt: skip
+        "change",
+        "grader",
+        "ngs-15a",
+        "fr18-factors",
+        "FR 18's estimates of the IMP factors",
+    ]
     assert LedgerHead.objects.get().params_name == "fr18-factors" and ledger_check() == []
     page.screenshot(path=str(artifacts / "staff-parameters-changed.png"), full_page=True)
 

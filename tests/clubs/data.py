@@ -14,15 +14,29 @@ FIRST_MONDAY = dt.date(2026, 8, 3)
 WEEKS = 13
 
 
-def _row(event_id, name, date, pair, a, b, score, *, direction="", movement="ONE_WINNER",
-         start="19:30"):  # fmt: skip
+def _row(
+    event_id, name, date, pair, a, b, score, *, direction="", movement="ONE_WINNER", start="19:30"
+):
     return {
-        "event_id": event_id, "event_name": name, "session": 1, "date": date.isoformat(),
-        "start": start, "scoring": "MP", "movement": movement, "weighting": 1, "pair": pair,
-        "direction": direction, "player1_number": a, "player1_name": f"Player {a}" if a else
-        "Visitor A", "player2_number": b, "player2_name": f"Player {b}" if b else "Visitor B",
-        "score": score, "direction_mean": "", "boards": 24, "rateable": "",
-    }  # fmt: skip
+        "event_id": event_id,
+        "event_name": name,
+        "session": 1,
+        "date": date.isoformat(),
+        "start": start,
+        "scoring": "MP",
+        "movement": movement,
+        "weighting": 1,
+        "pair": pair,
+        "direction": direction,
+        "player1_number": a,
+        "player1_name": f"Player {a}" if a else "Visitor A",
+        "player2_number": b,
+        "player2_name": f"Player {b}" if b else "Visitor B",
+        "score": score,
+        "direction_mean": "",
+        "boards": 24,
+        "rateable": "",
+    }
 
 
 def _scores(rng: random.Random, n: int) -> list[float]:
@@ -40,11 +54,20 @@ def weekly_sessions(weeks: int = WEEKS, seed: int = 7) -> list[list[dict]]:
         players = REGULARS[:]
         rng.shuffle(players)
         scores = _scores(rng, 8)
-        sessions.append([
-            _row("MON", f"Monday Pairs {date:%Y-%m-%d}", date, i + 1, players[2 * i],
-                 players[2 * i + 1], scores[i])
-            for i in range(8)
-        ])  # fmt: skip
+        sessions.append(
+            [
+                _row(
+                    "MON",
+                    f"Monday Pairs {date:%Y-%m-%d}",
+                    date,
+                    i + 1,
+                    players[2 * i],
+                    players[2 * i + 1],
+                    scores[i],
+                )
+                for i in range(8)
+            ]
+        )
     return sessions
 
 
@@ -59,9 +82,20 @@ def two_winner_session(date: dt.date, seed: int = 11) -> list[dict]:
         scores = _scores(rng, count)
         for i in range(count):
             k = offset + i
-            rows.append(_row("THU", "Thursday Mitchell", date, k + 1, players[2 * k],
-                             players[2 * k + 1], scores[i], direction=direction,
-                             movement="TWO_WINNER", start="14:00"))  # fmt: skip
+            rows.append(
+                _row(
+                    "THU",
+                    "Thursday Mitchell",
+                    date,
+                    k + 1,
+                    players[2 * k],
+                    players[2 * k + 1],
+                    scores[i],
+                    direction=direction,
+                    movement="TWO_WINNER",
+                    start="14:00",
+                )
+            )
     return rows
 
 
@@ -95,10 +129,14 @@ def upload_all(club, capture, offset: int = 0) -> None:
     files = [
         ("monday-a.csv", csv_bytes(*sessions[:7])),
         ("monday-b.csv", csv_bytes(*sessions[7:])),
-        ("thursday.csv",
-         csv_bytes(renumbered(two_winner_session(last + dt.timedelta(days=3)), offset))),
-        ("friday.csv",
-         csv_bytes(renumbered(unknown_heavy_session(last + dt.timedelta(days=4)), offset))),
+        (
+            "thursday.csv",
+            csv_bytes(renumbered(two_winner_session(last + dt.timedelta(days=3)), offset)),
+        ),
+        (
+            "friday.csv",
+            csv_bytes(renumbered(unknown_heavy_session(last + dt.timedelta(days=4)), offset)),
+        ),
     ]
     for name, data in files:
         with capture(execute=True):

@@ -44,14 +44,17 @@ def xlsx_cells(content: bytes, sheet=None):
 def no_formula_in(content: bytes) -> bool:
     """No ``<f>`` element in any sheet of the workbook: nothing a spreadsheet would evaluate."""
     with zipfile.ZipFile(io.BytesIO(content)) as book:
-        return not any(b"<f>" in book.read(name) or b"<f " in book.read(name)
-                       for name in book.namelist() if name.startswith("xl/worksheets/"))  # fmt: skip
+        return not any(
+            b"<f>" in book.read(name) or b"<f " in book.read(name)
+            for name in book.namelist()
+            if name.startswith("xl/worksheets/")
+        )
 
 
-def test_grade_list_csv_neutralises_formula_names_and_keeps_negative_numbers(admin_client,
-                                                                              hostile):  # fmt: skip
-    rows = read_csv(admin_client.get(reverse("clubs:grades-export",
-                                             args=[hostile.slug, "csv"])).content)  # fmt: skip
+def test_grade_list_csv_neutralises_formula_names_and_keeps_negative_numbers(admin_client, hostile):
+    rows = read_csv(
+        admin_client.get(reverse("clubs:grades-export", args=[hostile.slug, "csv"])).content
+    )
     by_number = {row[0]: row for row in rows[1:]}
     for number, name in NAMES.items():
         assert by_number[number][1] == "'" + name, number
@@ -70,18 +73,34 @@ def test_grade_list_xlsx_writes_names_as_text_and_numbers_as_numbers(admin_clien
         cell = rows[number][1]
         # (an XML reader reads a carriage return back as a line feed: still text)
         assert cell.data_type == "s" and cell.value.replace("\n", "\r") == name.replace(
-            "\n", "\r"), number  # fmt: skip
-    negatives = [row for row in rows.values() if isinstance(row[4].value, float)
-                 and row[4].value < 0]  # fmt: skip
+            "\n", "\r"
+        ), number
+    negatives = [
+        row for row in rows.values() if isinstance(row[4].value, float) and row[4].value < 0
+    ]
     assert negatives
     for row in negatives:
         assert row[4].data_type == "n" and row[5].data_type == "n"
 
 
-HANDICAPS = {"kind": "teams", "boards": "24", "r1name": "=1+1",
-             "r1p1": "1001", "r1p2": "1002", "r1p3": "1004", "r1p4": "1005",
-             "r2name": "@Guests", "r2p1": "-Ann", "r2p2": "+Bob", "r2p3": "=Cy", "r2p4": "Di",
-             "r2e1": "58", "r2e2": "58", "r2e3": "58", "r2e4": "58"}  # fmt: skip
+HANDICAPS = {
+    "kind": "teams",
+    "boards": "24",
+    "r1name": "=1+1",
+    "r1p1": "1001",
+    "r1p2": "1002",
+    "r1p3": "1004",
+    "r1p4": "1005",
+    "r2name": "@Guests",
+    "r2p1": "-Ann",
+    "r2p2": "+Bob",
+    "r2p3": "=Cy",
+    "r2p4": "Di",
+    "r2e1": "58",
+    "r2e2": "58",
+    "r2e3": "58",
+    "r2e4": "58",
+}
 
 
 def test_handicap_csv_neutralises_typed_and_uploaded_text(admin_client, hostile):
@@ -115,12 +134,17 @@ def test_handicap_xlsx_writes_text_cells_and_numeric_cells(admin_client, hostile
 
 
 def test_per_player_file_and_pairs_export(admin_client, hostile):
-    params = {"r1p1": "1001", "r1p2": "1002", "r2p1": "=Visitor", "r2p2": "1004",
-              "r2e1": "60"}  # fmt: skip
-    rows = read_csv(admin_client.get(reverse("clubs:handicaps-export",
-                                             args=[hostile.slug, "csv"]), params).content)
-    assert rows[2][3] == "'=Visitor"  # fmt: skip
+    params = {"r1p1": "1001", "r1p2": "1002", "r2p1": "=Visitor", "r2p2": "1004", "r2e1": "60"}
+    rows = read_csv(
+        admin_client.get(
+            reverse("clubs:handicaps-export", args=[hostile.slug, "csv"]), params
+        ).content
+    )
+    assert rows[2][3] == "'=Visitor"
     assert rows[1][3] == "'" + NAMES["1001"]
-    lines = admin_client.get(reverse("clubs:handicaps-export", args=[hostile.slug, "players"]),
-                             params).content.decode().splitlines()  # fmt: skip
+    lines = (
+        admin_client.get(reverse("clubs:handicaps-export", args=[hostile.slug, "players"]), params)
+        .content.decode()
+        .splitlines()
+    )
     assert [line.split(",")[0] for line in lines] == ["1001", "1002", "1004"]  # numbers only

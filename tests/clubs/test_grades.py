@@ -26,9 +26,9 @@ def published(club):
 
 def test_list_shows_published_grades_and_withholds_the_rest(admin_client, graded):
     rows = {
-        r.number: r for r in admin_client.get(reverse("clubs:grades", args=[graded.slug]))
-        .context["rows"]
-    }  # fmt: skip
+        r.number: r
+        for r in admin_client.get(reverse("clubs:grades", args=[graded.slug])).context["rows"]
+    }
     expected = published(graded)
     assert len(expected) == 15  # 16 regulars, one of them private
     for number, grade in expected.items():
@@ -47,8 +47,7 @@ def secrets(graded):
     return ("66.66", "31.11", "-16.66", "18.89")  # and the handicaps they would give
 
 
-def test_no_private_or_provisional_grade_reaches_the_page_or_exports(admin_client, graded,
-                                                                     secrets):  # fmt: skip
+def test_no_private_or_provisional_grade_reaches_the_page_or_exports(admin_client, graded, secrets):
     html = admin_client.get(reverse("clubs:grades", args=[graded.slug])).content.decode()
     csv_text = admin_client.get(reverse("clubs:grades-export", args=[graded.slug, "csv"]))
     xlsx = read_xlsx(
@@ -59,7 +58,7 @@ def test_no_private_or_provisional_grade_reaches_the_page_or_exports(admin_clien
         assert secret not in html
         assert secret not in csv_text.content.decode()
         assert secret not in xlsx_text and float(secret) not in [v for r in xlsx for v in r]
-    row = html[html.index(">1003<"):]
+    row = html[html.index(">1003<") :]
     assert "Private" in row[: row.index("</tr>")]
 
 
@@ -71,7 +70,7 @@ def test_sorting_by_grade_puts_withheld_grades_last_whatever_they_are(admin_clie
         rows = admin_client.get(url, {"sort": sort}).context["rows"]
         grades = [r.grade for r in rows if r.grade is not None]
         assert grades == sorted(grades, reverse=sort.startswith("-"))
-        assert all(r.grade is None for r in rows[len(grades):])
+        assert all(r.grade is None for r in rows[len(grades) :])
 
 
 def test_search_by_name_or_number(admin_client, graded):
@@ -95,8 +94,13 @@ def test_exports_have_scoring_program_columns_and_no_withheld_grade(admin_client
         admin_client.get(reverse("clubs:grades-export", args=[graded.slug, "csv"])).content
     )
     assert csv_rows[0] == [
-        "national_number", "name", "grade", "band", "handicap_100", "handicap_50",
-    ]  # fmt: skip
+        "national_number",
+        "name",
+        "grade",
+        "band",
+        "handicap_100",
+        "handicap_50",
+    ]
     by_number = {row[0]: row for row in csv_rows[1:]}
     for number, grade in published(graded).items():
         row = by_number[number]
@@ -110,14 +114,18 @@ def test_exports_have_scoring_program_columns_and_no_withheld_grade(admin_client
 
 def test_xlsx_holds_the_same_numbers_as_the_csv(admin_client, graded):
     args = [graded.slug]
-    csv_rows = read_csv(admin_client.get(reverse("clubs:grades-export", args=[*args, "csv"]))
-                        .content)  # fmt: skip
+    csv_rows = read_csv(
+        admin_client.get(reverse("clubs:grades-export", args=[*args, "csv"])).content
+    )
     response = admin_client.get(reverse("clubs:grades-export", args=[*args, "xlsx"]))
     assert response["Content-Type"].startswith("application/vnd.openxmlformats")
     xlsx_rows = read_xlsx(response.content)
     assert xlsx_rows[0] == csv_rows[0]
-    assert len(xlsx_rows) == len(csv_rows) == 1 + Member.objects.filter(
-        club_roles__club=graded).count()  # fmt: skip
+    assert (
+        len(xlsx_rows)
+        == len(csv_rows)
+        == 1 + Member.objects.filter(club_roles__club=graded).count()
+    )
     for from_csv, from_xlsx in zip(csv_rows[1:], xlsx_rows[1:], strict=True):
         assert from_xlsx[0] == from_csv[0] and from_xlsx[1] == from_csv[1]
         for text, value in zip(from_csv[2:], from_xlsx[2:], strict=True):
@@ -129,8 +137,9 @@ def test_xlsx_holds_the_same_numbers_as_the_csv(admin_client, graded):
                 assert text == value
 
 
-def test_grade_list_queries_do_not_grow_with_members(admin_client, graded,
-                                                     django_assert_max_num_queries):  # fmt: skip
+def test_grade_list_queries_do_not_grow_with_members(
+    admin_client, graded, django_assert_max_num_queries
+):
     url = reverse("clubs:grades", args=[graded.slug])
     with django_assert_max_num_queries(8):
         admin_client.get(url, {"sort": "-grade"})
@@ -146,9 +155,10 @@ def test_band_counts_suppress_small_groups_and_keep_private_apart(admin_client, 
 
     dist = admin_client.get(reverse("clubs:bands", args=[graded.slug])).context["distribution"]
     public = Counter(
-        CurrentGrade.objects.filter(member__grade_private=False, status__in="EMO")
-        .values_list("band", flat=True)
-    )  # fmt: skip
+        CurrentGrade.objects.filter(member__grade_private=False, status__in="EMO").values_list(
+            "band", flat=True
+        )
+    )
     assert dist.club_total == dist.national_total == sum(public.values()) == 15
     rows = {row.band: row for row in dist.rows}
     assert len(rows) == 16
@@ -162,12 +172,15 @@ def test_band_counts_suppress_small_groups_and_keep_private_apart(admin_client, 
     assert any(row.club is None for row in dist.rows)  # the data has small groups
     assert any(row.club for row in dist.rows)  # and a group of 5 or more
     assert dist.club_private is None  # one private grade: fewer than 5, not shown
-    assert "band-chart" in admin_client.get(
-        reverse("clubs:bands", args=[graded.slug])).content.decode()  # fmt: skip
+    assert (
+        "band-chart"
+        in admin_client.get(reverse("clubs:bands", args=[graded.slug])).content.decode()
+    )
 
 
-def test_national_distribution_counts_every_club(admin_client, graded, other_club,
-                                                 django_capture_on_commit_callbacks):  # fmt: skip
+def test_national_distribution_counts_every_club(
+    admin_client, graded, other_club, django_capture_on_commit_callbacks
+):
     from tests.clubs.data import upload_all
 
     upload_all(other_club, django_capture_on_commit_callbacks, offset=1000)  # 2001, 2002, ...

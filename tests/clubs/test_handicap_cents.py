@@ -17,8 +17,12 @@ from grading.models import CurrentGrade
 # Grades as shown whose handicaps are exact half cents: binary floats put them just short.
 SHOWN = {"1001": 53.33, "1002": 50.90, "1004": 48.67, "1005": 50.61}
 # (handicap at 100 %, handicap at 50 %): 50 - G, and (50 - G) / 2 rounded half away from zero.
-EXPECTED = {"1001": ("-3.33", "-1.67"), "1002": ("-0.90", "-0.45"),
-            "1004": ("1.33", "0.67"), "1005": ("-0.61", "-0.31")}  # fmt: skip
+EXPECTED = {
+    "1001": ("-3.33", "-1.67"),
+    "1002": ("-0.90", "-0.45"),
+    "1004": ("1.33", "0.67"),
+    "1005": ("-0.61", "-0.31"),
+}
 
 
 @pytest.fixture
@@ -60,12 +64,21 @@ def test_engine_handicaps_are_exact_for_grades_as_shown():
 
 def test_grade_list_page_and_exports_give_handicaps_to_the_cent(admin_client, half_cents):
     slug = half_cents.slug
-    csv_rows = {row[0]: row for row in read_csv(
-        admin_client.get(reverse("clubs:grades-export", args=[slug, "csv"])).content)}  # fmt: skip
-    xlsx_rows = {row[0]: row for row in read_xlsx(
-        admin_client.get(reverse("clubs:grades-export", args=[slug, "xlsx"])).content)}  # fmt: skip
-    page = {r.number: r for r in admin_client.get(reverse("clubs:grades", args=[slug]))
-            .context["rows"]}  # fmt: skip
+    csv_rows = {
+        row[0]: row
+        for row in read_csv(
+            admin_client.get(reverse("clubs:grades-export", args=[slug, "csv"])).content
+        )
+    }
+    xlsx_rows = {
+        row[0]: row
+        for row in read_xlsx(
+            admin_client.get(reverse("clubs:grades-export", args=[slug, "xlsx"])).content
+        )
+    }
+    page = {
+        r.number: r for r in admin_client.get(reverse("clubs:grades", args=[slug])).context["rows"]
+    }
     html = admin_client.get(reverse("clubs:grades", args=[slug])).content.decode()
     for number, (full, half) in EXPECTED.items():
         assert csv_rows[number][4:6] == [full, half], number
@@ -85,22 +98,44 @@ def test_pair_table_average_and_handicap_agree_everywhere(admin_client, half_cen
         html = admin_client.get(reverse(name, args=[slug]), PAIR).content.decode()
         assert ">52.12<" in html and "52.11" not in html, name
         assert "-2.12" in html and "-2.11" not in html, name
-    (row,) = read_csv(admin_client.get(reverse("clubs:handicaps-export", args=[slug, "csv"]),
-                                       PAIR).content)[1:]  # fmt: skip
+    (row,) = read_csv(
+        admin_client.get(reverse("clubs:handicaps-export", args=[slug, "csv"]), PAIR).content
+    )[1:]
     assert row[-2:] == ["52.12", "-2.12"]
-    (cells,) = read_xlsx(admin_client.get(reverse("clubs:handicaps-export", args=[slug, "xlsx"]),
-                                          PAIR).content)[1:]  # fmt: skip
+    (cells,) = read_xlsx(
+        admin_client.get(reverse("clubs:handicaps-export", args=[slug, "xlsx"]), PAIR).content
+    )[1:]
     assert cells[-2:] == [52.12, -2.12]
-    players = admin_client.get(reverse("clubs:handicaps-export", args=[slug, "players"]),
-                               PAIR).content.decode().splitlines()  # fmt: skip
+    players = (
+        admin_client.get(reverse("clubs:handicaps-export", args=[slug, "players"]), PAIR)
+        .content.decode()
+        .splitlines()
+    )
     assert players == ["1001,-3.33", "1002,-0.90"]
 
 
-TEAMS = {"kind": "teams", "boards": "54", "r1name": "Guests",
-         "r1p1": "Ann", "r1p2": "Bob", "r1p3": "Cy", "r1p4": "Di",
-         "r1e1": "44.46", "r1e2": "52.97", "r1e3": "47.9", "r1e4": "51.52",
-         "r2name": "Fifty", "r2p1": "Eve", "r2p2": "Fay", "r2p3": "Gil", "r2p4": "Hal",
-         "r2e1": "50", "r2e2": "50", "r2e3": "50", "r2e4": "50"}  # fmt: skip
+TEAMS = {
+    "kind": "teams",
+    "boards": "54",
+    "r1name": "Guests",
+    "r1p1": "Ann",
+    "r1p2": "Bob",
+    "r1p3": "Cy",
+    "r1p4": "Di",
+    "r1e1": "44.46",
+    "r1e2": "52.97",
+    "r1e3": "47.9",
+    "r1e4": "51.52",
+    "r2name": "Fifty",
+    "r2p1": "Eve",
+    "r2p2": "Fay",
+    "r2p3": "Gil",
+    "r2p4": "Hal",
+    "r2e1": "50",
+    "r2e2": "50",
+    "r2e3": "50",
+    "r2e4": "50",
+}
 
 
 def test_team_table_and_match_to_the_cent(admin_client, half_cents):
@@ -109,8 +144,9 @@ def test_team_table_and_match_to_the_cent(admin_client, half_cents):
     slug = half_cents.slug
     html = admin_client.get(reverse("clubs:handicaps", args=[slug]), TEAMS).content.decode()
     assert "13.13" in html and "13.12" not in html
-    csv_rows = read_csv(admin_client.get(reverse("clubs:handicaps-export", args=[slug, "csv"]),
-                                         TEAMS).content)  # fmt: skip
+    csv_rows = read_csv(
+        admin_client.get(reverse("clubs:handicaps-export", args=[slug, "csv"]), TEAMS).content
+    )
     assert csv_rows[1][-4:] == ["49.21", "54", "13.13", "13"]
     content = admin_client.get(reverse("clubs:handicaps-export", args=[slug, "xlsx"]), TEAMS)
     assert read_xlsx(content.content, "Teams")[1][-4:] == [49.21, 54, 13.13, 13]
@@ -122,8 +158,15 @@ def test_team_table_and_match_to_the_cent(admin_client, half_cents):
 
 
 def test_a_rejected_estimate_comes_back_as_typed(admin_client, half_cents):
-    params = {"r1p1": "1001", "r1p2": "1003", "r1e2": "abc",  # 1003 is private: needs one
-              "r2p1": "Ann Visitor", "r2p2": "Bob Visitor", "r2e1": "95", "r2e2": "4O.5"}
+    params = {
+        "r1p1": "1001",
+        "r1p2": "1003",
+        "r1e2": "abc",  # 1003 is private: needs one
+        "r2p1": "Ann Visitor",
+        "r2p2": "Bob Visitor",
+        "r2e1": "95",
+        "r2e2": "4O.5",
+    }
     response = admin_client.get(reverse("clubs:handicaps", args=[half_cents.slug]), params)
     problems = " ".join(response.context["table"].problems)
     assert "'abc' is not a grade" in problems and "between 20 and 80" in problems
@@ -135,13 +178,13 @@ def test_a_rejected_estimate_comes_back_as_typed(admin_client, half_cents):
     params["r1e2"] = "52.5"
     response = admin_client.get(reverse("clubs:handicaps", args=[half_cents.slug]), params)
     assert 'name="r1e2" value="52.5"' in response.content.decode()
-    assert response.context["table"].entries[0].handicap == pytest.approx(
-        50 - (53.33 + 52.5) / 2)  # fmt: skip
+    assert response.context["table"].entries[0].handicap == pytest.approx(50 - (53.33 + 52.5) / 2)
 
 
 def test_typed_estimates_are_escaped(admin_client, half_cents):
     params = {"r1p1": "1001", "r1p2": "1003", "r1e2": '"><script>x</script>'}
-    html = admin_client.get(reverse("clubs:handicaps", args=[half_cents.slug]),
-                            params).content.decode()  # fmt: skip
+    html = admin_client.get(
+        reverse("clubs:handicaps", args=[half_cents.slug]), params
+    ).content.decode()
     assert "<script>x</script>" not in html
     assert 'value="&quot;&gt;&lt;script&gt;x&lt;/script&gt;"' in html

@@ -56,9 +56,11 @@ def test_whole_imps_rounds_halves_away_from_zero(value, whole):
 
 
 def test_pairs_handicap_is_50_minus_the_average_grade(admin_client, graded):
-    response = admin_client.get(table_url(graded), {"r1p1": "Player 1001 (1001)", "r1p2": "1002",
-                                                    "r2p1": "player 1004", "r2p2": "1005"})
-    table = response.context["table"]  # fmt: skip
+    response = admin_client.get(
+        table_url(graded),
+        {"r1p1": "Player 1001 (1001)", "r1p2": "1002", "r2p1": "player 1004", "r2p2": "1005"},
+    )
+    table = response.context["table"]
     assert not table.problems
     first, second = table.entries
     assert first.handicap == pytest.approx(50 - (shown("1001") + shown("1002")) / 2)
@@ -74,8 +76,11 @@ def test_private_and_provisional_players_need_an_estimate(admin_client, graded):
     response = admin_client.get(table_url(graded), params)
     table = response.context["table"]
     assert [e.handicap for e in table.entries] == [None, None]
-    assert [p.withheld for p in table.missing_estimates] == ["Private", "Provisional",
-                                                             "Provisional"]  # fmt: skip
+    assert [p.withheld for p in table.missing_estimates] == [
+        "Private",
+        "Provisional",
+        "Provisional",
+    ]
     html = response.content.decode()
     assert "Private: estimate needed" in html and "Provisional: estimate needed" in html
     assert "66.66" not in html and "-16.66" not in html
@@ -88,24 +93,39 @@ def test_private_and_provisional_players_need_an_estimate(admin_client, graded):
     assert Member.objects.get(national_number=PRIVATE).current_grade.grade == 66.661
     for fmt in ("csv", "xlsx", "players"):
         content = admin_client.get(table_url(graded, "handicaps-export", fmt), params).content
-        text = content.decode(errors="ignore") if fmt != "xlsx" else repr(
-            list(load_workbook(io.BytesIO(content)).active.iter_rows(values_only=True)))
-        assert "66.66" not in text and "16.66" not in text  # fmt: skip
+        text = (
+            content.decode(errors="ignore")
+            if fmt != "xlsx"
+            else repr(list(load_workbook(io.BytesIO(content)).active.iter_rows(values_only=True)))
+        )
+        assert "66.66" not in text and "16.66" not in text
 
 
 def test_an_estimate_never_replaces_a_published_grade(admin_client, graded):
-    response = admin_client.get(table_url(graded), {"r1p1": "1001", "r1p2": "1002",
-                                                    "r1e1": "60", "r1e2": "60"})  # fmt: skip
+    response = admin_client.get(
+        table_url(graded), {"r1p1": "1001", "r1p2": "1002", "r1e1": "60", "r1e2": "60"}
+    )
     (entry,) = response.context["table"].entries
     assert [p.grade for p in entry.players] == [shown("1001"), shown("1002")]
 
 
 def test_problems_are_reported(admin_client, graded):
-    response = admin_client.get(table_url(graded), {
-        "r1p1": "1001", "r1p2": "999999", "r2p1": "1001", "r2p2": "1004", "r3p1": "1005",
-        "r4p1": "1006", "r4p2": "1007", "r4e1": "fifty", "r5p1": "1008", "r5p2": "1009",
-        "r5e1": "95",
-    })  # fmt: skip
+    response = admin_client.get(
+        table_url(graded),
+        {
+            "r1p1": "1001",
+            "r1p2": "999999",
+            "r2p1": "1001",
+            "r2p2": "1004",
+            "r3p1": "1005",
+            "r4p1": "1006",
+            "r4p2": "1007",
+            "r4e1": "fifty",
+            "r5p1": "1008",
+            "r5p2": "1009",
+            "r5e1": "95",
+        },
+    )
     problems = " ".join(response.context["table"].problems)
     assert "No member has number 999999" in problems
     assert "entered twice" in problems
@@ -118,14 +138,25 @@ def read_csv(content):
 
 
 def test_pair_exports_csv_xlsx_and_the_per_player_file_agree(admin_client, graded):
-    params = {"event": "Charity Pairs", "r1p1": "1001", "r1p2": "1002", "r2p1": "1004",
-              "r2p2": PRIVATE, "r2e2": "51.25", "r3p1": "1017", "r3p2": "1006"}  # fmt: skip
-    csv_rows = read_csv(admin_client.get(table_url(graded, "handicaps-export", "csv"),
-                                         params).content)  # fmt: skip
+    params = {
+        "event": "Charity Pairs",
+        "r1p1": "1001",
+        "r1p2": "1002",
+        "r2p1": "1004",
+        "r2p2": PRIVATE,
+        "r2e2": "51.25",
+        "r3p1": "1017",
+        "r3p2": "1006",
+    }
+    csv_rows = read_csv(
+        admin_client.get(table_url(graded, "handicaps-export", "csv"), params).content
+    )
     response = admin_client.get(table_url(graded, "handicaps-export", "xlsx"), params)
     assert "charity-pairs" in response["Content-Disposition"]
-    xlsx_rows = [list(r) for r in load_workbook(io.BytesIO(response.content)).active
-                 .iter_rows(values_only=True)]  # fmt: skip
+    xlsx_rows = [
+        list(r)
+        for r in load_workbook(io.BytesIO(response.content)).active.iter_rows(values_only=True)
+    ]
     assert xlsx_rows[0] == csv_rows[0]
     assert csv_rows[0][-2:] == ["average_grade", "handicap_percent"]
     assert len(csv_rows) == len(xlsx_rows) == 4
@@ -133,8 +164,9 @@ def test_pair_exports_csv_xlsx_and_the_per_player_file_agree(admin_client, grade
         for text, value in zip(text_row, cell_row, strict=True):
             assert (value is None and text == "") or str(value) == text or float(text) == value
     by_entry = {row[0]: row for row in csv_rows[1:]}
-    assert float(by_entry["1"][-1]) == pytest.approx(50 - (shown("1001") + shown("1002")) / 2,
-                                                     abs=0.005 + 1e-9)  # fmt: skip
+    assert float(by_entry["1"][-1]) == pytest.approx(
+        50 - (shown("1001") + shown("1002")) / 2, abs=0.005 + 1e-9
+    )
     assert by_entry["2"][8] == "51.25" and by_entry["2"][9] == "estimate"  # player 2
     assert by_entry["3"][4] == "" and by_entry["3"][5] == "estimate needed"
     assert by_entry["3"][-1] == ""
@@ -146,22 +178,37 @@ def test_pair_exports_csv_xlsx_and_the_per_player_file_agree(admin_client, grade
 
 
 def test_team_exports_hold_team_and_match_sheets(admin_client, graded):
-    params = {"kind": "teams", "boards": "24", "r1name": "Aces",
-              "r1p1": "1001", "r1p2": "1002", "r1p3": "1004", "r1p4": "1005",
-              "r2name": "Guests", "r2p1": "Ann", "r2p2": "Bob", "r2p3": "Cy", "r2p4": "Di",
-              "r2e1": "45", "r2e2": "45", "r2e3": "45", "r2e4": "45"}  # fmt: skip
+    params = {
+        "kind": "teams",
+        "boards": "24",
+        "r1name": "Aces",
+        "r1p1": "1001",
+        "r1p2": "1002",
+        "r1p3": "1004",
+        "r1p4": "1005",
+        "r2name": "Guests",
+        "r2p1": "Ann",
+        "r2p2": "Bob",
+        "r2p3": "Cy",
+        "r2p4": "Di",
+        "r2e1": "45",
+        "r2e2": "45",
+        "r2e3": "45",
+        "r2e4": "45",
+    }
     table = admin_client.get(table_url(graded), params).context["table"]
     aces, guests = table.entries
     average = (shown("1001") + shown("1002") + shown("1004") + shown("1005")) / 4
     assert aces.handicap == pytest.approx(FACTOR * 24 * (50 - average))
     assert guests.handicap_whole == 37
-    csv_rows = read_csv(admin_client.get(table_url(graded, "handicaps-export", "csv"),
-                                         params).content)  # fmt: skip
-    assert csv_rows[0][-4:] == ["average_grade", "boards", "handicap_imps",
-                                "handicap_imps_rounded"]  # fmt: skip
+    csv_rows = read_csv(
+        admin_client.get(table_url(graded, "handicaps-export", "csv"), params).content
+    )
+    assert csv_rows[0][-4:] == ["average_grade", "boards", "handicap_imps", "handicap_imps_rounded"]
     assert csv_rows[2][-2:] == [f"{FACTOR * 120:.2f}", "37"]
-    book = load_workbook(io.BytesIO(admin_client.get(
-        table_url(graded, "handicaps-export", "xlsx"), params).content))  # fmt: skip
+    book = load_workbook(
+        io.BytesIO(admin_client.get(table_url(graded, "handicaps-export", "xlsx"), params).content)
+    )
     assert book.sheetnames == ["Teams", "Matches"]
     teams = [list(r) for r in book["Teams"].iter_rows(values_only=True)]
     assert teams[2][-2:] == [round(FACTOR * 120, 2), 37]
@@ -171,9 +218,11 @@ def test_team_exports_hold_team_and_match_sheets(admin_client, graded):
 
 
 def test_print_page_is_printable(admin_client, graded):
-    response = admin_client.get(table_url(graded, "handicaps-print"),
-                                {"event": "Charity Pairs", "r1p1": "1001", "r1p2": "1002"})
-    html = response.content.decode()  # fmt: skip
+    response = admin_client.get(
+        table_url(graded, "handicaps-print"),
+        {"event": "Charity Pairs", "r1p1": "1001", "r1p2": "1002"},
+    )
+    html = response.content.decode()
     assert "<h1>Charity Pairs</h1>" in html and "clubs.css" in html
     # A print button (handled by static/js/site.js: no inline script under the CSP).
     assert 'class="nav"' not in html and "data-print" in html and "js/site.js" in html
@@ -186,17 +235,22 @@ def test_planned_session_gives_the_title_and_kind(admin_client, graded):
 
     from clubs.services import planned_session_create
 
-    planned = planned_session_create(club=graded, event_name="Swiss Teams",
-                                     date=timezone.localdate() + dt.timedelta(days=3),
-                                     start=dt.time(10, 0), scoring="SWISS_TEAMS")  # fmt: skip
+    planned = planned_session_create(
+        club=graded,
+        event_name="Swiss Teams",
+        date=timezone.localdate() + dt.timedelta(days=3),
+        start=dt.time(10, 0),
+        scoring="SWISS_TEAMS",
+    )
     response = admin_client.get(table_url(graded), {"planned": planned.pk})
     assert response.context["table"].kind == TEAMS
     assert response.context["table"].title.startswith("Swiss Teams, ")
     assert response.context["table"].kind != PAIRS
 
 
-def test_handicap_page_queries_do_not_grow_with_entries(admin_client, graded,
-                                                        django_assert_max_num_queries):  # fmt: skip
+def test_handicap_page_queries_do_not_grow_with_entries(
+    admin_client, graded, django_assert_max_num_queries
+):
     params = {f"r{i}p{j}": str(1000 + 2 * (i - 1) + j) for i in range(1, 9) for j in (1, 2)}
     params["r8p2"] = "Player 1016"  # by name: one more query, whatever the number of names
     with django_assert_max_num_queries(10):
@@ -214,5 +268,6 @@ def test_member_autocomplete_gives_names_and_numbers_only(admin_client, graded):
     assert admin_client.get(url, {"q": "p"}).json()["results"] == []
     Member.objects.create(national_number="777", name="A Visitor")  # not in the club
     assert [m["name"] for m in admin_client.get(url, {"q": "777"}).json()["results"]] == [
-        "A Visitor"]  # fmt: skip
+        "A Visitor"
+    ]
     assert admin_client.get(url, {"q": "Visitor"}).json()["results"] == []

@@ -26,12 +26,13 @@ def urls(club, planned_pk=0, request_pk=0, session_pk=0):
             reverse("clubs:handicaps-export", args=[slug, "players"]) + "?r1p1=1001&r1p2=1002",
         ],
         "post": [
-            (reverse("clubs:planned", args=[slug]),
-             {"event_name": "X", "date": "2099-01-04", "start": "19:30", "scoring": "MP"}),
+            (
+                reverse("clubs:planned", args=[slug]),
+                {"event_name": "X", "date": "2099-01-04", "start": "19:30", "scoring": "MP"},
+            ),
             (reverse("clubs:planned-delete", args=[slug, planned_pk]), {}),
-            (reverse("clubs:exemption-decide", args=[slug, request_pk]),
-             {"decision": "approve"}),
-        ],  # fmt: skip
+            (reverse("clubs:exemption-decide", args=[slug, request_pk]), {"decision": "approve"}),
+        ],
         "api": reverse("clubs-api:member-search", args=[slug]) + "?q=Player",
     }
 

@@ -26,29 +26,49 @@ TODAY = timezone.localdate
 def test_publish_list_and_delete_upcoming_sessions(admin_client, club):
     url = reverse("clubs:planned", args=[club.slug])
     day = TODAY() + dt.timedelta(days=7)
-    response = admin_client.post(url, {"event_name": "  Charity Pairs ", "date": day.isoformat(),
-                                       "start": "19:30", "scoring": "MP"})  # fmt: skip
+    response = admin_client.post(
+        url,
+        {
+            "event_name": "  Charity Pairs ",
+            "date": day.isoformat(),
+            "start": "19:30",
+            "scoring": "MP",
+        },
+    )
     assert response.status_code == 302
     planned = PlannedSession.objects.get(club=club)
     assert (planned.event_name, planned.date, planned.start, planned.scoring) == (
-        "Charity Pairs", day, dt.time(19, 30), "MP")  # fmt: skip
+        "Charity Pairs",
+        day,
+        dt.time(19, 30),
+        "MP",
+    )
     assert planned.created_by is not None
-    past = planned_session_create(club=club, event_name="Old", date=TODAY() - dt.timedelta(1),
-                                  start=dt.time(19, 30))  # fmt: skip
+    past = planned_session_create(
+        club=club, event_name="Old", date=TODAY() - dt.timedelta(1), start=dt.time(19, 30)
+    )
     listed = admin_client.get(url).context["planned"]
     assert listed == [planned]  # past sessions are not listed
     admin_client.post(reverse("clubs:planned-delete", args=[club.slug, planned.pk]))
     assert not PlannedSession.objects.filter(pk=planned.pk).exists()
-    response = admin_client.post(reverse("clubs:planned-delete", args=[club.slug, past.pk]),
-                                 follow=True)  # fmt: skip
+    response = admin_client.post(
+        reverse("clubs:planned-delete", args=[club.slug, past.pk]), follow=True
+    )
     assert PlannedSession.objects.filter(pk=past.pk).exists()
     assert "already been played" in response.content.decode()
 
 
 def test_publishing_refuses_a_past_date_and_missing_fields(admin_client, club):
     url = reverse("clubs:planned", args=[club.slug])
-    response = admin_client.post(url, {"event_name": "X", "start": "19:30", "scoring": "MP",
-                                       "date": (TODAY() - dt.timedelta(1)).isoformat()})  # fmt: skip
+    response = admin_client.post(
+        url,
+        {
+            "event_name": "X",
+            "start": "19:30",
+            "scoring": "MP",
+            "date": (TODAY() - dt.timedelta(1)).isoformat(),
+        },
+    )
     assert response.status_code == 200
     assert "today or later" in response.content.decode()
     response = admin_client.post(url, {"event_name": "", "date": "", "start": "", "scoring": "X"})
@@ -60,8 +80,12 @@ def test_the_same_session_cannot_be_published_twice(admin_client, club):
     """Two planned sessions at one club, date and start would each take a host request: two
     host pairs for one session (S3.9). Found by review."""
     url = reverse("clubs:planned", args=[club.slug])
-    data = {"event_name": "Dup", "date": (TODAY() + dt.timedelta(days=7)).isoformat(),
-            "start": "19:30", "scoring": "MP"}  # fmt: skip
+    data = {
+        "event_name": "Dup",
+        "date": (TODAY() + dt.timedelta(days=7)).isoformat(),
+        "start": "19:30",
+        "scoring": "MP",
+    }
     assert admin_client.post(url, data).status_code == 302
     response = admin_client.post(url, data)
     assert response.status_code == 200 and "already published" in response.content.decode()
@@ -73,8 +97,9 @@ def test_the_same_session_cannot_be_published_twice(admin_client, club):
 
 
 def test_delete_service_refuses_the_past(club):
-    past = planned_session_create(club=club, event_name="Old", date=dt.date(2026, 1, 5),
-                                  start=dt.time(19, 30))  # fmt: skip
+    past = planned_session_create(
+        club=club, event_name="Old", date=dt.date(2026, 1, 5), start=dt.time(19, 30)
+    )
     with pytest.raises(PlannedSessionRefused):
         planned_session_delete(planned=past, today=dt.date(2026, 1, 6))
     planned_session_delete(planned=past, today=dt.date(2026, 1, 5))  # the day itself: allowed
@@ -84,28 +109,41 @@ def test_delete_service_refuses_the_past(club):
 @pytest.fixture
 def requests(club):
     """Two planned sessions with a request each: one waiting, one already declined."""
-    players = {n: Member.objects.create(national_number=n, name=f"Player {n}")
-               for n in ("1001", "1002", "1003", "1004")}  # fmt: skip
+    players = {
+        n: Member.objects.create(national_number=n, name=f"Player {n}")
+        for n in ("1001", "1002", "1003", "1004")
+    }
     from clubs.services import club_role_set
 
     for member in players.values():
         club_role_set(club=club, member=member)
-    soon = planned_session_create(club=club, event_name="MON Pairs",
-                                  date=TODAY() + dt.timedelta(days=2), start=dt.time(19, 30))
-    later = planned_session_create(club=club, event_name="MON Pairs",
-                                   date=TODAY() + dt.timedelta(days=9), start=dt.time(19, 30))
+    soon = planned_session_create(
+        club=club,
+        event_name="MON Pairs",
+        date=TODAY() + dt.timedelta(days=2),
+        start=dt.time(19, 30),
+    )
+    later = planned_session_create(
+        club=club,
+        event_name="MON Pairs",
+        date=TODAY() + dt.timedelta(days=9),
+        start=dt.time(19, 30),
+    )
     start = timezone.make_aware(dt.datetime.combine(soon.date, soon.start))
-    waiting = exemption_request_create(member=players["1001"], partner=players["1002"],
-                                       planned_session=soon,
-                                       now=start - dt.timedelta(hours=2, minutes=10))
-    declined = exemption_request_create(member=players["1003"], partner=players["1004"],
-                                        planned_session=later, now=timezone.now())
+    waiting = exemption_request_create(
+        member=players["1001"],
+        partner=players["1002"],
+        planned_session=soon,
+        now=start - dt.timedelta(hours=2, minutes=10),
+    )
+    declined = exemption_request_create(
+        member=players["1003"], partner=players["1004"], planned_session=later, now=timezone.now()
+    )
     exemption_decision_record(request=declined, approve=False, user=None, now=timezone.now())
-    return waiting, declined  # fmt: skip
+    return waiting, declined
 
 
-def test_requests_listed_waiting_first_with_time_against_the_deadline(admin_client, club,
-                                                                       requests):  # fmt: skip
+def test_requests_listed_waiting_first_with_time_against_the_deadline(admin_client, club, requests):
     waiting, declined = requests
     response = admin_client.get(reverse("clubs:exemptions", args=[club.slug]))
     rows = response.context["rows"]
@@ -136,14 +174,20 @@ def test_approved_pair_is_not_graded_when_results_arrive_and_decision_then_locks
     admin_client, club, requests, django_capture_on_commit_callbacks
 ):
     waiting, _ = requests
-    admin_client.post(reverse("clubs:exemption-decide", args=[club.slug, waiting.pk]),
-                      {"decision": "approve"})  # fmt: skip
+    admin_client.post(
+        reverse("clubs:exemption-decide", args=[club.slug, waiting.pk]), {"decision": "approve"}
+    )
     date = waiting.planned_session.date.isoformat()
     with django_capture_on_commit_callbacks(execute=True):
         # The planned session is two days ahead (requests close after its start): its results
         # arrive here as if it had been played.
-        upload_create(club=club, filename="mon.csv", data=csv_bytes(mp_session_rows(date=date)),
-                      check_club=False, future_dates=True)  # fmt: skip
+        upload_create(
+            club=club,
+            filename="mon.csv",
+            data=csv_bytes(mp_session_rows(date=date)),
+            check_club=False,
+            future_dates=True,
+        )
     hosts = SessionGrade.objects.filter(member__national_number__in=["1001", "1002"])
     assert [g.session_grade for g in hosts] == [None, None]
     assert all("host" in g.reason for g in hosts)
@@ -151,9 +195,10 @@ def test_approved_pair_is_not_graded_when_results_arrive_and_decision_then_locks
     with pytest.raises(ExemptionRefused, match="already in"):
         exemption_decision_record(request=waiting, approve=False, user=None, now=timezone.now())
     response = admin_client.post(
-        reverse("clubs:exemption-decide", args=[club.slug, waiting.pk]), {"decision": "decline"},
+        reverse("clubs:exemption-decide", args=[club.slug, waiting.pk]),
+        {"decision": "decline"},
         follow=True,
-    )  # fmt: skip
+    )
     assert "can no longer change" in response.content.decode()
     assert HostExemptionRequest.objects.get(pk=waiting.pk).status == "approved"
     assert "results in: applied" in response.content.decode()
@@ -166,8 +211,13 @@ def test_a_request_still_waiting_when_results_arrive_says_it_was_not_applied(
     waiting, _ = requests
     date = waiting.planned_session.date.isoformat()
     with django_capture_on_commit_callbacks(execute=True):
-        upload_create(club=club, filename="mon.csv", data=csv_bytes(mp_session_rows(date=date)),
-                      check_club=False, future_dates=True)  # fmt: skip
+        upload_create(
+            club=club,
+            filename="mon.csv",
+            data=csv_bytes(mp_session_rows(date=date)),
+            check_club=False,
+            future_dates=True,
+        )
     page = admin_client.get(reverse("clubs:exemptions", args=[club.slug])).content.decode()
     assert "results in before a decision: graded as usual" in page
     assert "results in: applied" not in page
@@ -175,8 +225,9 @@ def test_a_request_still_waiting_when_results_arrive_says_it_was_not_applied(
     assert all(g.session_grade is not None for g in hosts)
 
 
-def test_planned_and_exemption_pages_queries(admin_client, club, requests,
-                                             django_assert_max_num_queries):  # fmt: skip
+def test_planned_and_exemption_pages_queries(
+    admin_client, club, requests, django_assert_max_num_queries
+):
     with django_assert_max_num_queries(8):
         admin_client.get(reverse("clubs:planned", args=[club.slug]))
     with django_assert_max_num_queries(8):

@@ -40,12 +40,15 @@ def test_a_planned_session_whose_results_are_in_is_no_longer_upcoming(
     admin_client, club, django_capture_on_commit_callbacks
 ):
     today = TODAY()
-    evening = planned_session_create(club=club, event_name="MON Pairs", date=today,
-                                     start=dt.time(19, 30))  # fmt: skip
-    afternoon = planned_session_create(club=club, event_name="Afternoon Pairs", date=today,
-                                       start=dt.time(14, 0))  # fmt: skip
-    next_week = planned_session_create(club=club, event_name="MON Pairs",
-                                       date=today + dt.timedelta(days=7), start=dt.time(19, 30))
+    evening = planned_session_create(
+        club=club, event_name="MON Pairs", date=today, start=dt.time(19, 30)
+    )
+    afternoon = planned_session_create(
+        club=club, event_name="Afternoon Pairs", date=today, start=dt.time(14, 0)
+    )
+    next_week = planned_session_create(
+        club=club, event_name="MON Pairs", date=today + dt.timedelta(days=7), start=dt.time(19, 30)
+    )
     # The evening's results are in (same date and start): it has been played.
     upload(club, django_capture_on_commit_callbacks, mp_session_rows(date=today.isoformat()))
     dashboard = admin_client.get(reverse("clubs:dashboard", args=[club.slug]))
@@ -66,10 +69,12 @@ def test_results_without_a_start_time_count_for_every_session_of_that_day(
     """As ``planned_session_results_in``: an upload without a start matches on the date."""
     today = TODAY()
     planned_session_create(club=club, event_name="MON Pairs", date=today, start=dt.time(19, 30))
-    next_week = planned_session_create(club=club, event_name="MON Pairs",
-                                       date=today + dt.timedelta(days=7), start=dt.time(19, 30))
-    upload(club, django_capture_on_commit_callbacks,
-           mp_session_rows(date=today.isoformat(), start=""))  # fmt: skip
+    next_week = planned_session_create(
+        club=club, event_name="MON Pairs", date=today + dt.timedelta(days=7), start=dt.time(19, 30)
+    )
+    upload(
+        club, django_capture_on_commit_callbacks, mp_session_rows(date=today.isoformat(), start="")
+    )
     dashboard = admin_client.get(reverse("clubs:dashboard", args=[club.slug]))
     assert dashboard.context["planned"] == [next_week]
 
@@ -94,20 +99,29 @@ def test_the_approved_host_pair_is_marked_not_the_one_the_file_marks_too(
     """S14.4 and docs/decisions.md (S3.9/S14.4 host): an approved request wins over the file's
     non-rateable marks; the pair it names is "host — not graded" on the club's page."""
     for number in ("1001", "1002"):
-        club_role_set(club=club, member=Member.objects.create(national_number=number,
-                                                              name=f"Player {number}"))
+        club_role_set(
+            club=club, member=Member.objects.create(national_number=number, name=f"Player {number}")
+        )
     # Played yesterday (results of a future date are refused); asked and approved in time.
-    planned = planned_session_create(club=club, event_name="MON Pairs",
-                                     date=TODAY() - dt.timedelta(days=1), start=dt.time(19, 30))
+    planned = planned_session_create(
+        club=club,
+        event_name="MON Pairs",
+        date=TODAY() - dt.timedelta(days=1),
+        start=dt.time(19, 30),
+    )
     asked = timezone.make_aware(dt.datetime.combine(planned.date, dt.time(18, 0)))
     request = exemption_request_create(
         member=Member.objects.get(national_number="1001"),
         partner=Member.objects.get(national_number="1002"),
-        planned_session=planned, now=asked,
-    )  # fmt: skip
+        planned_session=planned,
+        now=asked,
+    )
     exemption_decision_record(request=request, approve=True, user=None, now=asked)
-    upload(club, django_capture_on_commit_callbacks,
-           mp_session_rows(date=planned.date.isoformat(), rateable={3: "N"}))  # fmt: skip
+    upload(
+        club,
+        django_capture_on_commit_callbacks,
+        mp_session_rows(date=planned.date.isoformat(), rateable={3: "N"}),
+    )
     session = Session.objects.get(event__club=club)
     graded = SessionGrade.objects.filter(version=session.live_version, reason__icontains="host")
     assert {g.pair_id for g in graded} == {"1"}  # what grading did
@@ -123,8 +137,11 @@ def test_the_approved_host_pair_is_marked_not_the_one_the_file_marks_too(
 def test_the_host_pair_marked_in_the_file_is_marked(
     admin_client, club, django_capture_on_commit_callbacks
 ):
-    upload(club, django_capture_on_commit_callbacks,
-           mp_session_rows(date="2026-11-16", rateable={2: "N"}))  # fmt: skip
+    upload(
+        club,
+        django_capture_on_commit_callbacks,
+        mp_session_rows(date="2026-11-16", rateable={2: "N"}),
+    )
     session = Session.objects.get(event__club=club)
     response = admin_client.get(reverse("clubs:session", args=[club.slug, session.pk]))
     assert [line.pair.pair_id for line in response.context["detail"].lines if line.host] == ["2"]
@@ -140,14 +157,19 @@ NUMBER = re.compile(r"-?\d+\.\d+")
 
 def shown_figures(row: str) -> dict[str, float | None]:
     """SOpp, par and excess as the page prints them in one pair row (None: not shown)."""
-    cells = [re.sub(r"<[^>]+>", "", c).strip()
-             for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]  # fmt: skip
+    cells = [
+        re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
+    ]
     hidden = [c for c in cells if c.startswith("hidden")]
     if hidden:
         return {"score": _number(cells[-4]), "sopp": None, "par": None, "excess": None}
     score, _boards, sopp, par, excess = cells[-6:-1]
-    return {"score": _number(score), "sopp": _number(sopp), "par": _number(par),
-            "excess": _number(excess)}  # fmt: skip
+    return {
+        "score": _number(score),
+        "sopp": _number(sopp),
+        "par": _number(par),
+        "excess": _number(excess),
+    }
 
 
 def _number(text: str) -> float | None:
@@ -162,8 +184,11 @@ def recover(figures: list[dict], n: int, sof: float | None) -> list[float]:
     and par (or SOpp and excess) the group's total grade T = (n - 1) SOpp + G, and the hidden pair's
     grade T - sum of the visible G; from any one figure per pair and the SoF (T = n SoF), the
     same. Returns the estimates the page allows (none when it allows none)."""
-    visible = [f for f in figures if f["sopp"] is not None or f["par"] is not None
-               or f["excess"] is not None]  # fmt: skip
+    visible = [
+        f
+        for f in figures
+        if f["sopp"] is not None or f["par"] is not None or f["excess"] is not None
+    ]
     if len(visible) != n - 1:
         return []
     estimates = []
@@ -192,8 +217,10 @@ def recover(figures: list[dict], n: int, sof: float | None) -> list[float]:
 
 def hidden_pair_grade(version, pair_id) -> float:
     """The secret: the pair's average grade at the start of the session (S3.2)."""
-    return sum(g.grade_before for g in SessionGrade.objects.filter(version=version,
-                                                                   pair_id=pair_id)) / 2
+    return (
+        sum(g.grade_before for g in SessionGrade.objects.filter(version=version, pair_id=pair_id))
+        / 2
+    )
 
 
 def test_the_attack_works_on_the_stored_figures(graded):
@@ -201,18 +228,23 @@ def test_the_attack_works_on_the_stored_figures(graded):
     grade comes out (so what the page shows must not allow it)."""
     monday = Session.objects.filter(event__event_id="MON").order_by("-date").first()
     pairs = list(PairResult.objects.filter(version=monday.live_version))
-    hidden = next(p for p in pairs if "1003" in (p.player1.national_number,
-                                                 p.player2.national_number))  # fmt: skip
-    figures = [{"score": p.score, "sopp": p.sopp, "par": p.par, "excess": p.excess}
-               for p in pairs if p.pk != hidden.pk]  # fmt: skip
+    hidden = next(
+        p for p in pairs if "1003" in (p.player1.national_number, p.player2.national_number)
+    )
+    figures = [
+        {"score": p.score, "sopp": p.sopp, "par": p.par, "excess": p.excess}
+        for p in pairs
+        if p.pk != hidden.pk
+    ]
     (estimate, by_sof) = recover(figures, len(pairs), monday.live_version.sof)
     truth = hidden_pair_grade(monday.live_version, hidden.pair_id)
     assert estimate == pytest.approx(truth, abs=1e-6) and by_sof == pytest.approx(truth)
 
 
 @pytest.mark.parametrize("event_id", ["MON", "THU"])
-def test_no_hidden_pair_grade_can_be_worked_out_from_the_session_page(admin_client, graded,
-                                                                      event_id):  # fmt: skip
+def test_no_hidden_pair_grade_can_be_worked_out_from_the_session_page(
+    admin_client, graded, event_id
+):
     for session in Session.objects.filter(event__event_id=event_id):
         response = admin_client.get(reverse("clubs:session", args=[graded.slug, session.pk]))
         detail = response.context["detail"]
@@ -223,10 +255,12 @@ def test_no_hidden_pair_grade_can_be_worked_out_from_the_session_page(admin_clie
             groups.setdefault(line.pair.direction if two_winner else "", []).append(line)
         for direction, lines in groups.items():
             own = [line for line in lines if _withheld(line)]
-            sof = detail.row.sof if not two_winner else getattr(
-                detail.row, f"{direction.lower()}_sof")  # fmt: skip
-            figures = [shown_figures(rows[line.pair.pair_id]) for line in lines
-                       if line not in own]  # fmt: skip
+            sof = (
+                detail.row.sof
+                if not two_winner
+                else getattr(detail.row, f"{direction.lower()}_sof")
+            )
+            figures = [shown_figures(rows[line.pair.pair_id]) for line in lines if line not in own]
             if not own:
                 # A group without a hidden pair keeps its figures (nothing to protect).
                 assert all(f["par"] is not None for f in figures), (session, direction)
@@ -236,10 +270,12 @@ def test_no_hidden_pair_grade_can_be_worked_out_from_the_session_page(admin_clie
                 for estimate in recover(figures, len(lines), sof):
                     assert estimate != pytest.approx(truth, abs=0.5), (session, direction)
             # Nothing to start from: no pair of the group shows SOpp, par or excess.
-            assert all(line.sopp is None and line.par is None and line.excess is None
-                       for line in lines)  # fmt: skip
-            assert all(f["sopp"] is None and f["par"] is None and f["excess"] is None
-                       for f in figures)  # fmt: skip
+            assert all(
+                line.sopp is None and line.par is None and line.excess is None for line in lines
+            )
+            assert all(
+                f["sopp"] is None and f["par"] is None and f["excess"] is None for f in figures
+            )
             # The SoF is a report S7 allows (5 or more players): it stays.
             assert sof is not None
 
@@ -268,8 +304,10 @@ def test_a_direction_without_a_hidden_pair_keeps_its_figures(admin_client, grade
     ew = [line for line in lines if line.pair.direction == "EW"]
     assert len(ns) == 5 and len(ew) == 4
     assert all(not line.hidden and line.par == line.pair.par is not None for line in ns)
-    assert all(line.hidden and line.sopp is None and line.par is None and line.excess is None
-               for line in ew)  # fmt: skip
+    assert all(
+        line.hidden and line.sopp is None and line.par is None and line.excess is None
+        for line in ew
+    )
     html = response.content.decode()
     for line in ns:
         assert f"{line.pair.par:.2f}" in html
@@ -283,12 +321,17 @@ def test_results_of_one_of_two_sessions_that_day_leave_the_other_upcoming(
     every planned session of their day. They are matched as host approvals are: by start,
     else by event name (docs/decisions.md, S3.9)."""
     today = TODAY()
-    planned_session_create(club=club, event_name="Afternoon Pairs", date=today,
-                           start=dt.time(14, 0))  # fmt: skip
-    evening = planned_session_create(club=club, event_name="Evening Pairs", date=today,
-                                     start=dt.time(19, 30))  # fmt: skip
-    upload(club, django_capture_on_commit_callbacks,
-           mp_session_rows(event_id="Afternoon", date=today.isoformat(), start=""))  # fmt: skip
+    planned_session_create(
+        club=club, event_name="Afternoon Pairs", date=today, start=dt.time(14, 0)
+    )
+    evening = planned_session_create(
+        club=club, event_name="Evening Pairs", date=today, start=dt.time(19, 30)
+    )
+    upload(
+        club,
+        django_capture_on_commit_callbacks,
+        mp_session_rows(event_id="Afternoon", date=today.isoformat(), start=""),
+    )
     assert admin_client.get(reverse("clubs:planned", args=[club.slug])).context["planned"] == [
         evening
     ]

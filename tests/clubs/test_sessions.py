@@ -80,9 +80,13 @@ def test_series_filter(admin_client, graded):
 
 @pytest.mark.parametrize(
     "name, series",
-    [("Monday Pairs 2026-11-16", "Monday Pairs"), ("Pairs (16/11/2026)", "Pairs"),
-     ("Swiss Teams", "Swiss Teams"), ("2026-11-16", "2026-11-16")],
-)  # fmt: skip
+    [
+        ("Monday Pairs 2026-11-16", "Monday Pairs"),
+        ("Pairs (16/11/2026)", "Pairs"),
+        ("Swiss Teams", "Swiss Teams"),
+        ("2026-11-16", "2026-11-16"),
+    ],
+)
 def test_series_name_drops_the_date(name, series):
     assert series_name(name) == series
 

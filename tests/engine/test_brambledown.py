@@ -146,8 +146,9 @@ def test_unknown_players_count_at_the_field_average_and_get_no_ipr():
 def test_host_pair_gets_a_ppr_but_no_ipr():
     """S14.4 applied to S11: the host pair is not graded but counts in T."""
     state = brambledown_initial({"a": 120, "b": 150, "h": 100, "g": 100})
-    s = session(dt.date(2026, 10, 5), [pair("1", "h", "g", 40.0, rateable=False),
-                                       pair("2", "a", "b", 60.0)])  # fmt: skip
+    s = session(
+        dt.date(2026, 10, 5), [pair("1", "h", "g", 40.0, rateable=False), pair("2", "a", "b", 60.0)]
+    )
     ratings = brambledown_session(state, s)
     assert ratings.field_average == 117.5
     assert ratings.pairs[0].reason == BrambledownReason.HOST
@@ -331,8 +332,9 @@ def test_b_list_needs_three_tournaments(count, listed):
     assert ("a" in {e.number for e in result.b_list}) is listed
 
 
-@pytest.mark.parametrize(("last_day", "listed"), [(dt.date(2026, 9, 30), False),
-                                                  (dt.date(2026, 10, 1), True)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("last_day", "listed"), [(dt.date(2026, 9, 30), False), (dt.date(2026, 10, 1), True)]
+)
 def test_lists_need_one_tournament_in_the_last_quarter(last_day, listed):
     """S11: at least one tournament in the last quarter: 30 September is not in 2026Q4,
     1 October is."""

@@ -77,9 +77,14 @@ def mixed_session(rng: random.Random, index: int, date: dt.date, pool: int) -> S
     scoring = rng.choice(
         [Scoring.MP] * 5
         + [Scoring.BUTLER, Scoring.CROSS_IMP, Scoring.AGGREGATE, Scoring.AGGREGATE]
-        + [Scoring.SWISS_PAIRS_MP, Scoring.SWISS_PAIRS_IMP, Scoring.SWISS_TEAMS,
-           Scoring.MULTIPLE_TEAMS, Scoring.INDIVIDUAL]
-    )  # fmt: skip
+        + [
+            Scoring.SWISS_PAIRS_MP,
+            Scoring.SWISS_PAIRS_IMP,
+            Scoring.SWISS_TEAMS,
+            Scoring.MULTIPLE_TEAMS,
+            Scoring.INDIVIDUAL,
+        ]
+    )
     two = rng.random() < 0.4 and n_pairs >= 4
     boards = rng.choice([18, 24, 27, 120, 600, None])
     host = rng.randrange(n_pairs) if rng.random() < 0.1 else -1
@@ -143,8 +148,9 @@ def mixed_ledger(seed: int, operations: int = 120, pool: int = 12) -> list[Ledge
         if rng.random() < 0.03:
             step = rng.choice([1095, 1096, 1300])
         date = date + dt.timedelta(days=step)
-        played = date - dt.timedelta(days=rng.choice([1, 30, 400, 1100])) if rng.random() < 0.1 \
-            else date  # fmt: skip
+        played = (
+            date - dt.timedelta(days=rng.choice([1, 30, 400, 1100])) if rng.random() < 0.1 else date
+        )
         s = mixed_session(rng, index, played, pool)
         requested = None
         if rng.random() < 0.05:
@@ -162,8 +168,13 @@ def _same_as_reference(ledger: list[LedgerOp], params: NGSParams = NGS_DEFAULT) 
     reference = replay(ledger, params, path="reference")
     ck = CKernelReplay(params, record=True).run(ledger)
     assert compare_kernel_steps(reference.steps, ck.steps) == []
-    graded = [r.session_grade for s in reference.steps if s.outcome is not None
-              for r in s.outcome.players if r.session_grade is not None]  # fmt: skip
+    graded = [
+        r.session_grade
+        for s in reference.steps
+        if s.outcome is not None
+        for r in s.outcome.players
+        if r.session_grade is not None
+    ]
     assert ck.grades is not None and len(ck.grades) == len(graded) == ck.graded
     assert all(abs(x - y) <= 1e-9 for x, y in zip(graded, ck.grades, strict=True))
 
@@ -204,8 +215,10 @@ def test_ckernel_equals_python_kernel_without_record():
     python = kernel_replay(ledger)
     ck = CKernelReplay(chunk=37).run(ledger)
     assert (ck.graded, ck.partnership_graded, ck.sessions) == (
-        python.graded, python.partnership_graded, python.sessions,
-    )  # fmt: skip
+        python.graded,
+        python.partnership_graded,
+        python.sessions,
+    )
     assert python.grades is not None and ck.grades is not None
     assert len(ck.grades) == len(python.grades)
     assert max(abs(x - y) for x, y in zip(python.grades, ck.grades, strict=True)) <= 1e-9
@@ -219,8 +232,10 @@ def test_ckernel_equals_python_kernel_without_record():
             b = ck.grade(number, as_of.toordinal())
             assert a is not None and b is not None
             assert (a.status.value, a.boards_in_window, a.padding_boards) == (
-                ("P", "E", "M", "O")[b[1]], b[2], b[3],
-            )  # fmt: skip
+                ("P", "E", "M", "O")[b[1]],
+                b[2],
+                b[3],
+            )
             assert abs(a.grade - b[0]) <= 1e-9
     assert sorted(ck.partnerships) == sorted(reference.partnerships)
     for key, history in reference.partnerships.items():

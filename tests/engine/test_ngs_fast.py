@@ -120,8 +120,11 @@ def _check_final_grades(reference, fast) -> None:
             b = fast.player_grade(number, as_of)
             assert a is not None and b is not None
             assert (a.status, a.boards_in_window, a.padding_boards, a.sessions_in_window) == (
-                b.status, b.boards_in_window, b.padding_boards, b.sessions_in_window,
-            )  # fmt: skip
+                b.status,
+                b.boards_in_window,
+                b.padding_boards,
+                b.sessions_in_window,
+            )
             assert a.regular_partner == b.regular_partner
             assert a.grade == pytest.approx(b.grade, abs=1e-9)
 
@@ -177,8 +180,13 @@ def test_replay_benchmark_reports_its_figures():
     kernel = replay_benchmark(ledger, "kernel")
     fast = replay_benchmark(ledger, "fast")
     for result in (kernel, fast):
-        assert set(result) >= {"path", "player_sessions", "seconds", "player_sessions_per_s",
-                               "peak_rss_mb"}  # fmt: skip
+        assert set(result) >= {
+            "path",
+            "player_sessions",
+            "seconds",
+            "player_sessions_per_s",
+            "peak_rss_mb",
+        }
     assert kernel["player_sessions"] == fast["player_sessions"] > 0
 
 
@@ -217,8 +225,11 @@ def test_incremental_history_equals_reference_current_grade(rows, later):
             a = ref.grade(as_of, NGS_DEFAULT)
             b = fast.grade(as_of, NGS_DEFAULT)
             assert (a.status, a.boards_in_window, a.padding_boards, a.sessions_in_window) == (
-                b.status, b.boards_in_window, b.padding_boards, b.sessions_in_window,
-            )  # fmt: skip
+                b.status,
+                b.boards_in_window,
+                b.padding_boards,
+                b.sessions_in_window,
+            )
             assert a.regular_partner == b.regular_partner
             assert a.grade == pytest.approx(b.grade, abs=1e-9)
     for seq, row in enumerate(rows, 1):
@@ -231,8 +242,9 @@ def test_incremental_history_equals_reference_current_grade(rows, later):
                 b = fast.grade(last, NGS_DEFAULT)
                 assert (a.status, a.boards_in_window) == (b.status, b.boards_in_window)
                 assert a.grade == pytest.approx(b.grade, abs=1e-9)
-    assert fast.history() == ref.history().__class__(42.0, tuple(
-        sorted(ref.entries, key=lambda e: (e.date, e.seq))))  # fmt: skip
+    assert fast.history() == ref.history().__class__(
+        42.0, tuple(sorted(ref.entries, key=lambda e: (e.date, e.seq)))
+    )
 
 
 def test_window_state_codes_and_restart():
@@ -264,8 +276,10 @@ def test_window_of_exactly_2000_boards_cuts_nothing(late):
         ref.add(e)
         as_of = day + dt.timedelta(days=2)
         a, b = ref.grade(as_of, NGS_DEFAULT), fast.grade(as_of, NGS_DEFAULT)
-        assert (a.sessions_in_window, a.regular_partner) == (b.sessions_in_window,
-                                                             b.regular_partner)  # fmt: skip
+        assert (a.sessions_in_window, a.regular_partner) == (
+            b.sessions_in_window,
+            b.regular_partner,
+        )
         assert a.grade == pytest.approx(b.grade, abs=1e-9)
     assert b.sessions_in_window == 2 and b.regular_partner == "q"
 

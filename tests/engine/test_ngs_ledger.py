@@ -289,6 +289,8 @@ def test_fast_path_equals_reference_path(seed):
             b = fast.player_grade(number, as_of)
             assert a is not None and b is not None
             assert (a.status, a.boards_in_window, a.padding_boards) == (
-                b.status, b.boards_in_window, b.padding_boards,
-            )  # fmt: skip
+                b.status,
+                b.boards_in_window,
+                b.padding_boards,
+            )
             assert a.grade == pytest.approx(b.grade, abs=1e-9)

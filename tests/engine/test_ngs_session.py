@@ -271,8 +271,10 @@ def test_teams_travellers_are_scored_even_when_the_file_gives_pair_figures():
     the file's per-pair totals (here 5 IMPs and 3 boards for everyone) are not used. Board 3
     was played at one table only: no comparison, so not a board (docs/decisions.md)."""
     ids = ["1N", "1E", "2N", "2E", "3N", "3E", "4N", "4E"]
-    pairs = [pair(pid, f"{pid}a", f"{pid}b", 5.0, NS if pid.endswith("N") else EW, boards=3)
-             for pid in ids]  # fmt: skip
+    pairs = [
+        pair(pid, f"{pid}a", f"{pid}b", 5.0, NS if pid.endswith("N") else EW, boards=3)
+        for pid in ids
+    ]
     lines = [TravellerLine(3, "1N", "2E", ns_score=100)]
     for board, ns_scores in ((1, (420, 450, -50, 420)), (2, (-100, 110, -100, 140))):
         for table, (ns, ew) in enumerate((("1N", "2E"), ("2N", "1E"), ("3N", "4E"), ("4N", "3E"))):

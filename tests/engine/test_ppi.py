@@ -47,8 +47,15 @@ def pair(pid, a, b, score=None, boards=None, direction=None, rateable=True):
     return PairEntry(pid, (Player(a, rateable=rateable), Player(b)), score, direction, boards)
 
 
-def session(pairs, travellers=(), day=DAY, scoring=Scoring.MP, movement=Movement.ONE_WINNER,
-            event="e", number=1):  # fmt: skip
+def session(
+    pairs,
+    travellers=(),
+    day=DAY,
+    scoring=Scoring.MP,
+    movement=Movement.ONE_WINNER,
+    event="e",
+    number=1,
+):
     key = SessionKey("club", event, number, day)
     return SessionResult(key, event, scoring, movement, tuple(pairs), travellers=tuple(travellers))
 
@@ -241,11 +248,17 @@ def test_travellers_equal_session_level_when_every_board_is_at_the_session_perce
     values = data.draw(st.lists(st.floats(40, 60), min_size=len(names), max_size=len(names)))
     state = seasoned(dict(zip(names, values, strict=True)))
     entries = [
-        pair(f"{side}{t}", f"{side}{t}a", f"{side}{t}b", 50.0, 2 * tables,
-             Direction.NS if side == "N" else Direction.EW)
+        pair(
+            f"{side}{t}",
+            f"{side}{t}a",
+            f"{side}{t}b",
+            50.0,
+            2 * tables,
+            Direction.NS if side == "N" else Direction.EW,
+        )
         for side in "NE"
         for t in range(tables)
-    ]  # fmt: skip
+    ]
     with_travellers = session(entries, mitchell(tables), movement=Movement.TWO_WINNER)
     without = session(entries, movement=Movement.TWO_WINNER)
     one = ppi_apply(state, with_travellers)
@@ -409,10 +422,12 @@ def test_replay_is_deterministic_and_pure():
     """S5.4's property for PPI: the same sessions in the same order give the same state, and a
     step never changes the state it was given."""
     sessions = [
-        session([pair("1", "a", "b", 60 - i, 12), pair("2", "c", "d", 40 + i, 12)],
-                day=dt.date(2026, 1 + i % 12, 1 + i))
+        session(
+            [pair("1", "a", "b", 60 - i, 12), pair("2", "c", "d", 40 + i, 12)],
+            day=dt.date(2026, 1 + i % 12, 1 + i),
+        )
         for i in range(20)
-    ]  # fmt: skip
+    ]
     one, two = ppi_replay(sessions), ppi_replay(list(sessions))
     assert one == two
     before = ppi_replay(sessions[:5])

@@ -54,12 +54,31 @@ def ew_values(result: BoardResult) -> list[Fraction]:
 # --- S2.1 IMP scale ------------------------------------------------------------------------
 
 IMP_BANDS = [
-    (0, 10, 0), (20, 40, 1), (50, 80, 2), (90, 120, 3), (130, 160, 4), (170, 210, 5),
-    (220, 260, 6), (270, 310, 7), (320, 360, 8), (370, 420, 9), (430, 490, 10),
-    (500, 590, 11), (600, 740, 12), (750, 890, 13), (900, 1090, 14), (1100, 1290, 15),
-    (1300, 1490, 16), (1500, 1740, 17), (1750, 1990, 18), (2000, 2240, 19),
-    (2250, 2490, 20), (2500, 2990, 21), (3000, 3490, 22), (3500, 3990, 23),
-]  # fmt: skip
+    (0, 10, 0),
+    (20, 40, 1),
+    (50, 80, 2),
+    (90, 120, 3),
+    (130, 160, 4),
+    (170, 210, 5),
+    (220, 260, 6),
+    (270, 310, 7),
+    (320, 360, 8),
+    (370, 420, 9),
+    (430, 490, 10),
+    (500, 590, 11),
+    (600, 740, 12),
+    (750, 890, 13),
+    (900, 1090, 14),
+    (1100, 1290, 15),
+    (1300, 1490, 16),
+    (1500, 1740, 17),
+    (1750, 1990, 18),
+    (2000, 2240, 19),
+    (2250, 2490, 20),
+    (2500, 2990, 21),
+    (3000, 3490, 22),
+    (3500, 3990, 23),
+]
 
 
 @pytest.mark.parametrize(("low", "high", "expected"), IMP_BANDS)
@@ -632,16 +651,18 @@ def test_butler_refuses_an_absurd_number_of_weighted_combinations() -> None:
 def test_a_butler_board_of_artificial_scores_only_gets_3_imps_per_10_percent(drop):
     """S2.4: at IMPs every 10 % above or below 50 % is 3 IMPs; a board with no real score has
     no datum, and must not stop the session's scoring."""
-    board = score_board([TravellerLine(7, "1", "a", ns_adjusted="A6040")], Method.BUTLER, 2,
-                        drop=drop)  # fmt: skip
+    board = score_board(
+        [TravellerLine(7, "1", "a", ns_adjusted="A6040")], Method.BUTLER, 2, drop=drop
+    )
     assert [(line.ns, line.ew) for line in board.lines] == [(3, -3)]
 
 
 def test_a_fouled_boards_group_of_artificial_scores_only_leaves_the_other_group_alone():
     real = [TravellerLine(3, "1", "a", ns_score=420), TravellerLine(3, "2", "b", ns_score=400)]
     alone = score_board(real, Method.BUTLER)
-    board = score_board(real + [TravellerLine(3, "3", "c", ns_adjusted="A50", group="x")],
-                        Method.BUTLER)  # fmt: skip
+    board = score_board(
+        real + [TravellerLine(3, "3", "c", ns_adjusted="A50", group="x")], Method.BUTLER
+    )
     assert [line.ns for line in board.lines] == [line.ns for line in alone.lines] + [0]
 
 
@@ -650,8 +671,11 @@ def test_a_weighted_score_in_a_small_group_averages_its_components_places():
     NS A is half +200 (first: 70, 60, 50 for A, B, C) and half -200 (last: 50, 70, 60), so
     A 60 %, B 65 %, C 55 %; not the places of the expected match points (60, 70, 50)."""
     half = Fraction(1, 2)
-    lines = [TravellerLine(1, "A", "a", ns_weighted=((half, 200), (half, -200))),
-             TravellerLine(1, "B", "b", ns_score=100), TravellerLine(1, "C", "c", ns_score=0)]
+    lines = [
+        TravellerLine(1, "A", "a", ns_weighted=((half, 200), (half, -200))),
+        TravellerLine(1, "B", "b", ns_score=100),
+        TravellerLine(1, "C", "c", ns_score=0),
+    ]
     board = score_board(lines, Method.MP, expected=5)
     assert [line.ns_percent for line in board.lines] == [60, 65, 55]
     assert [line.ew_percent for line in board.lines] == [60, 55, 65]

@@ -209,8 +209,10 @@ def test_a_top_without_the_adjusted_table_as_brian_scores_it() -> None:
         TravellerLine(1, "5", "6", ns_score=-50),
         TravellerLine(1, "7", "8", ns_adjusted="A5050"),
     ]
-    board2 = [TravellerLine(2, ns, ew, ns_score=100) for ns, ew in
-              (("1", "2"), ("3", "4"), ("5", "6"), ("7", "8"))]  # fmt: skip
+    board2 = [
+        TravellerLine(2, ns, ew, ns_score=100)
+        for ns, ew in (("1", "2"), ("3", "4"), ("5", "6"), ("7", "8"))
+    ]
     brian = mp_percentages_real_top([board1, board2])
     # (match points on board 1 + 3) / (4 + 6)
     assert brian == {"1": 70, "2": 30, "3": 50, "4": 50, "5": 30, "6": 70, "7": 50, "8": 50}

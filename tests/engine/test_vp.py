@@ -298,11 +298,14 @@ def test_milan_inter_knockout() -> None:
     assert knockout_split_result(10, 10, [5], [-4]) == (Fraction(29, 2), 10)
 
 
-@pytest.mark.parametrize("weights, margins", [
-    ((Fraction(1, 2), Fraction(1, 2)), (1, 2)),  # 10.28 and 10.55: both sides' halves at .005
-    (SEED_004_WEIGHTS, (28, 23, 17, 8)),
-    ((Fraction(1, 3), Fraction(2, 3)), (-5, 11)),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "weights, margins",
+    [
+        ((Fraction(1, 2), Fraction(1, 2)), (1, 2)),  # 10.28 and 10.55: both sides' halves at .005
+        (SEED_004_WEIGHTS, (28, 23, 17, 8)),
+        ((Fraction(1, 3), Fraction(2, 3)), (-5, 11)),
+    ],
+)
 def test_weighted_vps_add_up_to_the_matchs_twenty(weights, margins) -> None:
     """S2.7: the loser gets 20 - V; rounding each side's weighted VPs on its own gave 20.01."""
     a, b = weighted_vp(list(zip(weights, margins, strict=True)), 20)

@@ -77,8 +77,10 @@ def test_brians_top_without_the_adjusted_table_is_recognised_and_not_warned_abou
 def test_files_that_contradict_their_own_lines_are_still_warned_about():
     """Hand-edited Compscore and Pianola files (FORMATS): the totals were not made from the
     lines the file carries (an A5050 awarded 23/11; pair 16's total is not its lines' sum)."""
-    for path, pair in (("usebio/cobalt/mp_pairs_mitchell_adjusted_02.xml", "1NS"),
-                       ("usebio/ukbridge-club/cross-imp-pairs.usebio.xml", "16")):  # fmt: skip
+    for path, pair in (
+        ("usebio/cobalt/mp_pairs_mitchell_adjusted_02.xml", "1NS"),
+        ("usebio/ukbridge-club/cross-imp-pairs.usebio.xml", "16"),
+    ):
         warnings = crosscheck(parse_fixture(path).sessions[0])
         assert f"session 1, pair {pair}" in [w.location for w in warnings], path
 
@@ -132,7 +134,10 @@ def test_a_method_that_leaves_pairs_out_is_not_the_better_fit(monkeypatch):
     mismatch by saying nothing about pair 4, and must not silence the warning."""
     from grading.ingest import crosscheck as module
 
-    monkeypatch.setattr(module.engine_scoring, "mp_percentages_real_top",
-                        lambda travellers: {"1": 100.0, "2": 0.0, "3": 0.0})  # fmt: skip
+    monkeypatch.setattr(
+        module.engine_scoring,
+        "mp_percentages_real_top",
+        lambda travellers: {"1": 100.0, "2": 0.0, "3": 0.0},
+    )
     warnings = crosscheck(_session({"1": 100.0, "2": 0.0, "3": 0.0, "4": 60.0}))
     assert [w.location for w in warnings] == ["session 1, pair 4"]

@@ -24,7 +24,12 @@ def test_good_csv_gives_one_session_per_event_session_and_date():
     assert monday.scoring is Scoring.MP and monday.movement is Movement.TWO_WINNER
     # Mitchell pair numbers repeat per direction: ids made unique
     assert [p.pair_id for p in monday.pairs] == ["1NS", "2NS", "1EW", "2EW"]
-    assert [p.direction for p in monday.pairs] == [Direction.NS, Direction.NS, Direction.EW, Direction.EW]
+    assert [p.direction for p in monday.pairs] == [
+        Direction.NS,
+        Direction.NS,
+        Direction.EW,
+        Direction.EW,
+    ]
     assert [[pl.number for pl in p.players] for p in monday.pairs] == [
         ["12345", "23456"],
         ["34567", None],

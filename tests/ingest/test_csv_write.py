@@ -47,5 +47,6 @@ def test_csv_round_trip():
     assert parsed.problems == ()
     assert [s.pairs for s in parsed.sessions] == [one.pairs, two.pairs]
     assert [(s.key, s.start, s.movement) for s in parsed.sessions] == [
-        (one.key, one.start, one.movement), (two.key, two.start, two.movement)
+        (one.key, one.start, one.movement),
+        (two.key, two.start, two.movement),
     ]

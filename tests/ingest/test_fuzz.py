@@ -34,7 +34,11 @@ def mutated(draw) -> bytes:
         elif kind == "delete":
             del data[at : at + draw(st.integers(1, 200))]
         elif kind == "insert":
-            chunk = draw(st.sampled_from([b"<", b">", b"&", b'"', b",", b"\n", b"A5050", b"-", b"\x00", b"\xff"]))
+            chunk = draw(
+                st.sampled_from(
+                    [b"<", b">", b"&", b'"', b",", b"\n", b"A5050", b"-", b"\x00", b"\xff"]
+                )
+            )
             data[at:at] = chunk
         elif kind == "truncate":
             del data[at:]
@@ -71,10 +75,13 @@ def test_repeated_pair_ids_are_refused_in_every_format():
     assert any("pair 1 appears" in p.message.lower() for p in result.problems)
 
 
-@pytest.mark.parametrize("first, second", [
-    ("1001", "1001"),  # the same number twice
-    ("1001", "0001001"),  # S14.2: the same member, written two ways
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        ("1001", "1001"),  # the same number twice
+        ("1001", "0001001"),  # S14.2: the same member, written two ways
+    ],
+)
 def test_a_member_in_two_seats_is_refused_in_every_format(first, second):
     """Found by review: grading cannot give one member two session grades, and a file that
     did this was stored, then failed at grading (blocking every later upload). S12: refused
@@ -99,11 +106,20 @@ def test_a_member_twice_in_a_usebio_sample_is_refused():
     assert [p.code for p in result.problems] == ["member-repeated"]
 
 
-@pytest.mark.parametrize("scoring, boards, score, player, says", [
-    ("MP", "999999999", "55", "11", "999999999 boards"),  # graded for 10 minutes, PPI -8 million
-    ("BUTLER", "24", "867", "11", "867 IMPs over 24 boards"),
-    ("MP", "24", "55", "1" * 30, "longer than 20 digits"),  # a 500 on PostgreSQL
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "scoring, boards, score, player, says",
+    [
+        (
+            "MP",
+            "999999999",
+            "55",
+            "11",
+            "999999999 boards",
+        ),  # graded for 10 minutes, PPI -8 million
+        ("BUTLER", "24", "867", "11", "867 IMPs over 24 boards"),
+        ("MP", "24", "55", "1" * 30, "longer than 20 digits"),  # a 500 on PostgreSQL
+    ],
+)
 def test_implausible_figures_are_refused_saying_which_pair(scoring, boards, score, player, says):
     """Found by review: nothing bounded boards played, IMP totals or number lengths."""
     rows = [

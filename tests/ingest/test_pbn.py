@@ -49,7 +49,10 @@ def test_ruter_butler_mean_is_turned_into_session_total():
 
 @pytest.mark.parametrize(
     "path",
-    ["pbn/bridgewebs/bridgewebs_hands_2025-04-09.pbn", "pbn/pbntools_poland/wb120802_one_record_per_result.pbn"],
+    [
+        "pbn/bridgewebs/bridgewebs_hands_2025-04-09.pbn",
+        "pbn/pbntools_poland/wb120802_one_record_per_result.pbn",
+    ],
 )
 def test_pbn_without_results_is_refused(path):
     result = parse_fixture(path)
@@ -105,8 +108,11 @@ def test_mitchell_ranking_is_read_with_the_direction_of_each_pair():
     assert (pairs["1NS"].direction, pairs["1NS"].score) == (Direction.NS, 75.0)
     assert (pairs["1EW"].direction, pairs["1EW"].score) == (Direction.EW, 25.0)
     assert {(t.board, t.ns_pair, t.ew_pair) for t in session.travellers} == {
-        (1, "1NS", "1EW"), (1, "2NS", "2EW"), (2, "1NS", "2EW"), (2, "2NS", "1EW"),
-    }  # fmt: skip
+        (1, "1NS", "1EW"),
+        (1, "2NS", "2EW"),
+        (2, "1NS", "2EW"),
+        (2, "2NS", "1EW"),
+    }
     assert {p.boards for p in session.pairs} == {2}
     assert result.warnings == ()
 
@@ -148,8 +154,11 @@ def test_every_total_score_table_is_read():
     assert result.ok, result.problems
     (session,) = result.sessions
     assert [(p.pair_id, p.section, p.score) for p in session.pairs] == [
-        ("A1", "A", 60.0), ("A2", "A", 40.0), ("B1", "B", 58.0), ("B2", "B", 42.0),
-    ]  # fmt: skip
+        ("A1", "A", 60.0),
+        ("A2", "A", 40.0),
+        ("B1", "B", 58.0),
+        ("B2", "B", 42.0),
+    ]
 
 
 def test_rankings_of_different_dates_are_refused_at_the_second_table():

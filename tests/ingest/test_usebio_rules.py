@@ -59,12 +59,21 @@ def test_pass_and_adjusted_lines():
 
 @pytest.mark.parametrize(
     ("code", "graded"),
-    [("11", False), ("22", False), ("04", False), ("4", False), ("02", False), ("10", True), ("12", True)],
+    [
+        ("11", False),
+        ("22", False),
+        ("04", False),
+        ("4", False),
+        ("02", False),
+        ("10", True),
+        ("12", True),
+    ],
 )
 def test_charge_codes(code, graded):
     # S12 / FORMATS 5.8: 11, 22, 04 and 02 are stored but not graded; compared numerically
     data = fixture_bytes(HANDMADE).replace(
-        b"<EBU_CHARGE_CODE>10</EBU_CHARGE_CODE>", f"<EBU_CHARGE_CODE>{code}</EBU_CHARGE_CODE>".encode()
+        b"<EBU_CHARGE_CODE>10</EBU_CHARGE_CODE>",
+        f"<EBU_CHARGE_CODE>{code}</EBU_CHARGE_CODE>".encode(),
     )
     result = parse_file("x.xml", data, "club")
     assert result.ok
@@ -153,7 +162,9 @@ def test_encoding_that_lies_is_reread_as_windows_1252():
 
 # ---- found by review: Mitchell phantoms, session dates, IMPs named by the event type ----------
 
-MP_TWO_WINNER = "<BOARD_SCORING_METHOD>MATCH_POINTS</BOARD_SCORING_METHOD><WINNER_TYPE>2</WINNER_TYPE>"
+MP_TWO_WINNER = (
+    "<BOARD_SCORING_METHOD>MATCH_POINTS</BOARD_SCORING_METHOD><WINNER_TYPE>2</WINNER_TYPE>"
+)
 
 
 def test_a_mitchell_phantom_leaves_the_real_pair_of_its_number_alone():
@@ -165,8 +176,9 @@ def test_a_mitchell_phantom_leaves_the_real_pair_of_its_number_alone():
         + ub.pair(3, None, "EW", names=("PHANTOM", "PHANTOM"), ids=(None, None))
     )
     boards = "".join(
-        ub.board(b, *(ub.line(ns, (ns + b) % 3 + 1, 420 if ns == 1 else 400, 2, 0)
-                      for ns in (1, 2, 3)))  # fmt: skip
+        ub.board(
+            b, *(ub.line(ns, (ns + b) % 3 + 1, 420 if ns == 1 else 400, 2, 0) for ns in (1, 2, 3))
+        )
         for b in (1, 2, 3)
     )
     xml = ub.usebio(f"<PARTICIPANTS>{participants}</PARTICIPANTS>{boards}", header=MP_TWO_WINNER)
@@ -182,8 +194,10 @@ def test_a_mitchell_phantom_leaves_the_real_pair_of_its_number_alone():
 def _dated_session(number: int, date: str | None) -> str:
     participants = ub.pair(1, 55, ids=("11", "12")) + ub.pair(2, 45, ids=("21", "22"))
     dated = f"<DATE>{date}</DATE>" if date else ""
-    return (f'<SESSION SESSION_ID="{number}">{dated}<PARTICIPANTS>{participants}</PARTICIPANTS>'
-            f"{ub.board(1, ub.line(1, 2, 420, 2, 0))}</SESSION>")  # fmt: skip
+    return (
+        f'<SESSION SESSION_ID="{number}">{dated}<PARTICIPANTS>{participants}</PARTICIPANTS>'
+        f"{ub.board(1, ub.line(1, 2, 420, 2, 0))}</SESSION>"
+    )
 
 
 def test_sessions_dated_inside_need_no_event_date():
@@ -207,15 +221,22 @@ def test_an_undated_file_is_still_refused_at_the_event_date():
     assert [p.location for p in result.problems if p.code == "date"] == ["EVENT/DATE"]
 
 
-@pytest.mark.parametrize("event_type, scoring", [
-    ("BUTLER_PAIRS", Scoring.BUTLER), ("CROSS_IMP", Scoring.CROSS_IMP),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "event_type, scoring",
+    [
+        ("BUTLER_PAIRS", Scoring.BUTLER),
+        ("CROSS_IMP", Scoring.CROSS_IMP),
+    ],
+)
 def test_imps_as_the_method_with_the_kind_in_the_event_type(event_type, scoring):
     """FORMATS 2.3: IMPS is a method value; Butler or cross-IMPs is said by the event type."""
-    participants = ub.pair(1, None, total=5, ids=("11", "12")) + ub.pair(2, None, total=-5,
-                                                                          ids=("21", "22"))
-    body = (f"<PARTICIPANTS>{participants}</PARTICIPANTS>"
-            f"{ub.board(1, ub.line(1, 2, 420, 5, -5, tag='BUTLER_POINTS'))}")  # fmt: skip
+    participants = ub.pair(1, None, total=5, ids=("11", "12")) + ub.pair(
+        2, None, total=-5, ids=("21", "22")
+    )
+    body = (
+        f"<PARTICIPANTS>{participants}</PARTICIPANTS>"
+        f"{ub.board(1, ub.line(1, 2, 420, 5, -5, tag='BUTLER_POINTS'))}"
+    )
     header = "<BOARD_SCORING_METHOD>IMPS</BOARD_SCORING_METHOD><WINNER_TYPE>1</WINNER_TYPE>"
     result = parse_file("x.xml", ub.usebio(body, event_type=event_type, header=header), "club")
     assert result.ok, result.problems

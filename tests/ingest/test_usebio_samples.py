@@ -12,26 +12,179 @@ from tests.ingest.conftest import parse_fixture
 
 # file, scoring, movement, pairs, boards in session, known players, boards per pair, event id
 GRADED = [
-    ("usebio/cobalt/butler_howell.xml", Scoring.BUTLER, Movement.ONE_WINNER, 8, 35, 16, {35}, "11309"),
-    ("usebio/cobalt/butler_mitchell.xml", Scoring.BUTLER, Movement.TWO_WINNER, 14, 35, 28, {35}, "11316"),
-    ("usebio/cobalt/cross_imp_howell.xml", Scoring.CROSS_IMP, Movement.ONE_WINNER, 9, 27, 18, {24}, "2592"),
-    ("usebio/cobalt/mp_pairs_howell.xml", Scoring.MP, Movement.ONE_WINNER, 12, 27, 24, {26, 27}, "3226"),
+    (
+        "usebio/cobalt/butler_howell.xml",
+        Scoring.BUTLER,
+        Movement.ONE_WINNER,
+        8,
+        35,
+        16,
+        {35},
+        "11309",
+    ),
+    (
+        "usebio/cobalt/butler_mitchell.xml",
+        Scoring.BUTLER,
+        Movement.TWO_WINNER,
+        14,
+        35,
+        28,
+        {35},
+        "11316",
+    ),
+    (
+        "usebio/cobalt/cross_imp_howell.xml",
+        Scoring.CROSS_IMP,
+        Movement.ONE_WINNER,
+        9,
+        27,
+        18,
+        {24},
+        "2592",
+    ),
+    (
+        "usebio/cobalt/mp_pairs_howell.xml",
+        Scoring.MP,
+        Movement.ONE_WINNER,
+        12,
+        27,
+        24,
+        {26, 27},
+        "3226",
+    ),
     # pair 19EW's partner is "DIRECTOR" with number 0: unknown (FORMATS 5.3)
-    ("usebio/cobalt/mp_pairs_mitchell.xml", Scoring.MP, Movement.TWO_WINNER, 38, 27, 75, {26, 27}, "3212"),
-    ("usebio/cobalt/mp_pairs_mitchell_02.xml", Scoring.MP, Movement.TWO_WINNER, 42, 27, 84, {27}, "3228"),
-    ("usebio/cobalt/mp_pairs_mitchell_03.xml", Scoring.MP, Movement.TWO_WINNER, 13, 21, 25, {18, 21}, "3221"),
-    ("usebio/cobalt/mp_pairs_mitchell_04.xml", Scoring.MP, Movement.TWO_WINNER, 16, 24, 32, {15, 16, 17}, "3225"),
-    ("usebio/cobalt/mp_pairs_mitchell_adjusted_02.xml", Scoring.MP, Movement.TWO_WINNER, 42, 27, 84, {27}, "3228"),
+    (
+        "usebio/cobalt/mp_pairs_mitchell.xml",
+        Scoring.MP,
+        Movement.TWO_WINNER,
+        38,
+        27,
+        75,
+        {26, 27},
+        "3212",
+    ),
+    (
+        "usebio/cobalt/mp_pairs_mitchell_02.xml",
+        Scoring.MP,
+        Movement.TWO_WINNER,
+        42,
+        27,
+        84,
+        {27},
+        "3228",
+    ),
+    (
+        "usebio/cobalt/mp_pairs_mitchell_03.xml",
+        Scoring.MP,
+        Movement.TWO_WINNER,
+        13,
+        21,
+        25,
+        {18, 21},
+        "3221",
+    ),
+    (
+        "usebio/cobalt/mp_pairs_mitchell_04.xml",
+        Scoring.MP,
+        Movement.TWO_WINNER,
+        16,
+        24,
+        32,
+        {15, 16, 17},
+        "3225",
+    ),
+    (
+        "usebio/cobalt/mp_pairs_mitchell_adjusted_02.xml",
+        Scoring.MP,
+        Movement.TWO_WINNER,
+        42,
+        27,
+        84,
+        {27},
+        "3228",
+    ),
     # the excerpt keeps 3 of 28 boards: travellers incomplete, boards per pair not reported (S3.7)
-    ("usebio/scorebridge/scorebridge_mp_pairs_EXCERPT.xml", Scoring.MP, Movement.ONE_WINNER, 8, None, 15, {None}, None),
-    ("usebio/ukbridge-club/cross-imp-pairs.usebio.xml", Scoring.CROSS_IMP, Movement.ONE_WINNER, 17, 24, 34, {16, 24}, None),
-    ("usebio/ukbridge-club/mp-pairs.usebio.xml", Scoring.MP, Movement.TWO_WINNER, 22, 22, 44, {22}, None),
-    ("usebio/ukbridge-club/multi-section.usebio.xml", Scoring.MP, Movement.ONE_WINNER, 35, 18, 70, {16, 17, 18}, None),
-    ("usebio/ukbridge-club/multiple-teams.usebio.xml", Scoring.MULTIPLE_TEAMS, Movement.TWO_WINNER, 20, 30, 40, {24}, None),
+    (
+        "usebio/scorebridge/scorebridge_mp_pairs_EXCERPT.xml",
+        Scoring.MP,
+        Movement.ONE_WINNER,
+        8,
+        None,
+        15,
+        {None},
+        None,
+    ),
+    (
+        "usebio/ukbridge-club/cross-imp-pairs.usebio.xml",
+        Scoring.CROSS_IMP,
+        Movement.ONE_WINNER,
+        17,
+        24,
+        34,
+        {16, 24},
+        None,
+    ),
+    (
+        "usebio/ukbridge-club/mp-pairs.usebio.xml",
+        Scoring.MP,
+        Movement.TWO_WINNER,
+        22,
+        22,
+        44,
+        {22},
+        None,
+    ),
+    (
+        "usebio/ukbridge-club/multi-section.usebio.xml",
+        Scoring.MP,
+        Movement.ONE_WINNER,
+        35,
+        18,
+        70,
+        {16, 17, 18},
+        None,
+    ),
+    (
+        "usebio/ukbridge-club/multiple-teams.usebio.xml",
+        Scoring.MULTIPLE_TEAMS,
+        Movement.TWO_WINNER,
+        20,
+        30,
+        40,
+        {24},
+        None,
+    ),
     # pair 25 has no NATIONAL_ID_NUMBER for either player
-    ("usebio/ukbridge-club/public_multi-section-pairs.xml", Scoring.MP, Movement.TWO_WINNER, 32, 24, 62, {20, 21}, None),
-    ("usebio/ukbridge-club/realbridge.usebio.xml", Scoring.MP, Movement.TWO_WINNER, 16, 21, 32, {21}, "250407124924"),
-    ("usebio/ukbridge-club/usebio-and-pbn.usebio.xml", Scoring.MP, Movement.ONE_WINNER, 13, 24, 26, {21, 24}, None),
+    (
+        "usebio/ukbridge-club/public_multi-section-pairs.xml",
+        Scoring.MP,
+        Movement.TWO_WINNER,
+        32,
+        24,
+        62,
+        {20, 21},
+        None,
+    ),
+    (
+        "usebio/ukbridge-club/realbridge.usebio.xml",
+        Scoring.MP,
+        Movement.TWO_WINNER,
+        16,
+        21,
+        32,
+        {21},
+        "250407124924",
+    ),
+    (
+        "usebio/ukbridge-club/usebio-and-pbn.usebio.xml",
+        Scoring.MP,
+        Movement.ONE_WINNER,
+        13,
+        24,
+        26,
+        {21, 24},
+        None,
+    ),
 ]
 
 
@@ -74,8 +227,12 @@ def test_graded_sample_imports_with_exact_counts(
 
 def test_dates_are_day_first():
     # FORMATS 2.4: DD/MM/YYYY, never MM/DD
-    assert parse_fixture("usebio/cobalt/mp_pairs_mitchell.xml").sessions[0].date == dt.date(2022, 7, 11)
-    assert parse_fixture("usebio/ukbridge-club/multi-section.usebio.xml").sessions[0].date == dt.date(2025, 1, 2)
+    assert parse_fixture("usebio/cobalt/mp_pairs_mitchell.xml").sessions[0].date == dt.date(
+        2022, 7, 11
+    )
+    assert parse_fixture("usebio/ukbridge-club/multi-section.usebio.xml").sessions[
+        0
+    ].date == dt.date(2025, 1, 2)
 
 
 def test_club_identity_is_exposed_for_the_callers_club_check():
@@ -94,7 +251,10 @@ def test_zero_padded_numbers_and_latin1_encoding_of_brian_1_0():
     assert first.pair_id == "1" and first.score == pytest.approx(62.01923)
     assert [p.number for p in first.players] == ["607194", "822713"]  # "00607194"
     adjusted = [t for t in session.travellers if t.ns_adjusted]
-    assert len(adjusted) == 1 and (adjusted[0].ns_adjusted, adjusted[0].ew_adjusted) == ("A50", "A50")
+    assert len(adjusted) == 1 and (adjusted[0].ns_adjusted, adjusted[0].ew_adjusted) == (
+        "A50",
+        "A50",
+    )
 
 
 def test_director_substitute_with_number_zero_is_unknown():
@@ -119,7 +279,11 @@ def test_incomplete_travellers_are_not_used_and_warned():
 
 def test_adjusted_score_codes_on_traveller_lines():
     session = parse_fixture("usebio/cobalt/mp_pairs_mitchell_adjusted_02.xml").sessions[0]
-    codes = sorted((t.board, t.ns_pair, t.ns_adjusted, t.ew_adjusted) for t in session.travellers if t.ns_adjusted)
+    codes = sorted(
+        (t.board, t.ns_pair, t.ns_adjusted, t.ew_adjusted)
+        for t in session.travellers
+        if t.ns_adjusted
+    )
     assert codes == [
         (1, "1NS", "A50", "A50"),
         (1, "2NS", "A60", "A40"),
@@ -149,7 +313,12 @@ def test_multiple_teams_pairs_graded_on_pair_imps_with_matches():
     result = parse_fixture("usebio/ukbridge-club/multiple-teams.usebio.xml")
     session = result.sessions[0]
     first = session.pairs[0]
-    assert (first.pair_id, first.score, first.boards, first.team) == ("1-1-2", -20.99, 24, "1")  # TEAM_NAME is empty
+    assert (first.pair_id, first.score, first.boards, first.team) == (
+        "1-1-2",
+        -20.99,
+        24,
+        "1",
+    )  # TEAM_NAME is empty
     # pair 5-1-2 has no PAIR_IMPS: summed from its traveller cross-IMPs (S3.6), with a warning
     missing = next(p for p in session.pairs if p.pair_id == "5-1-2")
     assert missing.score == pytest.approx(28.12)
@@ -167,7 +336,12 @@ def test_multiple_teams_pairs_graded_on_pair_imps_with_matches():
     ("path", "scoring", "reason_word", "pairs"),
     [
         ("usebio/ukbridge-club/individual.usebio.xml", Scoring.INDIVIDUAL, "Individual", 0),
-        ("usebio/ukbridge-club/point-a-board.usebio.xml", Scoring.POINT_A_BOARD, "Point-a-board", 16),
+        (
+            "usebio/ukbridge-club/point-a-board.usebio.xml",
+            Scoring.POINT_A_BOARD,
+            "Point-a-board",
+            16,
+        ),
     ],
 )
 def test_not_graded_event_types_are_stored_with_reason(path, scoring, reason_word, pairs):

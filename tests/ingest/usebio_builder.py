@@ -1,8 +1,15 @@
 """Small USEBIO files built in tests, element by element (FORMATS 2)."""
 
 
-def pair(number, percentage=None, direction=None, *, ids=("1001", "1002"), names=("A B", "C D"),
-         total=None):  # fmt: skip
+def pair(
+    number,
+    percentage=None,
+    direction=None,
+    *,
+    ids=("1001", "1002"),
+    names=("A B", "C D"),
+    total=None,
+):
     xml = f"<PAIR><PAIR_NUMBER>{number}</PAIR_NUMBER>"
     if direction is not None:
         xml += f"<DIRECTION>{direction}</DIRECTION>"
@@ -17,8 +24,10 @@ def pair(number, percentage=None, direction=None, *, ids=("1001", "1002"), names
 
 
 def line(ns, ew, score, ns_points=None, ew_points=None, tag="MATCH_POINTS"):
-    xml = (f"<TRAVELLER_LINE><NS_PAIR_NUMBER>{ns}</NS_PAIR_NUMBER><EW_PAIR_NUMBER>{ew}"
-           f"</EW_PAIR_NUMBER><CONTRACT>4S</CONTRACT><SCORE>{score}</SCORE>")  # fmt: skip
+    xml = (
+        f"<TRAVELLER_LINE><NS_PAIR_NUMBER>{ns}</NS_PAIR_NUMBER><EW_PAIR_NUMBER>{ew}"
+        f"</EW_PAIR_NUMBER><CONTRACT>4S</CONTRACT><SCORE>{score}</SCORE>"
+    )
     if ns_points is not None:
         xml += f"<NS_{tag}>{ns_points}</NS_{tag}><EW_{tag}>{ew_points}</EW_{tag}>"
     return xml + "</TRAVELLER_LINE>"

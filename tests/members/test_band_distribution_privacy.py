@@ -25,9 +25,13 @@ def _graded(club, grade: float, *, private: bool = False):
     member = MemberFactory(grade_private=private)
     ClubRoleFactory(club=club, member=member)
     return CurrentGrade.objects.create(
-        member=member, grade=grade, status="E", band=BANDS_BY_GRADE[grade],
-        initial_grade=42, as_of="2026-01-01",
-    )  # fmt: skip
+        member=member,
+        grade=grade,
+        status="E",
+        band=BANDS_BY_GRADE[grade],
+        initial_grade=42,
+        as_of="2026-01-01",
+    )
 
 
 @pytest.fixture
@@ -96,9 +100,10 @@ def test_review_fixes_five_private_grades_show_as_one_total_never_by_band(client
 def test_review_fixes_world_distribution_counts_only_published_grades(client, graded):
     national, clubs = selectors.band_distributions()
     published = Counter(
-        CurrentGrade.objects.filter(status__in=["E", "M"], member__grade_private=False)
-        .values_list("band", flat=True)
-    )  # fmt: skip
+        CurrentGrade.objects.filter(status__in=["E", "M"], member__grade_private=False).values_list(
+            "band", flat=True
+        )
+    )
     for b in national.bands:
         n = published.get(b.band.name, 0)
         assert b.count == (None if 0 < n < 5 else n), b.band.name

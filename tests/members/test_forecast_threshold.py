@@ -21,8 +21,7 @@ def test_review_fixes_api_forecast_gives_the_chance_of_the_threshold_asked(me_cl
     assert result["asked"] == {"threshold": 58, "chance": pytest.approx(expected)}
     # the fixed rows stay as they were, beside it
     assert [c["threshold"] for c in result["chances"]] == [45, 50, 55, 60, 65]
-    without = me_client.get(url("api-forecast"), {"partner_grade": 50,
-                                                  "field_strength": 50}).json()  # fmt: skip
+    without = me_client.get(url("api-forecast"), {"partner_grade": 50, "field_strength": 50}).json()
     assert without["asked"] is None
 
 

@@ -45,8 +45,9 @@ def test_grade_chart_has_a_point_per_graded_session_and_the_band_shading(graded)
     from members.charts import grade_chart
 
     card = selectors.grade_card(member=graded.me)
-    graded_rows = SessionGrade.objects.filter(member=graded.me, live=True,
-                                              session_grade__isnull=False)  # fmt: skip
+    graded_rows = SessionGrade.objects.filter(
+        member=graded.me, live=True, session_grade__isnull=False
+    )
     assert len(card.points) == graded_rows.count() == 17
     fig = grade_chart(card.points)
     assert fig["data"][0]["y"] == [p.grade for p in card.points]
@@ -65,23 +66,31 @@ def test_status_line_for_each_status():
 def test_bands_as_playing_cards():
     assert selectors.band_card("Two").label == "2♠"
     assert selectors.band_card("Jack").label == "J♠"
-    assert selectors.band_card("Ace of Hearts").label == "A♥" and selectors.band_card(
-        "Ace of Hearts").red  # fmt: skip
+    assert (
+        selectors.band_card("Ace of Hearts").label == "A♥"
+        and selectors.band_card("Ace of Hearts").red
+    )
     limits = {name: (lo, hi) for name, lo, hi in selectors.band_limits()}
     assert limits["Two"] == (None, 39.0) and limits["Ace of Spades"] == (67.0, None)
     assert limits["Eight"] == (49.0, 51.0)
 
 
 def test_history_lists_each_live_session_newest_first_with_its_figures(me_client, graded):
-    rows = selectors.history_decorate(member=graded.me, rows=selectors.history_rows(member=graded.me))
+    rows = selectors.history_decorate(
+        member=graded.me, rows=selectors.history_rows(member=graded.me)
+    )
     # 14 Monday sessions (week 3 once, as corrected), the late one, 3 Thursdays, 1 not graded.
     assert len(rows) == 19
     assert [r.date for r in rows] == sorted((r.date for r in rows), reverse=True)
     for row in rows:
         grade = SessionGrade.objects.get(pk=row.id)
         pair = PairResult.objects.get(version=grade.version, pair_id=grade.pair_id)
-        assert (row.score, row.sopp, row.par, row.excess) == (pair.score, grade.sopp, grade.par,
-                                                               grade.excess)  # fmt: skip
+        assert (row.score, row.sopp, row.par, row.excess) == (
+            pair.score,
+            grade.sopp,
+            grade.par,
+            grade.excess,
+        )
         assert row.session_grade == grade.session_grade
     body = me_client.get(url("sessions")).content.decode()
     assert body.count('data-testid="history-row"') == 19
@@ -90,14 +99,18 @@ def test_history_lists_each_live_session_newest_first_with_its_figures(me_client
 
 
 def test_history_flags(graded):
-    rows = selectors.history_decorate(member=graded.me, rows=selectors.history_rows(member=graded.me))
+    rows = selectors.history_decorate(
+        member=graded.me, rows=selectors.history_rows(member=graded.me)
+    )
     flags = {r.date.isoformat(): r.flags for r in rows}
     assert flags["2026-09-10"] == ["host: not graded"]
     assert flags["2026-06-15"] == ["correction (version 2)", "late upload"]
     assert flags["2026-05-25"] == ["late upload"]
     assert flags["2026-06-22"] == []
     by_date = {r.date.isoformat(): r for r in rows}
-    assert by_date["2026-09-10"].weight_percent is None and by_date["2026-09-10"].grade_after is None
+    assert (
+        by_date["2026-09-10"].weight_percent is None and by_date["2026-09-10"].grade_after is None
+    )
     assert by_date["2026-09-17"].weight_percent > by_date["2026-06-01"].weight_percent > 0
 
 
@@ -146,10 +159,12 @@ def test_explain_builds_par_in_words_and_numbers(me_client, graded):
     assert values["SOpp"] == f"{grade.sopp:.2f}"
     assert values["Par"] == f"{grade.par:.2f}%"
     # S3.5 and S3.4 hold for the stored figures the page explains.
-    assert grade.par == pytest.approx(50 + (grade.grade_before + grade.partner_grade) / 2
-                                      - grade.sopp)  # fmt: skip
-    assert grade.session_grade == pytest.approx(grade.grade_before + grade.regular_adjustment
-                                                + grade.gain * grade.excess)  # fmt: skip
+    assert grade.par == pytest.approx(
+        50 + (grade.grade_before + grade.partner_grade) / 2 - grade.sopp
+    )
+    assert grade.session_grade == pytest.approx(
+        grade.grade_before + grade.regular_adjustment + grade.gain * grade.excess
+    )
     assert values["Session grade"].endswith(f"= {grade.session_grade:.2f}")
     assert "every other pair in the field: 7 pairs" in x.opponents_words
     assert x.movement == pytest.approx(grade.grade_after - grade.grade_before)
@@ -161,8 +176,12 @@ def test_explain_builds_par_in_words_and_numbers(me_client, graded):
 
 def test_explain_names_faq12_when_a_good_score_lowered_the_grade(graded):
     """FAQ 12: above 50% but below par (a strong partner or a weak field)."""
-    case = (SessionGrade.objects.filter(excess__lt=0, session_grade__isnull=False)
-            .exclude(score_term__lte=0).select_related("member").first())  # fmt: skip
+    case = (
+        SessionGrade.objects.filter(excess__lt=0, session_grade__isnull=False)
+        .exclude(score_term__lte=0)
+        .select_related("member")
+        .first()
+    )
     assert case is not None, "the world has a session above average but below par"
     x = selectors.session_explain(member=case.member, grade_id=case.pk)
     assert "FAQ 12's case" in x.movement_words
@@ -176,8 +195,15 @@ def test_explain_is_only_for_ones_own_sessions(me_client, graded):
 
 
 def test_pages_need_a_login_and_a_membership_number(client, graded, django_user_model):
-    for name in ("card", "sessions", "sessions-csv", "partners", "forecast", "privacy",
-                 "host-exemption"):  # fmt: skip
+    for name in (
+        "card",
+        "sessions",
+        "sessions-csv",
+        "partners",
+        "forecast",
+        "privacy",
+        "host-exemption",
+    ):
         response = client.get(url(name))
         assert response.status_code == 302 and "/accounts/login/" in response.url
     staff = django_user_model.objects.create_user("staff-only", password="x", is_staff=True)

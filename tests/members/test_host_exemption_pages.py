@@ -20,9 +20,12 @@ TONIGHT = dt.time(23, 59)
 
 @pytest.fixture
 def planned(graded):
-    return planned_session_create(club=graded.riverside, event_name="MON Pairs",
-                                  date=timezone.localdate() + dt.timedelta(days=1),
-                                  start=dt.time(19, 30))  # fmt: skip
+    return planned_session_create(
+        club=graded.riverside,
+        event_name="MON Pairs",
+        date=timezone.localdate() + dt.timedelta(days=1),
+        start=dt.time(19, 30),
+    )
 
 
 def post(client, planned, **data):
@@ -42,13 +45,16 @@ def test_request_naming_a_partner_from_the_list(me_client, graded, planned):
     assert HostExemptionRequest.objects.get().partner == partner
 
 
-@pytest.mark.parametrize("case, message", [
-    ("second", "already has a host request"),
-    ("self", "you cannot partner yourself"),
-    ("late", "Too late"),
-    ("unknown partner", "No member has the number 4242"),
-    ("no partner", "Name your partner"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "case, message",
+    [
+        ("second", "already has a host request"),
+        ("self", "you cannot partner yourself"),
+        ("late", "Too late"),
+        ("unknown partner", "No member has the number 4242"),
+        ("no partner", "Name your partner"),
+    ],
+)
 def test_refusals_are_shown_with_their_message(me_client, graded, planned, case, message):
     data = {"partner_number": graded.people.partner}
     if case == "second":
@@ -71,11 +77,15 @@ def test_refusals_are_shown_with_their_message(me_client, graded, planned, case,
 
 
 def test_only_the_members_clubs_future_sessions_can_be_chosen(me_client, graded, planned):
-    elsewhere = planned_session_create(club=ClubFactory(), event_name="Elsewhere",
-                                       date=planned.date, start=dt.time(19, 0))  # fmt: skip
-    yesterday = planned_session_create(club=graded.riverside, event_name="Gone",
-                                       date=timezone.localdate() - dt.timedelta(days=1),
-                                       start=dt.time(19, 0))  # fmt: skip
+    elsewhere = planned_session_create(
+        club=ClubFactory(), event_name="Elsewhere", date=planned.date, start=dt.time(19, 0)
+    )
+    yesterday = planned_session_create(
+        club=graded.riverside,
+        event_name="Gone",
+        date=timezone.localdate() - dt.timedelta(days=1),
+        start=dt.time(19, 0),
+    )
     choices = set(selectors.planned_sessions_open(member=graded.me, today=timezone.localdate()))
     assert planned in choices and elsewhere not in choices and yesterday not in choices
     body = post(me_client, elsewhere, partner_number=graded.people.partner).content.decode()
@@ -86,29 +96,40 @@ def test_only_the_members_clubs_future_sessions_can_be_chosen(me_client, graded,
 def test_states_and_the_approved_pair_is_not_graded(me_client, graded, sender):
     """S3.9: approval applies when the results arrive; the history then says host."""
     today = timezone.localdate()
-    planned = planned_session_create(club=graded.riverside, event_name="MON Pairs", date=today,
-                                     start=TONIGHT)  # fmt: skip
+    planned = planned_session_create(
+        club=graded.riverside, event_name="MON Pairs", date=today, start=TONIGHT
+    )
     post(me_client, planned, partner_number=graded.people.partner)
     request = HostExemptionRequest.objects.get()
     exemption_decide(request=request, approve=True, user=graded.admin_user, now=timezone.now())
     body = me_client.get(url("host-exemption")).content.decode()
     assert "Approved" in body
     numbers = [(graded.people.me, graded.people.partner)] + [
-        (str(3001 + 2 * i), str(3002 + 2 * i)) for i in range(7)]  # fmt: skip
-    sender(graded.riverside, csv_bytes(mp_session_rows(event_id="MON", date=today.isoformat(),
-                                                       numbers=numbers, start="23:59")),
-           "tonight.csv")  # fmt: skip
+        (str(3001 + 2 * i), str(3002 + 2 * i)) for i in range(7)
+    ]
+    sender(
+        graded.riverside,
+        csv_bytes(
+            mp_session_rows(event_id="MON", date=today.isoformat(), numbers=numbers, start="23:59")
+        ),
+        "tonight.csv",
+    )
     mine = SessionGrade.objects.get(member=graded.me, date=today)
     assert mine.session_grade is None and mine.reason == Reason.HOST
-    history = selectors.history_decorate(member=graded.me,
-                                         rows=selectors.history_rows(member=graded.me))
+    history = selectors.history_decorate(
+        member=graded.me, rows=selectors.history_rows(member=graded.me)
+    )
     assert history[0].date == today and history[0].flags == ["host: not graded"]
 
 
 def test_declined_request_shows_declined(me_client, graded, planned):
     post(me_client, planned, partner_number=graded.people.partner)
-    exemption_decide(request=HostExemptionRequest.objects.get(), approve=False,
-                     user=graded.admin_user, now=timezone.now())  # fmt: skip
+    exemption_decide(
+        request=HostExemptionRequest.objects.get(),
+        approve=False,
+        user=graded.admin_user,
+        now=timezone.now(),
+    )
     assert "Declined" in me_client.get(url("host-exemption")).content.decode()
     api = me_client.get(url("api-host-exemptions")).json()
     assert api["requests"][0]["status"] == "declined"

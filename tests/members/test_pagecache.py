@@ -63,8 +63,9 @@ def version_of(number: str) -> int:
     return Member.objects.get(national_number=number).pages_version
 
 
-def test_a_kept_page_is_served_without_reading_the_grades(me, client,
-                                                          django_assert_max_num_queries):
+def test_a_kept_page_is_served_without_reading_the_grades(
+    me, client, django_assert_max_num_queries
+):
     first = main_of(client.get(CARD))
     # The session and the user (with their membership and whether they administer a club,
     # members.auth): nothing of the grade card, not even the navigation's clubs.
@@ -79,8 +80,13 @@ def test_a_kept_page_is_served_without_reading_the_grades(me, client,
 def test_an_upload_shows_at_once_on_both_pages(me, client, upload):
     before = shown_grade(client)
     assert history_rows(client) == 1
-    upload(csv_bytes(mp_session_rows(date="2026-11-09", event_id="TUE",
-                                     scores=[70, 55, 52.5, 50, 47.5, 45, 44, 36])))  # fmt: skip
+    upload(
+        csv_bytes(
+            mp_session_rows(
+                date="2026-11-09", event_id="TUE", scores=[70, 55, 52.5, 50, 47.5, 45, 44, 36]
+            )
+        )
+    )
     grade = CurrentGrade.objects.get(member=me).grade
     assert shown_grade(client) == f"{grade:.2f}" != before
     assert history_rows(client) == 2
@@ -88,8 +94,9 @@ def test_an_upload_shows_at_once_on_both_pages(me, client, upload):
 
 def test_a_correction_and_a_withdrawal_show_at_once(me, client, upload):
     shown_grade(client), history_rows(client)
-    upload(csv_bytes(mp_session_rows(date="2026-11-02", scores=[40, 55, 52.5, 50, 47.5, 45,
-                                                                   44, 66])))  # fmt: skip
+    upload(
+        csv_bytes(mp_session_rows(date="2026-11-02", scores=[40, 55, 52.5, 50, 47.5, 45, 44, 66]))
+    )
     assert shown_grade(client) == f"{CurrentGrade.objects.get(member=me).grade:.2f}"
     live = SessionVersion.objects.get(state=SessionVersion.State.GRADED)
     session_withdraw(version=live)
@@ -103,19 +110,24 @@ def no_brambledown(club):
     club.save(update_fields=["keeps_brambledown"])
 
 
-def test_replacing_a_session_that_was_not_graded_shows_at_once(me, client, upload,
-                                                               no_brambledown):
+def test_replacing_a_session_that_was_not_graded_shows_at_once(me, client, upload, no_brambledown):
     """S3.8: a session without enough known pairs is in its players' histories, not graded;
     its correction leaves out pair 1 (player 1001), whose history must lose it."""
     scores = [55, 54, 53, 52, 51, 50, 45, 40, 50]
     numbers = [(str(1001 + 2 * i), str(1002 + 2 * i)) for i in range(6)] + [("", "")] * 3
-    upload(csv_bytes(mp_session_rows(date="2026-11-09", event_id="TUE", scores=scores,
-                                     numbers=numbers)))  # fmt: skip
+    upload(
+        csv_bytes(
+            mp_session_rows(date="2026-11-09", event_id="TUE", scores=scores, numbers=numbers)
+        )
+    )
     assert SessionVersion.objects.get(session__event__event_id="TUE").state == "not_graded"
     assert history_rows(client) == 2
     numbers[0] = ("2001", "2002")
-    upload(csv_bytes(mp_session_rows(date="2026-11-09", event_id="TUE", scores=scores,
-                                     numbers=numbers)))  # fmt: skip
+    upload(
+        csv_bytes(
+            mp_session_rows(date="2026-11-09", event_id="TUE", scores=scores, numbers=numbers)
+        )
+    )
     assert history_rows(client) == 1
 
 
@@ -123,8 +135,12 @@ def test_an_event_renamed_by_a_later_file_shows_at_once(me, client, upload, no_b
     """Session 2 of the event, without player 1001, renames it; 1001's session 1 shows the
     new name."""
     assert "MON Pairs" in client.get(SESSIONS).content.decode()
-    rows = mp_session_rows(date="2026-11-02", session=2, start="14:00",
-                           numbers=[(str(3001 + 2 * i), str(3002 + 2 * i)) for i in range(8)])
+    rows = mp_session_rows(
+        date="2026-11-02",
+        session=2,
+        start="14:00",
+        numbers=[(str(3001 + 2 * i), str(3002 + 2 * i)) for i in range(8)],
+    )
     for row in rows:
         row["event_name"] = "Monday Pairs"
     upload(csv_bytes(rows))
@@ -171,11 +187,21 @@ def test_the_date_is_part_of_the_key(me, monkeypatch):
     assert pagecache.page_key(member=me, page="card", variant="") != today
 
 
-@pytest.mark.parametrize("query, cacheable", [
-    ("", True), ("page=2", True), ("page=12", True),
-    ("page=02", False), ("page=2&page=3", False), ("year=2026", False), ("club=3&page=2", False),
-    ("club=1%26page%3D3", False), ("utm_source=x", False), ("page=" + "9" * 300, False),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "query, cacheable",
+    [
+        ("", True),
+        ("page=2", True),
+        ("page=12", True),
+        ("page=02", False),
+        ("page=2&page=3", False),
+        ("year=2026", False),
+        ("club=3&page=2", False),
+        ("club=1%26page%3D3", False),
+        ("utm_source=x", False),
+        ("page=" + "9" * 300, False),
+    ],
+)
 def test_only_the_unfiltered_history_and_its_pages_are_kept(query, cacheable):
     """So one member can only make the cache hold as many pages as their history has."""
     assert (pagecache.cacheable_query(query) is not None) == cacheable

@@ -13,7 +13,9 @@ def test_partnerships_list_every_partner_with_boards_together(me_client, graded)
     assert set(rows) == {graded.people.partner, graded.people.private, graded.people.public}
     regular = rows[graded.people.partner]
     assert (regular.sessions, regular.boards) == (13, 13 * 24)
-    pg = PartnershipGrade.objects.get(member_a=graded.me, member_b__national_number=graded.people.partner)
+    pg = PartnershipGrade.objects.get(
+        member_a=graded.me, member_b__national_number=graded.people.partner
+    )
     assert pg.shown and regular.partnership_shown
     assert regular.partnership_grade == shown(pg.grade)
     mine = CurrentGrade.objects.get(member=graded.me).grade
@@ -32,8 +34,9 @@ def test_partnerships_list_every_partner_with_boards_together(me_client, graded)
 
 def test_forecast_with_a_typed_partner_and_field(me_client, graded):
     mine = shown(CurrentGrade.objects.get(member=graded.me).grade)
-    result = me_client.get(url("api-forecast"), {"partner_grade": 48, "field_strength": 47,
-                                                 "boards": 24}).json()  # fmt: skip
+    result = me_client.get(
+        url("api-forecast"), {"partner_grade": 48, "field_strength": 47, "boards": 24}
+    ).json()
     expected_par = 50 + (mine + 48) / 2 - 47
     assert result["par_percent"] == pytest.approx(expected_par)
     assert [c["threshold"] for c in result["chances"]] == [45, 50, 55, 60, 65]
@@ -47,10 +50,12 @@ def test_forecast_with_a_typed_partner_and_field(me_client, graded):
 
 def test_forecast_with_a_partner_and_a_club_series(me_client, graded):
     sofs = list(
-        SessionVersion.objects.filter(session__event__club=graded.riverside, state="graded",
-                                      session__event__name="MON Pairs")
-        .order_by("-session__date").values_list("sof", flat=True)[:10]
-    )  # fmt: skip
+        SessionVersion.objects.filter(
+            session__event__club=graded.riverside, state="graded", session__event__name="MON Pairs"
+        )
+        .order_by("-session__date")
+        .values_list("sof", flat=True)[:10]
+    )
     series = {s.key: s for s in selectors.club_series(member=graded.me)}
     key = f"{graded.riverside.pk}:MON Pairs"
     assert series[key].sof == pytest.approx(sum(sofs) / 10) and series[key].sessions == 10

@@ -15,36 +15,59 @@ def secrets_of(member, sentinel: float) -> list[str]:
     grade shown rounded is caught too. Their copies in partners' rows get the sentinel too."""
     values = [CurrentGrade.objects.get(member=member).grade]
     for row in SessionGrade.objects.filter(member=member):
-        values += [v for v in (row.session_grade, row.grade_after, row.grade_before)
-                   if v is not None]  # fmt: skip
-    values += list(SessionGrade.objects.filter(partner=member).values_list("partner_grade",
-                                                                           flat=True))
+        values += [
+            v for v in (row.session_grade, row.grade_after, row.grade_before) if v is not None
+        ]
+    values += list(
+        SessionGrade.objects.filter(partner=member).values_list("partner_grade", flat=True)
+    )
     secrets = {repr(v) for v in values if v is not None and len(repr(v)) > 8}
     CurrentGrade.objects.filter(member=member).update(grade=sentinel)
     SessionGrade.objects.filter(member=member, session_grade__isnull=False).update(
-        session_grade=sentinel + 0.0101, grade_after=sentinel + 0.0202)
+        session_grade=sentinel + 0.0101, grade_after=sentinel + 0.0202
+    )
     SessionGrade.objects.filter(member=member).update(grade_before=sentinel + 0.0303)
     SessionGrade.objects.filter(partner=member).update(partner_grade=sentinel + 0.0404)
     return sorted(secrets | {f"{sentinel + d:.2f}" for d in (0, 0.0101, 0.0202, 0.0303, 0.0404)})
 
 
 def every_url(graded, viewer_member):
-    pages = [url("top"), url("top") + "?club=riverside", url("top") + "?club=hilltop",
-             url("bands"), url("bands") + "?club=riverside", url("bands") + "?club=hilltop",
-             url("api-top"), url("api-top") + "?club=hilltop", url("api-bands")]  # fmt: skip
+    pages = [
+        url("top"),
+        url("top") + "?club=riverside",
+        url("top") + "?club=hilltop",
+        url("bands"),
+        url("bands") + "?club=riverside",
+        url("bands") + "?club=hilltop",
+        url("api-top"),
+        url("api-top") + "?club=hilltop",
+        url("api-bands"),
+    ]
     for number in (graded.people.private, graded.people.newcomers[0], graded.people.public):
         pages += [url("public", number), url("api-public", number)]
     if viewer_member is not None:
-        pages += [url("card"), url("sessions"), url("sessions-csv"), url("partners"),
-                  url("forecast"), url("privacy"), url("host-exemption"), url("api-card"),
-                  url("api-sessions"), url("api-partners"), url("api-host-exemptions"),
-                  "/dashboard/"]  # fmt: skip
+        pages += [
+            url("card"),
+            url("sessions"),
+            url("sessions-csv"),
+            url("partners"),
+            url("forecast"),
+            url("privacy"),
+            url("host-exemption"),
+            url("api-card"),
+            url("api-sessions"),
+            url("api-partners"),
+            url("api-host-exemptions"),
+            "/dashboard/",
+        ]
         for pk in SessionGrade.objects.filter(member=viewer_member).values_list("pk", flat=True):
             pages += [url("explain", pk), url("api-explain", pk)]
         partner = graded.private.pk
-        pages += [url("forecast") + f"?partner={partner}&field_strength=45",
-                  url("api-forecast") + f"?partner={partner}&field_strength=45",
-                  url("sessions") + f"?partner={partner}"]  # fmt: skip
+        pages += [
+            url("forecast") + f"?partner={partner}&field_strength=45",
+            url("api-forecast") + f"?partner={partner}&field_strength=45",
+            url("sessions") + f"?partner={partner}",
+        ]
     return pages
 
 
@@ -57,14 +80,18 @@ def viewers(graded):
     }
 
 
-@pytest.mark.parametrize("viewpoint", ["partner of the private member", "another member",
-                                       "club administrator", "anonymous"])  # fmt: skip
+@pytest.mark.parametrize(
+    "viewpoint",
+    ["partner of the private member", "another member", "club administrator", "anonymous"],
+)
 def test_private_and_provisional_grades_never_leave_for_anyone_else(client, graded, viewpoint):
     user, member = viewers(graded)[viewpoint]
     if user is not None:
         client.force_login(user)
-    hidden = {"private": secrets_of(graded.private, 88.8123),
-              "provisional": secrets_of(graded.member(graded.people.newcomers[0]), 77.7123)}
+    hidden = {
+        "private": secrets_of(graded.private, 88.8123),
+        "provisional": secrets_of(graded.member(graded.people.newcomers[0]), 77.7123),
+    }
     checked = 0
     for page in every_url(graded, member):
         response = client.get(page)
@@ -97,8 +124,9 @@ def test_private_partner_is_shown_as_private_where_the_member_meets_them(me_clie
     steps = me_client.get(url("api-explain", together.pk)).json()["steps"]
     assert next(s for s in steps if s["label"] == "Partner's grade")["value"] == "Private"
     # and the forecast does not accept them as a partner (their grade would show through par)
-    response = me_client.get(url("api-forecast"), {"partner": graded.private.pk,
-                                                   "field_strength": 45})  # fmt: skip
+    response = me_client.get(
+        url("api-forecast"), {"partner": graded.private.pk, "field_strength": 45}
+    )
     assert response.status_code == 400
 
 
@@ -140,6 +168,12 @@ def test_member_privacy_set_changes_only_the_flag(member_user):
 
 
 def test_api_for_members_needs_authentication(client, graded):
-    for name in ("api-card", "api-sessions", "api-partners", "api-privacy",
-                 "api-host-exemptions", "api-forecast"):  # fmt: skip
+    for name in (
+        "api-card",
+        "api-sessions",
+        "api-partners",
+        "api-privacy",
+        "api-host-exemptions",
+        "api-forecast",
+    ):
         assert client.get(url(name)).status_code in (401, 403)

@@ -15,8 +15,9 @@ def test_top_grades_are_public_and_not_provisional_best_first(client, graded):
     rows = client.get(url("api-top")).json()
     expected = list(
         CurrentGrade.objects.filter(member__grade_private=False, status__in=["E", "M"])
-        .order_by("-grade", "member__name").values_list("member__national_number", flat=True)
-    )  # fmt: skip
+        .order_by("-grade", "member__name")
+        .values_list("member__national_number", flat=True)
+    )
     assert [r["number"] for r in rows] == expected
     assert graded.people.private not in expected and graded.people.newcomers[0] not in expected
     assert [r["grade"] for r in rows] == sorted((r["grade"] for r in rows), reverse=True)
@@ -38,9 +39,11 @@ def test_band_distribution_counts_published_grades_and_suppresses_small_groups(c
     """S7: a private grade is counted, but not in its band: beside the public top lists a band
     count would tell which band the one member missing from them is in."""
     national, clubs = selectors.band_distributions()
-    expected = Counter(CurrentGrade.objects.filter(status__in=["E", "M"],
-                                                   member__grade_private=False)
-                       .values_list("band", flat=True))  # fmt: skip
+    expected = Counter(
+        CurrentGrade.objects.filter(status__in=["E", "M"], member__grade_private=False).values_list(
+            "band", flat=True
+        )
+    )
     for b in national.bands:
         n = expected.get(b.band.name, 0)
         assert b.count == (None if 0 < n < 5 else n), b.band.name
@@ -50,9 +53,12 @@ def test_band_distribution_counts_published_grades_and_suppresses_small_groups(c
     assert "vendor/plotly/plotly.min.js" in body
     api = client.get(url("api-bands")).json()
     assert api[0]["name"].startswith("All clubs") and {d["slug"] for d in api[1:]} >= {
-        "riverside", "hilltop"}  # fmt: skip
-    assert all(b["count"] is None or b["count"] == 0 or b["count"] >= 5
-               for d in api for b in d["bands"])  # fmt: skip
+        "riverside",
+        "hilltop",
+    }
+    assert all(
+        b["count"] is None or b["count"] == 0 or b["count"] >= 5 for d in api for b in d["bands"]
+    )
 
 
 @pytest.mark.django_db
@@ -61,8 +67,14 @@ def test_bands_of_a_larger_club_are_shown_when_five_or_more():
     for i in range(6):
         member = MemberFactory(grade_private=i == 0)
         ClubRoleFactory(club=club, member=member)
-        CurrentGrade.objects.create(member=member, grade=50.0 + i / 10, status="E", band="Eight",
-                                    initial_grade=42, as_of="2026-01-01")  # fmt: skip
+        CurrentGrade.objects.create(
+            member=member,
+            grade=50.0 + i / 10,
+            status="E",
+            band="Eight",
+            initial_grade=42,
+            as_of="2026-01-01",
+        )
     _, clubs = selectors.band_distributions()
     mine = next(d for d in clubs if d.slug == club.slug)
     eight = next(b for b in mine.bands if b.band.name == "Eight")

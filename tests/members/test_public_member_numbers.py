@@ -10,8 +10,7 @@ from tests.members.conftest import url
 
 
 @pytest.mark.parametrize("spelling", ["0{n}", "000{n}", "{h} {t}", " {n}"])
-def test_review_fixes_public_page_redirects_other_spellings_to_the_number(client, graded,
-                                                                         spelling):  # fmt: skip
+def test_review_fixes_public_page_redirects_other_spellings_to_the_number(client, graded, spelling):
     number = graded.people.public
     spelt = spelling.format(n=number, h=number[:2], t=number[2:])
     response = client.get(url("public", spelt))

@@ -32,8 +32,14 @@ class People:
     @classmethod
     def numbered(cls, first: int) -> People:
         n = [str(first + i) for i in range(24)]
-        return cls(me=n[0], partner=n[1], private=n[2], public=n[4], newcomers=(n[16], n[17]),
-                   others=n[3:4] + n[5:16] + n[18:24])  # fmt: skip
+        return cls(
+            me=n[0],
+            partner=n[1],
+            private=n[2],
+            public=n[4],
+            newcomers=(n[16], n[17]),
+            others=n[3:4] + n[5:16] + n[18:24],
+        )
 
 
 def _pairs_at_first_club(p: People, week: int) -> list[tuple[str, str]]:
@@ -49,33 +55,60 @@ def first_club_sessions(p: People, event_id: str = "MON", weeks: int = 14):
     for week in range(weeks):
         date = FIRST_MONDAY + dt.timedelta(weeks=week)
         scores = [SCORES[(j + week) % 8] for j in range(8)]
-        out.append(mp_session_rows(event_id=event_id, date=date.isoformat(), scores=scores,
-                                   numbers=_pairs_at_first_club(p, week)))  # fmt: skip
+        out.append(
+            mp_session_rows(
+                event_id=event_id,
+                date=date.isoformat(),
+                scores=scores,
+                numbers=_pairs_at_first_club(p, week),
+            )
+        )
     return out
 
 
 def second_club_sessions(p: People, event_id: str = "THU"):
-    pairs = [(p.me, p.public), p.newcomers, (p.others[12], p.others[13]),
-             (p.others[14], p.others[15]), (p.others[16], p.others[17]),
-             (p.others[1], p.others[2])]  # fmt: skip
+    pairs = [
+        (p.me, p.public),
+        p.newcomers,
+        (p.others[12], p.others[13]),
+        (p.others[14], p.others[15]),
+        (p.others[16], p.others[17]),
+        (p.others[1], p.others[2]),
+    ]
     out = []
     for week in range(3):
         date = FIRST_THURSDAY + dt.timedelta(weeks=week)
         scores = [SCORES[(j + 2 * week) % 6] for j in range(6)]
         rateable = {1: "N"} if week == 1 else None  # me and partner host in week 2
-        out.append(mp_session_rows(event_id=event_id, date=date.isoformat(), scores=scores,
-                                   numbers=pairs, rateable=rateable))  # fmt: skip
+        out.append(
+            mp_session_rows(
+                event_id=event_id,
+                date=date.isoformat(),
+                scores=scores,
+                numbers=pairs,
+                rateable=rateable,
+            )
+        )
     return out
 
 
 def not_graded_session(p: People, event_id: str = "THU"):
     """6 pairs, 2 with an unknown player: 4 of 6 known is not more than 2/3 (S3.8)."""
-    pairs = [(p.me, p.public), (p.others[12], ""), (p.others[13], ""),
-             (p.others[14], p.others[15]), (p.others[16], p.others[17]),
-             (p.others[1], p.others[2])]  # fmt: skip
+    pairs = [
+        (p.me, p.public),
+        (p.others[12], ""),
+        (p.others[13], ""),
+        (p.others[14], p.others[15]),
+        (p.others[16], p.others[17]),
+        (p.others[1], p.others[2]),
+    ]
     date = FIRST_THURSDAY + dt.timedelta(weeks=3)
-    return mp_session_rows(event_id=event_id, date=date.isoformat(), numbers=pairs,
-                           scores=[55.0, 52.0, 50.0, 49.0, 48.0, 46.0])  # fmt: skip
+    return mp_session_rows(
+        event_id=event_id,
+        date=date.isoformat(),
+        numbers=pairs,
+        scores=[55.0, 52.0, 50.0, 49.0, 48.0, 46.0],
+    )
 
 
 def build(upload, first_club, second_club, p: People, prefix: str = "") -> None:
@@ -88,7 +121,10 @@ def build(upload, first_club, second_club, p: People, prefix: str = "") -> None:
     corrected = [dict(row) for row in sessions[2]]
     corrected[0]["score"], corrected[7]["score"] = 60.5, 40.0  # week 3 re-scored
     upload(first_club, csv_bytes(corrected), "monday-week3-corrected.csv")
-    late = mp_session_rows(event_id=mon, date=(FIRST_MONDAY - dt.timedelta(weeks=1)).isoformat(),
-                           scores=[52.0, 50.5, 50.0, 49.5, 49.0, 48.5, 48.0, 52.5],
-                           numbers=_pairs_at_first_club(p, 0))  # fmt: skip
+    late = mp_session_rows(
+        event_id=mon,
+        date=(FIRST_MONDAY - dt.timedelta(weeks=1)).isoformat(),
+        scores=[52.0, 50.5, 50.0, 49.5, 49.0, 48.5, 48.0, 52.5],
+        numbers=_pairs_at_first_club(p, 0),
+    )
     upload(first_club, csv_bytes(late), "monday-late.csv")

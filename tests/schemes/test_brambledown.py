@@ -41,10 +41,14 @@ def run(*args) -> str:
 @pytest.fixture
 def quarter_uploaded(upload):
     """Five sessions of 2026Q3 in one file (graded one after another, in file order)."""
-    upload(csv_bytes(*[
-        mp_session_rows(event_id=f"E{i}", date=day, scores=scores)
-        for i, (day, scores) in enumerate(zip(Q3_DATES, SCORES, strict=True))
-    ]))  # fmt: skip
+    upload(
+        csv_bytes(
+            *[
+                mp_session_rows(event_id=f"E{i}", date=day, scores=scores)
+                for i, (day, scores) in enumerate(zip(Q3_DATES, SCORES, strict=True))
+            ]
+        )
+    )
 
 
 def grades() -> dict[str, int | None]:
@@ -56,8 +60,10 @@ def grades() -> dict[str, int | None]:
 def test_sessions_of_the_open_quarter_are_recorded(club, quarter_uploaded):
     engine = brambledown_replay(live_sessions_in_processing_order(), "2026Q2")
     assert BrambledownRating.objects.filter(club=club).count() == 5 * 16
-    ipr = {(r.date, r.member.national_number): r.ipr
-           for r in BrambledownRating.objects.select_related("member")}  # fmt: skip
+    ipr = {
+        (r.date, r.member.national_number): r.ipr
+        for r in BrambledownRating.objects.select_related("member")
+    }
     for ratings in engine.open_sessions:
         for player in ratings.players:
             assert ipr[(ratings.date, player.number)] == pytest.approx(player.ipr, abs=1e-9)
@@ -86,8 +92,10 @@ def test_regrade_command_closes_the_quarter_with_grades_and_lists(club, quarter_
     b_list = [e.member.national_number for e in lists.filter(kind="B").order_by("rank")]
     assert b_list == [e.number for e in closed.b_list] and len(b_list) == 16  # 5 tournaments
     assert not lists.filter(kind="A").exists()  # 20 tournaments needed
-    pairs = [(e.member.national_number, e.partner.national_number)
-             for e in lists.filter(kind="pairs").order_by("rank")]  # fmt: skip
+    pairs = [
+        (e.member.national_number, e.partner.national_number)
+        for e in lists.filter(kind="pairs").order_by("rank")
+    ]
     assert pairs == [e.players for e in closed.pairs_list] and len(pairs) == 8
     assert BrambledownGrade.objects.filter(on_b_list=True, quarter="2026Q3").count() == 16
     assert BrambledownPoint.objects.filter(reason="regrade", date="2026-10-01").count() == 16
@@ -154,31 +162,74 @@ def test_an_upload_rewrites_only_the_rows_it_changes_and_matches_a_full_replay(c
     stored rows are exactly those a full replay of the club writes."""
     from grading.schemes import brambledown_club_update
 
-    upload(csv_bytes(*[mp_session_rows(event_id=f"E{i}", date=day, scores=scores)
-                       for i, (day, scores) in enumerate(zip(Q3_DATES[:3], SCORES[:3], strict=True))]))  # fmt: skip
+    upload(
+        csv_bytes(
+            *[
+                mp_session_rows(event_id=f"E{i}", date=day, scores=scores)
+                for i, (day, scores) in enumerate(zip(Q3_DATES[:3], SCORES[:3], strict=True))
+            ]
+        )
+    )
     before = dict(BrambledownGrade.objects.values_list("member__national_number", "pk"))
     points_before = set(BrambledownPoint.objects.values_list("pk", flat=True))
     newcomers = [("1001", "1002"), ("1003", "1004"), ("2001", "2002"), ("2003", "2004")]
-    upload(csv_bytes(mp_session_rows(event_id="E9", date="2026-08-24", scores=[55, 50, 48, 47],
-                                     numbers=newcomers)))  # fmt: skip
+    upload(
+        csv_bytes(
+            mp_session_rows(
+                event_id="E9", date="2026-08-24", scores=[55, 50, 48, 47], numbers=newcomers
+            )
+        )
+    )
     after = dict(BrambledownGrade.objects.values_list("member__national_number", "pk"))
     played = {n for pair in newcomers for n in pair}
     assert {n for n in before if before[n] == after[n]} == set(before) - played
     assert points_before <= set(BrambledownPoint.objects.values_list("pk", flat=True))
 
-    grade_fields = ["member__national_number", "grade", "performances", "quarter_iprs",
-                    "tournaments", "quarter", "on_a_list", "on_b_list", "last_date"]  # fmt: skip
+    grade_fields = [
+        "member__national_number",
+        "grade",
+        "performances",
+        "quarter_iprs",
+        "tournaments",
+        "quarter",
+        "on_a_list",
+        "on_b_list",
+        "last_date",
+    ]
     point_fields = ["member__national_number", "date", "quarter", "grade", "reason"]
-    rating_fields = ["version_id", "member__national_number", "partner_id", "date", "pair_id",
-                     "percent", "field_average", "ppr", "own", "partner_grade", "ipr"]  # fmt: skip
-    synced = [stored_rows(m, f) for m, f in ((BrambledownGrade, grade_fields),
-              (BrambledownPoint, point_fields), (BrambledownRating, rating_fields))]  # fmt: skip
+    rating_fields = [
+        "version_id",
+        "member__national_number",
+        "partner_id",
+        "date",
+        "pair_id",
+        "percent",
+        "field_average",
+        "ppr",
+        "own",
+        "partner_grade",
+        "ipr",
+    ]
+    synced = [
+        stored_rows(m, f)
+        for m, f in (
+            (BrambledownGrade, grade_fields),
+            (BrambledownPoint, point_fields),
+            (BrambledownRating, rating_fields),
+        )
+    ]
     BrambledownGrade.objects.all().delete()
     BrambledownPoint.objects.all().delete()
     BrambledownRating.objects.all().delete()
     brambledown_club_update(club=club, replay=True)
-    replayed = [stored_rows(m, f) for m, f in ((BrambledownGrade, grade_fields),
-                (BrambledownPoint, point_fields), (BrambledownRating, rating_fields))]  # fmt: skip
+    replayed = [
+        stored_rows(m, f)
+        for m, f in (
+            (BrambledownGrade, grade_fields),
+            (BrambledownPoint, point_fields),
+            (BrambledownRating, rating_fields),
+        )
+    ]
     assert synced == replayed
     assert synced[0] and synced[1] and synced[2]
 
@@ -189,12 +240,27 @@ def test_a_grade_below_zero_is_stored_and_blocks_nothing(club, upload):
     N's grade is -200, stored like any other; every upload is graded, equal to the replay."""
     others = [("4001", "4002"), ("4003", "4004"), ("4005", "4006")]
     for i, day in enumerate(["2026-07-06", "2026-07-13", "2026-07-20"]):
-        upload(csv_bytes(mp_session_rows(event_id=f"A{i}", date=day, scores=[80, 40, 40, 40],
-                                         numbers=[("3001", "3002"), *others])))  # fmt: skip
+        upload(
+            csv_bytes(
+                mp_session_rows(
+                    event_id=f"A{i}",
+                    date=day,
+                    scores=[80, 40, 40, 40],
+                    numbers=[("3001", "3002"), *others],
+                )
+            )
+        )
     for i, day in enumerate(["2026-08-03", "2026-08-10", "2026-08-17"]):
-        result = upload(csv_bytes(mp_session_rows(event_id=f"B{i}", date=day,
-                                                  scores=[20, 60, 60, 60],
-                                                  numbers=[("3003", "3001"), *others])))  # fmt: skip
+        result = upload(
+            csv_bytes(
+                mp_session_rows(
+                    event_id=f"B{i}",
+                    date=day,
+                    scores=[20, 60, 60, 60],
+                    numbers=[("3003", "3001"), *others],
+                )
+            )
+        )
         assert result.status == "graded", result.problems
     engine = brambledown_replay(live_sessions_in_processing_order(), "2026Q2")
     assert grades()["3003"] == engine.state.players["3003"].grade < 0

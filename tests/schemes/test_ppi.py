@@ -58,8 +58,13 @@ def test_csv_without_travellers_updates_at_session_level(upload):
 
 def test_sessions_fold_in_processing_order_and_shown_after_50_boards(upload):
     upload(csv_bytes(mp_session_rows(event_id="MON", date="2026-11-16")))
-    upload(csv_bytes(mp_session_rows(event_id="TUE", date="2026-11-10",
-                                     scores=[40, 45, 50, 55, 60, 52, 48, 50])))  # fmt: skip
+    upload(
+        csv_bytes(
+            mp_session_rows(
+                event_id="TUE", date="2026-11-10", scores=[40, 45, 50, 55, 60, 52, 48, 50]
+            )
+        )
+    )
     upload(csv_bytes(mp_session_rows(event_id="WED", date="2026-11-18", boards=26)))
     replay = ppi_replay(live_sessions_in_processing_order())
     assert stored() == expected(replay)
@@ -72,8 +77,13 @@ def test_a_correction_rebuilds_ppi_as_a_replay_of_live_versions(upload):
     upload(csv_bytes(mp_session_rows(event_id="MON", date="2026-11-16")))
     upload(csv_bytes(mp_session_rows(event_id="TUE", date="2026-11-17")))
     before = stored()
-    upload(csv_bytes(mp_session_rows(event_id="MON", date="2026-11-16",
-                                     scores=[45, 55, 52.5, 50, 47.5, 45, 44, 61])))  # fmt: skip
+    upload(
+        csv_bytes(
+            mp_session_rows(
+                event_id="MON", date="2026-11-16", scores=[45, 55, 52.5, 50, 47.5, 45, 44, 61]
+            )
+        )
+    )
     live = live_sessions_in_processing_order()
     assert [s.key.event_id for s in live] == ["TUE", "MON"]  # the correction comes last
     replay = ppi_replay(live)

@@ -33,8 +33,9 @@ def world(django_db_setup, django_db_blocker):
             scores = [62.5, 55.0, 52.5, 50.0, 47.5, 45.0, 44.0, 43.5][i:] + [50.0] * i
             data = csv_bytes(mp_session_rows(event_id=f"E{i}", date=day, scores=scores))
             upload_create(club=club, filename=f"e{i}.csv", data=data)
-        data = csv_bytes(mp_session_rows(event_id="NEW", date="2026-09-08", scores=[55, 45],
-                                         numbers=NEWCOMERS))  # fmt: skip
+        data = csv_bytes(
+            mp_session_rows(event_id="NEW", date="2026-09-08", scores=[55, 45], numbers=NEWCOMERS)
+        )
         upload_create(club=club, filename="new.csv", data=data)
         assert SessionVersion.objects.filter(state="graded").count() == 6
         brambledown_regrade_club(club=club, quarter="2026Q3")
@@ -48,8 +49,11 @@ def world(django_db_setup, django_db_blocker):
         newcomer = Member.objects.get(national_number="2001")
         newcomer.user = UserFactory(username="newcomer")
         newcomer.save()
-        admin = ClubRoleFactory(club=club, role=ClubRole.Role.ADMIN,
-                                member=MemberFactory(user=UserFactory(username="admin")))  # fmt: skip
+        admin = ClubRoleFactory(
+            club=club,
+            role=ClubRole.Role.ADMIN,
+            member=MemberFactory(user=UserFactory(username="admin")),
+        )
         staff = UserFactory(username="staff", is_staff=True)
         yield {
             "owner": owner,
@@ -137,8 +141,10 @@ def test_a_club_without_brambledown_shows_no_lists(world):
     club.save()
     lists = club_schemes(club=club, viewer=world["admin"])
     assert not lists.keeps_brambledown and not lists.b_list
-    assert render_to_string("schemes/club_brambledown_lists.html",
-                            {"club_schemes": lists}).strip() == ""  # fmt: skip
+    assert (
+        render_to_string("schemes/club_brambledown_lists.html", {"club_schemes": lists}).strip()
+        == ""
+    )
     assert member_schemes(member=world["other"], viewer=None).brambledown == []
 
 
@@ -164,8 +170,10 @@ def test_api_me_needs_a_login_and_a_member(world):
     assert client_for(world["staff"]).get("/api/v1/me/schemes/").status_code == 404
 
 
-@pytest.mark.parametrize("who,status", [("admin", 200), ("staff", 200), ("other", 403),
-                                        ("owner", 403), ("anonymous", 403)])  # fmt: skip
+@pytest.mark.parametrize(
+    "who,status",
+    [("admin", 200), ("staff", 200), ("other", 403), ("owner", 403), ("anonymous", 403)],
+)
 def test_api_club_lists_for_administrators_only(world, who, status):
     user = world[who].user if who in ("owner", "other") else world[who]
     response = client_for(user).get("/api/v1/clubs/riverside/schemes/")
@@ -205,8 +213,7 @@ def test_grades_scheme_ppi(world):
             ",24,24,False,False," + PPIRating.objects.get(member__national_number="2001").suit
         )
     )
-    data = json.loads(grades_output("--scheme", "ppi", "--format", "json", "--as-of",
-                                    "2027-06-01"))  # fmt: skip
+    data = json.loads(grades_output("--scheme", "ppi", "--format", "json", "--as-of", "2027-06-01"))
     assert {r["active"] for r in data} == {False} and {r["recent_boards"] for r in data} == {0}
 
 

@@ -30,8 +30,10 @@ def loaded(db, tmp_path):
     from clubs.services import club_get_or_create
 
     world = simulate(TINY)
-    clubs = {c.slug: club_get_or_create(name=c.name, slug=c.slug, national_number=c.national_number)
-             for c in world.clubs()}  # fmt: skip
+    clubs = {
+        c.slug: club_get_or_create(name=c.name, slug=c.slug, national_number=c.national_number)
+        for c in world.clubs()
+    }
     for upload in world.uploads[:6]:
         result = upload_create(club=clubs[upload.club], filename=upload.filename, data=upload.data)
         assert result.status != Upload.Status.REFUSED, result.problems
@@ -78,14 +80,36 @@ def test_params_overrides(db):
         params_for("colour=blue")
 
 
-
 def test_simulate_command_writes_files_and_loads_them(db, tmp_path, capsys):
-    call_command("simulate", "--players", "40", "--clubs", "1", "--months", "1", "--seed", "3",
-                 "--out", str(tmp_path), "--no-county")  # fmt: skip
+    call_command(
+        "simulate",
+        "--players",
+        "40",
+        "--clubs",
+        "1",
+        "--months",
+        "1",
+        "--seed",
+        "3",
+        "--out",
+        str(tmp_path),
+        "--no-county",
+    )
     files = sorted(p.name for p in tmp_path.glob("*.xml"))
     assert files and json.loads((tmp_path / "truth.json").read_text())
-    call_command("simulate", "--players", "40", "--clubs", "1", "--months", "1", "--seed", "3",
-                 "--load", "--no-county")  # fmt: skip
+    call_command(
+        "simulate",
+        "--players",
+        "40",
+        "--clubs",
+        "1",
+        "--months",
+        "1",
+        "--seed",
+        "3",
+        "--load",
+        "--no-county",
+    )
     assert Upload.objects.count() == len(files)
     assert not Upload.objects.filter(status=Upload.Status.REFUSED).exists()
     assert ledger_check() == []
@@ -106,10 +130,13 @@ def test_staff_quality_page(loaded, client):
     assert bad.status_code == 200 and "unknown NGS parameter set" in bad.content.decode()
 
 
-@pytest.mark.parametrize("args, says", [
-    (["--players", "12", "--clubs", "3"], "too small to simulate"),
-    (["--players", "0", "--clubs", "0"], "at least 1"),
-])  # fmt: skip
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["--players", "12", "--clubs", "3"], "too small to simulate"),
+        (["--players", "0", "--clubs", "0"], "at least 1"),
+    ],
+)
 def test_a_world_too_small_is_a_command_error(db, tmp_path, args, says):
     """Found by review: tiny worlds ended in a traceback from deep in the simulator."""
     from django.core.management import CommandError

@@ -60,12 +60,17 @@ def test_fr18_variance_split_by_hand():
 def test_spread_and_drift_by_hand():
     s = spread([2.0, -2.0, 6.0])
     assert (s.n, s.mean) == (3, 2.0) and s.sd == pytest.approx(4.0)
-    rows = drift_by_month([
-        (dt.date(2025, 1, 5), 40.0, 1.0), (dt.date(2025, 1, 20), 44.0, -1.0),
-        (dt.date(2025, 2, 1), 50.0, None),
-    ])  # fmt: skip
+    rows = drift_by_month(
+        [
+            (dt.date(2025, 1, 5), 40.0, 1.0),
+            (dt.date(2025, 1, 20), 44.0, -1.0),
+            (dt.date(2025, 2, 1), 50.0, None),
+        ]
+    )
     assert rows[0] == {"month": "2025-01", "n": 2, "mean_grade": 42.0, "mean_excess": 0.0}
-    assert rows[1]["month"] == "2025-02" and rows[1]["n"] == 1 and math.isnan(rows[1]["mean_excess"])
+    assert (
+        rows[1]["month"] == "2025-02" and rows[1]["n"] == 1 and math.isnan(rows[1]["mean_excess"])
+    )
 
 
 def test_truth_errors_by_hand():

@@ -37,8 +37,9 @@ def reference_sessions():
         entrants = [Entrant((people[2 * i], people[2 * i + 1])) for i in range(18)]
         key = SessionKey("ref", "REF", 1, dt.date(2025, 1, 1) + dt.timedelta(days=k))
         sessions.append(
-            pairs_session(rng, key, "Reference", Scoring.MP, Movement.TWO_WINNER, entrants,
-                          shape=(8, 3))  # fmt: skip
+            pairs_session(
+                rng, key, "Reference", Scoring.MP, Movement.TWO_WINNER, entrants, shape=(8, 3)
+            )
         )
     return sessions
 
@@ -111,7 +112,9 @@ def test_the_world_has_what_the_issue_asks_for(world):
     tables = [len(r.pairs) / 2 for r in results if r.scoring is Scoring.MP]
     assert min(tables) >= 4.5 and max(tables) <= 20
     # 18-27 boards a session; a pair sitting out a round of a Howell plays fewer.
-    assert all(18 <= max(p.boards for p in r.pairs) <= 27 for r in results if r.scoring is Scoring.MP)
+    assert all(
+        18 <= max(p.boards for p in r.pairs) <= 27 for r in results if r.scoring is Scoring.MP
+    )
     assert any(r.weighting == 3 for r in results)  # county, green-pointed
     assert len({r.key.club for r in results if r.weighting == 3}) == 1
     assert any(not p.known for r in results for p in r.pairs)  # visitors
@@ -130,9 +133,13 @@ def test_pair_totals_are_the_scoring_engines(world):
     """The simulator's fast scoring equals the engine's score_session on its travellers."""
     for sim in world.sessions[:25]:
         result = sim.result
-        method = {Scoring.MP: Method.MP, Scoring.BUTLER: Method.BUTLER,
-                  Scoring.CROSS_IMP: Method.CROSS_IMP, Scoring.AGGREGATE: Method.AGGREGATE,
-                  Scoring.MULTIPLE_TEAMS: Method.CROSS_IMP}.get(result.scoring)  # fmt: skip
+        method = {
+            Scoring.MP: Method.MP,
+            Scoring.BUTLER: Method.BUTLER,
+            Scoring.CROSS_IMP: Method.CROSS_IMP,
+            Scoring.AGGREGATE: Method.AGGREGATE,
+            Scoring.MULTIPLE_TEAMS: Method.CROSS_IMP,
+        }.get(result.scoring)
         if method is None:
             continue
         engine = score_session(result.travellers, method)
@@ -143,12 +150,18 @@ def test_pair_totals_are_the_scoring_engines(world):
 def _same(parsed, original):
     assert parsed.key == original.key
     assert (parsed.scoring, parsed.movement, parsed.weighting) == (
-        original.scoring, original.movement, original.weighting,
-    )  # fmt: skip
+        original.scoring,
+        original.movement,
+        original.weighting,
+    )
     for a, b in zip(parsed.pairs, original.pairs, strict=True):
         assert (a.pair_id, a.players, a.score, a.direction, a.boards) == (
-            b.pair_id, b.players, b.score, b.direction, b.boards,
-        )  # fmt: skip
+            b.pair_id,
+            b.players,
+            b.score,
+            b.direction,
+            b.boards,
+        )
 
 
 def test_usebio_files_round_trip_through_the_parser(world):
@@ -189,8 +202,11 @@ def test_teams_and_swiss_files_round_trip(kind):
 
 def test_csv_files_round_trip_through_the_parser(world):
     club = world.sessions[0].result.key.club
-    pairs_sessions = [s.result for s in world.sessions
-                      if s.result.scoring is Scoring.MP and s.result.key.club == club][:3]
+    pairs_sessions = [
+        s.result
+        for s in world.sessions
+        if s.result.scoring is Scoring.MP and s.result.key.club == club
+    ][:3]
     data = csv_bytes(pairs_sessions)
     parsed = parse_file("sim.csv", data, pairs_sessions[0].key.club)
     assert parsed.problems == ()
@@ -201,8 +217,12 @@ def test_csv_files_round_trip_through_the_parser(world):
 def test_csv_format_writes_csv_for_pairs_and_usebio_for_teams():
     world = simulate(SimConfig(players=120, clubs=2, months=1, seed=3, fmt="csv"))
     for upload in world.uploads:
-        csv_ok = upload.session.result.scoring in (Scoring.MP, Scoring.BUTLER, Scoring.CROSS_IMP,
-                                                   Scoring.AGGREGATE)  # fmt: skip
+        csv_ok = upload.session.result.scoring in (
+            Scoring.MP,
+            Scoring.BUTLER,
+            Scoring.CROSS_IMP,
+            Scoring.AGGREGATE,
+        )
         assert upload.filename.endswith(".csv" if csv_ok else ".xml")
         assert parse_file(upload.filename, upload.data, upload.club).problems == ()
 
@@ -210,8 +230,10 @@ def test_csv_format_writes_csv_for_pairs_and_usebio_for_teams():
 def test_movements_never_repeat_a_board_or_an_opponent():
     rng = random.Random(1)
     for tables in range(5, 21):
-        for sittings in (mitchell(tables, *mitchell_shape(rng, tables)),
-                         howell(2 * tables - tables % 2, *howell_shape(rng, 2 * tables - tables % 2))):  # fmt: skip
+        for sittings in (
+            mitchell(tables, *mitchell_shape(rng, tables)),
+            howell(2 * tables - tables % 2, *howell_shape(rng, 2 * tables - tables % 2)),
+        ):
             played = Counter((pair, b) for t in sittings for pair in (t.ns, t.ew) for b in t.boards)
             assert max(played.values()) == 1
             met = Counter(frozenset((t.ns, t.ew)) for t in sittings)
@@ -223,11 +245,17 @@ def test_movements_never_repeat_a_board_or_an_opponent():
 @pytest.mark.parametrize(
     ("contract", "vul", "tricks", "score"),
     [
-        ((4, "S", 0), False, 10, 420), ((4, "S", 0), True, 11, 650), ((3, "N", 0), False, 9, 400),
-        ((1, "N", 0), False, 7, 90), ((2, "H", 1), False, 8, 470), ((6, "D", 0), True, 12, 1370),
-        ((4, "H", 1), True, 8, -500), ((4, "S", 1), False, 6, -800), ((3, "C", 0), True, 7, -200),
+        ((4, "S", 0), False, 10, 420),
+        ((4, "S", 0), True, 11, 650),
+        ((3, "N", 0), False, 9, 400),
+        ((1, "N", 0), False, 7, 90),
+        ((2, "H", 1), False, 8, 470),
+        ((6, "D", 0), True, 12, 1370),
+        ((4, "H", 1), True, 8, -500),
+        ((4, "S", 1), False, 6, -800),
+        ((3, "C", 0), True, 7, -200),
         ((7, "N", 2), True, 13, 2980),
     ],
-)  # fmt: skip
+)
 def test_contract_scores(contract, vul, tricks, score):
     assert contract_score(*contract, vul, tricks) == score

@@ -69,8 +69,13 @@ def test_bulk_import_finds_or_creates_the_club_from_the_file():
 def test_replay_check_passes_then_catches_a_difference(csv_path):
     ClubFactory(slug="riverside")
     run("import_results", "--club", "riverside", "--sync", str(csv_path()))
-    run("import_results", "--club", "riverside", "--sync",
-        str(csv_path("tue.csv", event_id="TUE", date="2026-11-17")))  # fmt: skip
+    run(
+        "import_results",
+        "--club",
+        "riverside",
+        "--sync",
+        str(csv_path("tue.csv", event_id="TUE", date="2026-11-17")),
+    )
     assert "every stored grade is reproduced" in run("replay", "--check")
     SessionGrade.objects.filter(member__national_number="1004").update(excess=1.0)
     with pytest.raises(CommandError, match="difference"):
@@ -86,9 +91,16 @@ def test_grades_command_formats_and_filters(csv_path):
     rows = json.loads(run("grades", "--format", "json"))
     assert len(rows) == 16
     top = next(r for r in rows if r["number"] == "1001")
-    assert top == {"number": "1001", "name": "Player 1001", "grade": pytest.approx(
-        CurrentGrade.objects.get(member__national_number="1001").grade, abs=0.005),
-        "status": "P", "band": top["band"], "boards_in_window": 24}  # fmt: skip
+    assert top == {
+        "number": "1001",
+        "name": "Player 1001",
+        "grade": pytest.approx(
+            CurrentGrade.objects.get(member__national_number="1001").grade, abs=0.005
+        ),
+        "status": "P",
+        "band": top["band"],
+        "boards_in_window": 24,
+    }
     csv_text = run("grades", "--member", "001001")
     assert csv_text.splitlines()[0] == "number,name,grade,status,band,boards_in_window"
     assert csv_text.splitlines()[1].startswith("1001,Player 1001,")

@@ -45,8 +45,10 @@ def stream_upload(url: str, path: str, session_cookie: str) -> tuple[int, str]:
     conn.putrequest("POST", path)
     conn.putheader("Content-Type", f"multipart/form-data; boundary={BOUNDARY}")
     conn.putheader("Content-Length", str(len(head) + pieces * len(PIECE) + len(tail)))
-    conn.putheader("Cookie", f"{settings.SESSION_COOKIE_NAME}={session_cookie}; "
-                             f"{settings.CSRF_COOKIE_NAME}={CSRF}")  # fmt: skip
+    conn.putheader(
+        "Cookie",
+        f"{settings.SESSION_COOKIE_NAME}={session_cookie}; {settings.CSRF_COOKIE_NAME}={CSRF}",
+    )
     conn.putheader("Referer", url)
     conn.endheaders()
     conn.send(head)
@@ -120,8 +122,10 @@ def test_an_oversize_file_beside_a_good_one_is_refused_alone(club_admin, client,
     good = csv_bytes(mp_session_rows())
     settings.UPLOAD_MAX_BYTES = len(good) + 10
     big = b"<x>" + b"a" * 3 * len(good) + b"</x>"
-    files = [SimpleUploadedFile("good.csv", good, "text/csv"),
-             SimpleUploadedFile("big.xml", big, "text/xml")]  # fmt: skip
+    files = [
+        SimpleUploadedFile("good.csv", good, "text/csv"),
+        SimpleUploadedFile("big.xml", big, "text/xml"),
+    ]
     client.post(f"/clubs/{club.slug}/uploads/", {"files": files})
     stored, refused = Upload.objects.order_by("pk")
     assert (stored.filename, refused.filename) == ("good.csv", "big.xml")

@@ -27,8 +27,14 @@ def test_token_upload_then_poll_until_graded(club_admin, django_capture_on_commi
     upload_id = response.json()["id"]
     detail = client.get(reverse("api-upload", args=[club.slug, upload_id])).json()
     assert detail["status"] == "graded"
-    assert detail["progress"] == {"total": 1, "done": 1, "finished": True, "percent": 100,
-                                  "graded": 1, "not_graded": 0}  # fmt: skip
+    assert detail["progress"] == {
+        "total": 1,
+        "done": 1,
+        "finished": True,
+        "percent": 100,
+        "graded": 1,
+        "not_graded": 0,
+    }
     assert detail["summary"]["sessions"][0]["pairs"] == 8
     listing = client.get(reverse("api-uploads", args=[club.slug])).json()
     assert [u["id"] for u in listing["results"]] == [upload_id]

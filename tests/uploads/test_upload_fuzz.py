@@ -14,8 +14,11 @@ from tests.factories import ClubFactory
 from tests.ingest.test_fuzz import mutated
 
 # Everything an upload may create; a refusal may create only its Upload and its audit line.
-WATCHED = [m for m in apps.get_models() if m._meta.app_label in {"grading", "members", "clubs"}
-           and m not in {Upload, AuditEvent}]  # fmt: skip
+WATCHED = [
+    m
+    for m in apps.get_models()
+    if m._meta.app_label in {"grading", "members", "clubs"} and m not in {Upload, AuditEvent}
+]
 
 
 def row_counts() -> dict[str, int]:
@@ -27,8 +30,12 @@ class UploadFuzz(TestCase):
     def setUpTestData(cls):
         cls.club = ClubFactory(slug="fuzz")
 
-    @settings(max_examples=60, deadline=None, derandomize=True,
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])  # fmt: skip
+    @settings(
+        max_examples=60,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
     @given(mutated())
     def test_a_mutated_file_is_stored_whole_or_refused_leaving_nothing(self, data):
         with transaction.atomic():

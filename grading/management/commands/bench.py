@@ -44,18 +44,27 @@ def machine() -> dict:
     except OSError:
         pass
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=BASE_DIR,
-                                capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
-        dirty = subprocess.run(["git", "status", "--porcelain"], cwd=BASE_DIR,
-                               capture_output=True, text=True).stdout.strip()  # fmt: skip
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=BASE_DIR,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain"], cwd=BASE_DIR, capture_output=True, text=True
+        ).stdout.strip()
         commit += " (uncommitted changes)" if dirty else ""
     except (OSError, subprocess.CalledProcessError):
         commit = "unknown"
     return {
-        "nproc": os.cpu_count(), "memory_gb": mem_gb, "cpu": cpu or platform.processor(),
-        "date": dt.datetime.now().astimezone().isoformat(timespec="seconds"), "commit": commit,
+        "nproc": os.cpu_count(),
+        "memory_gb": mem_gb,
+        "cpu": cpu or platform.processor(),
+        "date": dt.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "commit": commit,
         "python": platform.python_version(),
-    }  # fmt: skip
+    }
 
 
 class Command(BaseCommand):
@@ -69,18 +78,24 @@ class Command(BaseCommand):
         parser.add_argument("--skip-replay", action="store_true")
         parser.add_argument("--seed", type=int, default=1)
         parser.add_argument(
-            "--replay-fraction", type=float, default=1.0,
+            "--replay-fraction",
+            type=float,
+            default=1.0,
             help="replay only this leading fraction of the ledger and extrapolate (labelled)",
-        )  # fmt: skip
+        )
         parser.add_argument("--uploads", type=int, help="uploads timed (default: the scale's)")
         parser.add_argument("--page-seconds", type=int, help="wrk duration (default: the scale's)")
         parser.add_argument("--clients", type=int, help="concurrent connections (default 50)")
-        parser.add_argument("--pg-url", default=os.environ.get("BENCH_PG_URL",
-                            "postgres://postgres@127.0.0.1:5432/postgres"),
-                            help="PostgreSQL server (maintenance database) on loopback")  # fmt: skip
-        parser.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL",
-                            "redis://127.0.0.1:6379/13"),
-                            help="a Redis database of its own for the broker (flushed)")  # fmt: skip
+        parser.add_argument(
+            "--pg-url",
+            default=os.environ.get("BENCH_PG_URL", "postgres://postgres@127.0.0.1:5432/postgres"),
+            help="PostgreSQL server (maintenance database) on loopback",
+        )
+        parser.add_argument(
+            "--redis-url",
+            default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13"),
+            help="a Redis database of its own for the broker (flushed)",
+        )
         parser.add_argument("--keep", action="store_true", help="keep the database (debugging)")
 
     def handle(self, *args, **options):
@@ -95,8 +110,9 @@ class Command(BaseCommand):
         began = time.perf_counter()
         report: dict = {"scale": scale.name, "machine": machine()}
         if not options["skip_replay"]:
-            replay = replay_suite(scale, seed=options["seed"],
-                                  fraction=options["replay_fraction"], log=log)  # fmt: skip
+            replay = replay_suite(
+                scale, seed=options["seed"], fraction=options["replay_fraction"], log=log
+            )
             main = replay["main"]
             extrapolated = replay["extrapolated"]
             report.update(
@@ -111,13 +127,23 @@ class Command(BaseCommand):
                 openskill_ratio=replay["openskill_ratio"],
                 peak_rss_mb=replay["peak_rss_mb"],
                 replay=replay,
-            )  # fmt: skip
+            )
         else:
-            report.update(player_sessions=None, replay_seconds=None,
-                          replay_player_sessions_per_s=None, reference_ratio=None,
-                          openskill_ratio=None, peak_rss_mb=None)  # fmt: skip
-        report.update(upload_p50_ms=None, upload_p95_ms=None, page_p50_ms=None,
-                      page_p95_ms=None, page_rps=None)  # fmt: skip
+            report.update(
+                player_sessions=None,
+                replay_seconds=None,
+                replay_player_sessions_per_s=None,
+                reference_ratio=None,
+                openskill_ratio=None,
+                peak_rss_mb=None,
+            )
+        report.update(
+            upload_p50_ms=None,
+            upload_p95_ms=None,
+            page_p50_ms=None,
+            page_p95_ms=None,
+            page_rps=None,
+        )
         if not (options["skip_upload"] and options["skip_pages"]):
             self._services(scale, options, report, log)
         report["total_seconds"] = time.perf_counter() - began
@@ -129,26 +155,40 @@ class Command(BaseCommand):
     def _services(self, scale, options, report: dict, log) -> None:
         from grading.bench_load import BenchStack
 
-        stack = BenchStack(scale, pg_url=options["pg_url"], redis_url=options["redis_url"],
-                           log=log, keep=options["keep"])  # fmt: skip
+        stack = BenchStack(
+            scale,
+            pg_url=options["pg_url"],
+            redis_url=options["redis_url"],
+            log=log,
+            keep=options["keep"],
+        )
         try:
             stack.open()
             report["database"] = {
-                "players": scale.sim_players, "clubs": scale.sim_clubs,
-                "months": scale.sim_months, "load_seconds": stack.load_seconds,
+                "players": scale.sim_players,
+                "clubs": scale.sim_clubs,
+                "months": scale.sim_months,
+                "load_seconds": stack.load_seconds,
                 **stack.state["counts"],
-            }  # fmt: skip
+            }
             stack.start_gunicorn()
             if not options["skip_upload"]:
                 stack.start_worker()
                 upload = stack.upload_benchmark(options["uploads"] or scale.uploads)
-                report.update(upload_p50_ms=upload["p50_ms"], upload_p95_ms=upload["p95_ms"],
-                              upload=upload)  # fmt: skip
+                report.update(
+                    upload_p50_ms=upload["p50_ms"], upload_p95_ms=upload["p95_ms"], upload=upload
+                )
             if not options["skip_pages"]:
-                pages = stack.page_benchmark(options["page_seconds"] or scale.page_seconds,
-                                             options["clients"] or scale.clients)  # fmt: skip
-                report.update(page_p50_ms=pages["p50_ms"], page_p95_ms=pages["p95_ms"],
-                              page_rps=pages["rps"], pages=pages)  # fmt: skip
+                pages = stack.page_benchmark(
+                    options["page_seconds"] or scale.page_seconds,
+                    options["clients"] or scale.clients,
+                )
+                report.update(
+                    page_p50_ms=pages["p50_ms"],
+                    page_p95_ms=pages["p95_ms"],
+                    page_rps=pages["rps"],
+                    pages=pages,
+                )
         except KeyboardInterrupt:
             raise
         except Exception as exc:
@@ -161,8 +201,10 @@ class Command(BaseCommand):
             return "-" if value is None else fmt.format(value)
 
         m = r["machine"]
-        out = [f"bench --scale {r['scale']}   {m['date']}   commit {m['commit']}",
-               f"machine: {m['nproc']} CPUs, {m['memory_gb']} GB, {m['cpu']}"]  # fmt: skip
+        out = [
+            f"bench --scale {r['scale']}   {m['date']}   commit {m['commit']}",
+            f"machine: {m['nproc']} CPUs, {m['memory_gb']} GB, {m['cpu']}",
+        ]
         if r.get("replay"):
             rp = r["replay"]
             label = " (extrapolated)" if r["replay_extrapolated"] else ""
@@ -170,22 +212,30 @@ class Command(BaseCommand):
                 f"replay [{r['replay_path']}]: {f(r['player_sessions'], '{:,}')} player-session "
                 f"grades in {f(r['replay_seconds'], '{:.2f}')} s{label}, "
                 f"{f(r['replay_player_sessions_per_s'], '{:,.0f}')}/s, peak {f(r['peak_rss_mb'])} MB"
-            )  # fmt: skip
+            )
             for path, s in rp["subset"].items():
-                out.append(f"  subset {path:10s} {s['player_sessions']:>9,} grades "
-                           f"{s['seconds']:8.2f} s {s['player_sessions_per_s']:>10,.0f}/s")  # fmt: skip
-            out.append(f"  reference_ratio {f(r['reference_ratio'], '{:.1f}')}x   "
-                       f"openskill_ratio {f(r['openskill_ratio'], '{:.2f}')}x")  # fmt: skip
+                out.append(
+                    f"  subset {path:10s} {s['player_sessions']:>9,} grades "
+                    f"{s['seconds']:8.2f} s {s['player_sessions_per_s']:>10,.0f}/s"
+                )
+            out.append(
+                f"  reference_ratio {f(r['reference_ratio'], '{:.1f}')}x   "
+                f"openskill_ratio {f(r['openskill_ratio'], '{:.2f}')}x"
+            )
         if r.get("upload"):
             u = r["upload"]
-            out.append(f"upload to visible grade ({u['uploads']} x {u['tables']}-table USEBIO): "
-                       f"p50 {f(u['p50_ms'])} ms, p95 {f(u['p95_ms'])} ms, max {f(u['max_ms'])} ms,"
-                       f" first (cold worker) {f(u['cold_first_ms'])} ms")  # fmt: skip
+            out.append(
+                f"upload to visible grade ({u['uploads']} x {u['tables']}-table USEBIO): "
+                f"p50 {f(u['p50_ms'])} ms, p95 {f(u['p95_ms'])} ms, max {f(u['max_ms'])} ms,"
+                f" first (cold worker) {f(u['cold_first_ms'])} ms"
+            )
         if r.get("pages"):
             p = r["pages"]
-            out.append(f"pages ({p['clients']} clients, {p['seconds']} s, {p['members']} members): "
-                       f"p50 {f(p['p50_ms'])} ms, p95 {f(p['p95_ms'])} ms, p99 {f(p['p99_ms'])} ms,"
-                       f" {f(p['rps'])} req/s, {p['errors']} errors")  # fmt: skip
+            out.append(
+                f"pages ({p['clients']} clients, {p['seconds']} s, {p['members']} members): "
+                f"p50 {f(p['p50_ms'])} ms, p95 {f(p['p95_ms'])} ms, p99 {f(p['p99_ms'])} ms,"
+                f" {f(p['rps'])} req/s, {p['errors']} errors"
+            )
         if r.get("database"):
             out.append(f"database: {r['database']}")
         out.append(f"total {r['total_seconds']:.0f} s")

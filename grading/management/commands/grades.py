@@ -27,9 +27,11 @@ class Command(BaseCommand):
         parser.add_argument("--format", choices=["json", "csv"], default="csv")
         parser.add_argument("--as-of", type=dt.date.fromisoformat, help="YYYY-MM-DD")
         parser.add_argument(
-            "--scheme", choices=list(SCHEME_COLUMNS), default="ngs",
+            "--scheme",
+            choices=list(SCHEME_COLUMNS),
+            default="ngs",
             help="ngs (default), ppi (S10) or brambledown (S11, per club)",
-        )  # fmt: skip
+        )
 
     def handle(self, *args, member=None, format="csv", as_of=None, scheme="ngs", **options):
         if scheme != "ngs":
@@ -53,17 +55,30 @@ class Command(BaseCommand):
     def stored_rows(self) -> list[dict]:
         grades = CurrentGrade.objects.select_related("member").order_by("member__national_number")
         return [
-            {"number": g.member.national_number, "name": g.member.name, "grade": round(g.grade, 2),
-             "status": g.status, "band": g.band, "boards_in_window": g.boards_in_window}
+            {
+                "number": g.member.national_number,
+                "name": g.member.name,
+                "grade": round(g.grade, 2),
+                "status": g.status,
+                "band": g.band,
+                "boards_in_window": g.boards_in_window,
+            }
             for g in grades
-        ]  # fmt: skip
+        ]
 
     def rows_as_of(self, as_of: dt.date) -> list[dict]:
         grades = grades_as_of(as_of=as_of)
-        names = dict(Member.objects.filter(national_number__in=grades).values_list(
-            "national_number", "name"))  # fmt: skip
+        names = dict(
+            Member.objects.filter(national_number__in=grades).values_list("national_number", "name")
+        )
         return [
-            {"number": n, "name": names.get(n, ""), "grade": round(g.grade, 2),
-             "status": g.status.value, "band": g.band, "boards_in_window": g.boards_in_window}
+            {
+                "number": n,
+                "name": names.get(n, ""),
+                "grade": round(g.grade, 2),
+                "status": g.status.value,
+                "band": g.band,
+                "boards_in_window": g.boards_in_window,
+            }
             for n, g in sorted(grades.items())
-        ]  # fmt: skip
+        ]

@@ -66,16 +66,27 @@ class Command(BaseCommand):
 
         row("graded sessions", lambda c: c["sessions"])
         row("board flatness F", lambda c: c["flatness"], published["F"])
-        for key in ("Svar", "Rvar", "Gvar", "Evar", "Evar_ci", "grading_error_sd", "Avar",
-                    "Svar-Gvar", "session_sd"):  # fmt: skip
+        for key in (
+            "Svar",
+            "Rvar",
+            "Gvar",
+            "Evar",
+            "Evar_ci",
+            "grading_error_sd",
+            "Avar",
+            "Svar-Gvar",
+            "session_sd",
+        ):
             row(f"  {key}", lambda c, k=key: c["fr18"][k], published.get(key))
         row("  comparison groups (MP)", lambda c: c["fr18"]["groups"])
         row("MP score - par: sd", lambda c: c["score_minus_par_mp"]["sd"], published["session_sd"])
         row("MP score - par: mean", lambda c: c["score_minus_par_mp"]["mean"])
         scorings = sorted({k for c in columns for k in c["excess_by_scoring"]})
         for scoring in scorings:
-            row(f"excess sd, {scoring}",
-                lambda c, s=scoring: c["excess_by_scoring"].get(s, {}).get("sd"))  # fmt: skip
+            row(
+                f"excess sd, {scoring}",
+                lambda c, s=scoring: c["excess_by_scoring"].get(s, {}).get("sd"),
+            )
         row("cross-IMP XRvar", lambda c: report.get("xrvar"), published["XRvar"])
         for status in ("P", "E", "M", "O"):
             row(f"members status {status}", lambda c, s=status: c["statuses"].get(s, 0))
@@ -84,15 +95,21 @@ class Command(BaseCommand):
             statuses = [r["status"] for r in report["truth"]]
             for status in statuses:
                 for key in ("n", "bias", "rmse", "centred_rmse", "correlation"):
-                    row(f"  {status}: {key}", lambda c, s=status, k=key: next(
-                        (r[k] for r in c["truth"] or [] if r["status"] == s), None))  # fmt: skip
+                    row(
+                        f"  {status}: {key}",
+                        lambda c, s=status, k=key: next(
+                            (r[k] for r in c["truth"] or [] if r["status"] == s), None
+                        ),
+                    )
         out("\nDrift by month (mean grade before play / mean excess):")
         months = sorted({d["month"] for c in columns for d in c["drift"]})
         for month in months:
             cells = ""
             for c in columns:
                 d = next((x for x in c["drift"] if x["month"] == month), None)
-                cells += f"{(_fmt(d['mean_grade']) + ' / ' + _fmt(d['mean_excess'])) if d else '-':>22}"
+                cells += (
+                    f"{(_fmt(d['mean_grade']) + ' / ' + _fmt(d['mean_excess'])) if d else '-':>22}"
+                )
             out(f"  {month:32}{cells}")
 
 
@@ -101,8 +118,10 @@ def _truth(path: str) -> dict[str, float]:
     try:
         data = json.loads(Path(path).read_text())
         if not isinstance(data, dict):
-            raise ValueError("it must be a JSON object of membership number to strength, "
-                             f"not a {type(data).__name__}")  # fmt: skip
+            raise ValueError(
+                "it must be a JSON object of membership number to strength, "
+                f"not a {type(data).__name__}"
+            )
         return {str(k): float(v) for k, v in data.items()}
     except (OSError, ValueError, TypeError) as exc:
         raise CommandError(f"--truth: {exc}") from None

@@ -44,10 +44,14 @@ class Command(BaseCommand):
         if options["players"] < 4 * options["clubs"]:
             raise CommandError("--players must be at least four per club")
         config = SimConfig(
-            players=options["players"], clubs=options["clubs"], months=options["months"],
-            seed=options["seed"], start=start, fmt=options["format"],
+            players=options["players"],
+            clubs=options["clubs"],
+            months=options["months"],
+            seed=options["seed"],
+            start=start,
+            fmt=options["format"],
             county=not options["no_county"],
-        )  # fmt: skip
+        )
         began = time.perf_counter()
         try:
             world = simulate(config)
@@ -93,8 +97,12 @@ class Command(BaseCommand):
         refused = 0
         began = time.perf_counter()
         for upload in world.uploads:
-            result = upload_create(club=clubs[upload.club], filename=upload.filename,
-                                   data=upload.data, future_dates=True)  # fmt: skip
+            result = upload_create(
+                club=clubs[upload.club],
+                filename=upload.filename,
+                data=upload.data,
+                future_dates=True,
+            )
             versions_grade_pending()
             if result.status == Upload.Status.REFUSED:
                 refused += 1
