@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
 	# The optional compiled replay kernel (docs/ngs.md); without a C compiler the Python
 	# kernel is used.
-	$(PY) -m grading.engine.ngs_ckernel --build || true
+	$(PY) -m grading.engine.ngs.ckernel --build || true
 	@touch $(STAMP)
 
 migrate: install

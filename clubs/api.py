@@ -8,7 +8,7 @@ from rest_framework.views import APIView
 
 from clubs.models import Club
 from clubs.selectors import member_search, user_can_administer
-from grading.api_docs import CLUB_SLUG, TextField, errors
+from grading.common.api_docs import CLUB_SLUG, TextField, errors
 
 
 class ClubAdministrator(permissions.BasePermission):

@@ -16,8 +16,8 @@ from django.db.models import Q
 
 from clubs.models import Club
 from clubs.selectors import grade_withheld_reason, published_grade
-from grading.engine.ngs_decay import shown
-from grading.engine.ngs_handicap import match_handicap, pair_handicap, team_handicap
+from grading.engine.ngs.decay import shown
+from grading.engine.ngs.handicap import match_handicap, pair_handicap, team_handicap
 from grading.engine.types import normalise_number
 from members.models import Member
 

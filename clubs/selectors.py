@@ -13,8 +13,8 @@ from django.db.models.functions import Length
 from django.shortcuts import get_object_or_404
 
 from clubs.models import Club, ClubRole, HostExemptionRequest, PlannedSession
-from grading.engine.ngs_decay import BANDS, shown
-from grading.engine.ngs_handicap import match_handicap, mean_grade, pair_handicap, team_handicap
+from grading.engine.ngs.decay import BANDS, shown
+from grading.engine.ngs.handicap import match_handicap, mean_grade, pair_handicap, team_handicap
 from grading.models import (
     CurrentGrade,
     LedgerEntry,
@@ -126,7 +126,7 @@ def round2(value: float | Decimal | None) -> float | None:
     """To 2 decimals, halves away from zero (3.745 -> 3.75), as a scorer rounds by hand (S8,
     docs/decisions.md "Club pages"). A float is read as the decimal it prints as, so it must be
     the float nearest the exact figure: compute handicaps from the grades as shown with
-    ``Decimal`` (``player_handicap``) or ``grading.engine.ngs_handicap``, never in binary
+    ``Decimal`` (``player_handicap``) or ``grading.engine.ngs.handicap``, never in binary
     (``(50 - 53.33) / 2`` is -1.66499999..., a cent short of the published -1.67)."""
     return None if value is None else cents(value)
 
@@ -259,7 +259,7 @@ def handicap_figures(table: "HandicapTable") -> tuple[list[EntryFigures], list[M
     """Every line of the table and every match, to the cent, from the grades as shown (S8).
 
     ``TableEntry.average`` adds the grades in binary (53.33 + 50.90 gives 52.11499...); these
-    figures are computed exactly from the grades as shown (``grading.engine.ngs_handicap``),
+    figures are computed exactly from the grades as shown (``grading.engine.ngs.handicap``),
     so 52.115 publishes as 52.12 and its handicap -2.115 as -2.12."""
     from clubs.handicaps import PAIRS, whole_imps
 

@@ -7,7 +7,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from clubs.models import Club, ClubRole, HostExemptionRequest, PlannedSession
-from grading.audit import audit_record
+from grading.common.audit import audit_record
 from grading.models import AuditEvent
 from members.models import Member
 

@@ -9,6 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
@@ -46,7 +47,7 @@ from clubs.services import (
     planned_session_create,
     planned_session_delete,
 )
-from grading.schemes_selectors import club_schemes
+from grading.schemes.selectors import club_schemes
 
 
 def administered_club(request, slug: str) -> Club:
@@ -58,8 +59,8 @@ def administered_club(request, slug: str) -> Club:
 
 
 def uploads_path(club: Club) -> str:
-    """The upload page (built in the grading app); linked by path, not by name."""
-    return f"/clubs/{club.slug}/uploads/"
+    """The upload page (in the grading app)."""
+    return reverse("uploads", args=[club.slug])
 
 
 def _page(request, club: Club, template: str, context: dict, *, tab: str):

@@ -73,6 +73,7 @@ INSTALLED_APPS = [
     "grading",
     "clubs",
     "members",
+    "grading.lab",  # manage.py bench and simulate only; the product never imports it
 ]
 
 MIDDLEWARE = [
@@ -84,8 +85,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "grading.middleware.SecurityHeadersMiddleware",
-    "grading.middleware.RefuseNulMiddleware",
+    "grading.common.middleware.SecurityHeadersMiddleware",
+    "grading.common.middleware.RefuseNulMiddleware",
 ]
 
 # ModelBackend's checks, reading the user's membership in the same query (members/auth.py).
@@ -195,7 +196,7 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
 }
 
-# Login throttling counts (grading/auth.py) and other shared state: Redis when configured, so
+# Login throttling counts (grading/common/auth.py) and other shared state: Redis when configured, so
 # every web process sees the same counts.
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
@@ -209,7 +210,7 @@ UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(10 * 1024 * 1024))
 DATA_UPLOAD_MAX_MEMORY_SIZE = UPLOAD_MAX_BYTES + 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 FILE_UPLOAD_HANDLERS = [
-    "grading.uploadhandlers.SizeLimitUploadHandler",  # an oversize file is drained, not kept
+    "grading.common.uploadhandlers.SizeLimitUploadHandler",  # an oversize file is drained, not kept
     "django.core.files.uploadhandler.MemoryFileUploadHandler",
     "django.core.files.uploadhandler.TemporaryFileUploadHandler",
 ]

@@ -14,7 +14,7 @@ def health_ping(token: str) -> dict:
 @shared_task(name="grading.grade_upload", acks_late=True)
 def grade_upload(upload_id: int) -> int:
     """Grade every stored version, in order (the upload's among them). Returns how many."""
-    from grading.ledger import versions_grade_pending
+    from grading.ledger.fold import versions_grade_pending
 
     return versions_grade_pending()
 
@@ -24,7 +24,7 @@ def refresh_grades() -> int:
     """Nightly: current and partnership grades move with the calendar (S4 window, statuses)."""
     from django.utils import timezone
 
-    from grading.ledger import grades_refresh
+    from grading.ledger.fold import grades_refresh
 
     return grades_refresh(today=timezone.localdate())
 
@@ -32,7 +32,7 @@ def refresh_grades() -> int:
 @shared_task(name="grading.grade_pending", acks_late=True)
 def grade_pending() -> int:
     """A sweep for versions stored but not graded (a broker that was down at upload time)."""
-    from grading.ledger import versions_grade_pending
+    from grading.ledger.fold import versions_grade_pending
 
     return versions_grade_pending()
 
@@ -43,7 +43,7 @@ def regrade_brambledown() -> dict:
     (new grades, A, B and pairs lists). Idempotent: a closed quarter is not regraded again."""
     from django.utils import timezone
 
-    from grading.schemes import brambledown_regrade_due
+    from grading.schemes.fold import brambledown_regrade_due
 
     done = brambledown_regrade_due(today=timezone.localdate())
     return {slug: list(update.closed) for slug, update in done.items()}
@@ -58,7 +58,7 @@ def refold_ledger(user_id: int | None = None) -> int:
     ledger entries folded. ``user_id``: who asked (for the audit log)."""
     from django.contrib.auth import get_user_model
 
-    from grading.ledger import ledger_refold
+    from grading.ledger.fold import ledger_refold
 
     actor = get_user_model().objects.filter(pk=user_id).first() if user_id else None
     return ledger_refold(actor=actor)

@@ -3,12 +3,14 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from grading import api, schemes_api, staff_views, views
-from grading.auth import ThrottledLoginView
+from grading.common import pages
+from grading.common.auth import ThrottledLoginView
+from grading.schemes import api as schemes_api
+from grading.uploads import api
 
 urlpatterns = [
-    path("", views.home, name="home"),
-    path("dashboard/", views.dashboard, name="dashboard"),
+    path("", pages.home, name="home"),
+    path("dashboard/", pages.dashboard, name="dashboard"),
     path("accounts/login/", ThrottledLoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(
@@ -21,18 +23,9 @@ urlpatterns = [
         auth_views.PasswordChangeDoneView.as_view(),
         name="password_change_done",
     ),
-    path("tools/vp-scale/", views.vp_scale, name="vp-scale"),
-    path("tools/score/", views.score_tool, name="score-tool"),
-    path("staff/quality/", staff_views.quality, name="staff-quality"),
-    path("staff/parameters/", staff_views.parameters, name="staff-parameters"),
-    path("staff/parameters/replay/", staff_views.parameters_replay, name="staff-parameters-replay"),
-    path("clubs/<slug:slug>/uploads/", views.uploads, name="uploads"),
-    path("clubs/<slug:slug>/uploads/<int:pk>/status/", views.upload_status, name="upload-status"),
-    path(
-        "clubs/<slug:slug>/versions/<int:pk>/withdraw/",
-        views.version_withdraw,
-        name="version-withdraw",
-    ),
+    path("tools/", include("grading.tools.urls")),
+    path("staff/", include("grading.staff.urls")),
+    path("clubs/<slug:slug>/", include("grading.uploads.urls")),
     path("clubs/", include("clubs.urls")),
     path("api/v1/clubs/<slug:slug>/uploads/", api.UploadListCreate.as_view(), name="api-uploads"),
     path(
@@ -54,4 +47,4 @@ urlpatterns = [
 ]
 
 
-handler404 = "grading.views.not_found"
+handler404 = "grading.common.pages.not_found"

@@ -17,7 +17,7 @@ from rest_framework.views import APIView
 
 from clubs.models import Club
 from clubs.services import ExemptionRefused, exemption_request_create
-from grading.api_docs import ApiPagination, errors, path_parameter
+from grading.common.api_docs import ApiPagination, errors, path_parameter
 from members import selectors
 from members.forms import ForecastForm, HistoryFilterForm, HostExemptionForm
 from members.services import member_privacy_set

@@ -29,7 +29,7 @@ from grading.engine.ngs import (
     weighted_window,
     years_before,
 )
-from grading.engine.ngs_decay import reached_padding
+from grading.engine.ngs.decay import reached_padding
 from grading.engine.types import Scoring as EngineScoring
 from grading.engine.types import normalise_number
 from grading.models import (

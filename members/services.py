@@ -6,7 +6,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Q
 
-from grading.audit import audit_record
+from grading.common.audit import audit_record
 from grading.engine.types import normalise_number
 from grading.models import AuditEvent
 from members.models import Member, new_pages_version

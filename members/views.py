@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from clubs.models import Club
 from clubs.services import ExemptionRefused, exemption_request_create
-from grading.schemes_selectors import member_schemes
+from grading.schemes.selectors import member_schemes
 from members import charts, pagecache, selectors
 from members.forms import ForecastForm, HistoryFilterForm, HostExemptionForm, PrivacyForm
 from members.services import member_privacy_set

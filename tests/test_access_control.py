@@ -12,7 +12,7 @@ from django.utils import timezone
 from clubs.models import ClubRole
 from clubs.services import exemption_request_create, planned_session_create
 from grading.models import CurrentGrade, SessionGrade, SessionVersion
-from grading.services import upload_create
+from grading.uploads.services import upload_create
 from members.models import Member
 from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.factories import ClubFactory, UserFactory

@@ -6,7 +6,7 @@ import pytest
 from django.urls import reverse
 
 from grading.models import CurrentGrade, PartnershipGrade, SessionGrade
-from grading.services import upload_create
+from grading.uploads.services import upload_create
 from members.models import Member
 from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.factories import ClubFactory, UserFactory

@@ -26,7 +26,7 @@ from schemathesis.specs.openapi.checks import positive_data_acceptance
 from clubs.models import ClubRole
 from clubs.services import exemption_request_create, planned_session_create
 from grading.models import SessionGrade
-from grading.services import upload_create
+from grading.uploads.services import upload_create
 from members.models import Member
 from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.factories import ClubFactory, UserFactory

@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 
 from grading.models import LedgerEntry, SessionGrade
-from grading.services import upload_create
+from grading.uploads.services import upload_create
 from tests.conftest import skip_or_fail
 from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.factories import ClubFactory

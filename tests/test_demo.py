@@ -5,8 +5,8 @@ import datetime as dt
 import pytest
 
 from clubs.models import HostExemptionRequest, PlannedSession
-from grading.demo import demo_plans_create, demo_results, demo_results_import, demo_seed
-from grading.ledger import ledger_check
+from grading.common.demo import demo_plans_create, demo_results, demo_results_import, demo_seed
+from grading.ledger.fold import ledger_check
 from grading.models import CurrentGrade, SessionGrade, SessionVersion, Upload
 from members.models import Member
 

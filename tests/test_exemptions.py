@@ -12,9 +12,9 @@ from clubs.services import (
     exemption_request_create,
     planned_session_create,
 )
-from grading.ledger import ledger_check
+from grading.ledger.fold import ledger_check
 from grading.models import LedgerEntry, SessionGrade
-from grading.services import upload_create
+from grading.uploads.services import upload_create
 from members.services import member_get_or_create
 from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.factories import ClubFactory, ClubRoleFactory

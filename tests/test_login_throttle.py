@@ -4,7 +4,7 @@ import pytest
 from django.core.cache import cache
 from django.urls import reverse
 
-import grading.auth
+import grading.common.auth
 
 
 @pytest.fixture(autouse=True)
@@ -17,7 +17,7 @@ def fresh_counts(settings):
 @pytest.fixture
 def sleeps(monkeypatch):
     slept: list[float] = []
-    monkeypatch.setattr(grading.auth.time, "sleep", slept.append)
+    monkeypatch.setattr(grading.common.auth.time, "sleep", slept.append)
     return slept
 
 
@@ -59,4 +59,4 @@ def test_success_clears_the_username_count(client, django_user_model, sleeps):
     for _ in range(3):
         attempt(client, "cat", "wrong")
     assert attempt(client, "cat", "right-password-1").status_code == 302
-    assert grading.auth.login_failures(username="cat", address="10.0.0.99") == 0
+    assert grading.common.auth.login_failures(username="cat", address="10.0.0.99") == 0

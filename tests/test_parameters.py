@@ -8,14 +8,15 @@ from django.contrib.messages import get_messages
 from django.core.exceptions import PermissionDenied
 from django.urls import reverse
 
-from grading import ledger
 from grading.engine.ngs import PARAMETER_SETS
-from grading.engine.ngs_params import NGSParams
-from grading.ledger import ledger_check, ledger_state_forget
+from grading.engine.ngs.params import NGSParams
+from grading.ledger import fold as ledger
+from grading.ledger.fold import ledger_check, ledger_state_forget
+from grading.ledger.parameters import ledger_refold_request, parameters_change
 from grading.models import AuditEvent, LedgerHead, SessionGrade, SessionVersion
-from grading.parameters_selectors import FIELD_LABELS, SET_DESCRIPTIONS
-from grading.services import ledger_refold_request, parameters_change, upload_create
+from grading.staff.parameters import FIELD_LABELS, SET_DESCRIPTIONS
 from grading.tasks import refold_ledger
+from grading.uploads.services import upload_create
 from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.factories import ClubFactory, UserFactory
 

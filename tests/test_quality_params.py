@@ -4,7 +4,7 @@
 import pytest
 from django.urls import reverse
 
-from grading.quality_selectors import params_for
+from grading.staff.quality import params_for
 from tests.factories import UserFactory
 
 

@@ -7,9 +7,9 @@ import pytest
 from django.db import connection
 
 import grading.tasks
-from grading.ledger import ledger_check, versions_grade_pending
+from grading.ledger.fold import ledger_check, versions_grade_pending
 from grading.models import LedgerEntry, SessionVersion, Upload
-from grading.services import upload_create
+from grading.uploads.services import upload_create
 from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.factories import ClubFactory
 

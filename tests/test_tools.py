@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from grading.engine.vp import wbf_discrete_vp, wbf_vp
 from grading.ingest.traveller_paste import parse_traveller_text
-from grading.tools import continuous_rows, discrete_bands
+from grading.tools.figures import continuous_rows, discrete_bands
 
 
 @pytest.mark.parametrize("boards", [1, 8, 12, 16, 24, 32, 100])

@@ -19,11 +19,11 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
-import grading.services
 import grading.tasks
-from grading.ledger import ledger_check
+import grading.uploads.services
+from grading.ledger.fold import ledger_check
 from grading.models import LedgerEntry, SessionGrade, SessionVersion, Upload
-from grading.services import upload_create
+from grading.uploads.services import upload_create
 from tests.conftest import skip_or_fail
 from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.factories import ClubFactory
@@ -125,7 +125,7 @@ def upload_sessions(club, monkeypatch) -> list:
     """Three uploads sharing players, each dispatched to the queue; returns their AsyncResults."""
     sent = []
     monkeypatch.setattr(
-        grading.services,
+        grading.uploads.services,
         "_dispatch_grading",
         lambda upload_id: sent.append(grading.tasks.grade_upload.delay(upload_id)),
     )
@@ -231,7 +231,7 @@ def test_a_worker_started_on_a_graded_ledger_folds_it_before_its_pool_forks(
     )
     sent = []
     monkeypatch.setattr(
-        grading.services,
+        grading.uploads.services,
         "_dispatch_grading",
         lambda upload_id: sent.append(grading.tasks.grade_upload.delay(upload_id)),
     )

@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
-from grading.engine.ngs_session import host_pair_of
+from grading.engine.ngs.session import host_pair_of
 from grading.engine.scoring import Method, score_session
 from grading.engine.types import PairEntry, Scoring, SessionResult
 

@@ -23,7 +23,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from grading.engine.ngs_session import host_pair_of
+from grading.engine.ngs.session import host_pair_of
 from grading.engine.scoring import Method, TravellerLine, group_by_board, score_board
 from grading.engine.types import Direction, Movement, PairEntry, Scoring, SessionResult
 

@@ -8,7 +8,8 @@ import json
 import pytest
 from django.core.management import call_command
 
-from grading.bench import (
+from grading.ingest import parse_file
+from grading.lab.bench import (
     SCALES,
     extrapolate_seconds,
     fastest_path,
@@ -17,8 +18,7 @@ from grading.bench import (
     replay_benchmark,
     synthetic_ledger,
 )
-from grading.bench_load import parse_wrk, sim_start, upload_files, wrk_script
-from grading.ingest import parse_file
+from grading.lab.load import parse_wrk, sim_start, upload_files, wrk_script
 
 KEYS = {
     "scale",

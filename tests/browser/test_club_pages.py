@@ -21,7 +21,7 @@ def ensure_club_data():
     from clubs.models import Club, HostExemptionRequest
     from clubs.services import exemption_request_create, planned_session_create
     from grading.models import Session
-    from grading.services import upload_create
+    from grading.uploads.services import upload_create
     from members.models import Member
     from tests.csvfiles import csv_bytes, mp_session_rows
 
@@ -42,7 +42,7 @@ def ensure_club_data():
                     )
                 ),
             )
-        from grading.ledger import versions_grade_pending
+        from grading.ledger.fold import versions_grade_pending
 
         versions_grade_pending()
     if not HostExemptionRequest.objects.filter(planned_session__club=club).exists():

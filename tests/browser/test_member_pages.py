@@ -15,7 +15,7 @@ pytestmark = pytest.mark.browser
 
 def _send(club, data: bytes, name: str):
     from grading.models import Upload
-    from grading.services import upload_create
+    from grading.uploads.services import upload_create
 
     upload = upload_create(club=club, filename=name, data=data)  # commits: grading runs
     upload.refresh_from_db()

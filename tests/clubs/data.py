@@ -1,5 +1,5 @@
 """Realistic graded results for the club pages, entered the only way results enter: as S12.1
-CSV files through ``grading.services.upload_create``."""
+CSV files through ``grading.uploads.services.upload_create``."""
 
 from __future__ import annotations
 
@@ -122,7 +122,7 @@ def renumbered(rows: list[dict], offset: int) -> list[dict]:
 
 
 def upload_all(club, capture, offset: int = 0) -> None:
-    from grading.services import upload_create
+    from grading.uploads.services import upload_create
 
     sessions = [renumbered(rows, offset) for rows in weekly_sessions()]
     last = FIRST_MONDAY + dt.timedelta(weeks=WEEKS - 1)

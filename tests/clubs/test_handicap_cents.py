@@ -11,7 +11,7 @@ from django.urls import reverse
 from openpyxl import load_workbook
 
 from clubs.selectors import round2
-from grading.engine.ngs_handicap import match_handicap, mean_grade, pair_handicap, team_handicap
+from grading.engine.ngs.handicap import match_handicap, mean_grade, pair_handicap, team_handicap
 from grading.models import CurrentGrade
 
 # Grades as shown whose handicaps are exact half cents: binary floats put them just short.

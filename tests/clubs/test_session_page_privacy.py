@@ -18,7 +18,7 @@ from clubs.services import (
     planned_session_create,
 )
 from grading.models import Movement, PairResult, Session, SessionGrade
-from grading.services import upload_create
+from grading.uploads.services import upload_create
 from members.models import Member
 from tests.csvfiles import csv_bytes, mp_session_rows
 

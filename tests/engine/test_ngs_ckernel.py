@@ -1,6 +1,6 @@
 """The compiled kernel equals the reference path (SPEC S3-S6, S14.3-S14.11; issue 9).
 
-``grading.engine.ngs_ckernel`` folds ledgers in C. Its every step (session grades with their
+``grading.engine.ngs.ckernel`` folds ledgers in C. Its every step (session grades with their
 parts, current grades, partnership grades) is compared with the reference transcription of S4
 on random ledgers: long histories (the 2000-board cut, same-day blocks, careers, late uploads,
 withdrawals), small fields with visitors and hosts, the 2018 rules, and mixed ledgers whose
@@ -19,9 +19,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grading.engine import ngs_ckernel
 from grading.engine.ngs import NGS_2018, LedgerOp, ProcessOp, WithdrawOp, replay, why_not_graded
-from grading.engine.ngs_ckernel import (
+from grading.engine.ngs import ckernel as ngs_ckernel
+from grading.engine.ngs.ckernel import (
     CKernelReplay,
     CKernelUnavailable,
     build_ckernel,
@@ -29,11 +29,10 @@ from grading.engine.ngs_ckernel import (
     ckernel_replay,
     ckernel_supports,
 )
-from grading.engine.ngs_decay import years_before
-from grading.engine.ngs_kernel import KernelReplay, compare_kernel_steps, kernel_replay
-from grading.engine.ngs_ledger import LedgerError, partnership_subject
-from grading.engine.ngs_params import NGS_DEFAULT, NGSParams
-from grading.engine.ngs_synthetic import synthetic_ledger
+from grading.engine.ngs.decay import years_before
+from grading.engine.ngs.kernel import KernelReplay, compare_kernel_steps, kernel_replay
+from grading.engine.ngs.ledger import LedgerError, partnership_subject
+from grading.engine.ngs.params import NGS_DEFAULT, NGSParams
 from grading.engine.types import (
     Direction,
     Movement,
@@ -44,6 +43,7 @@ from grading.engine.types import (
     SessionResult,
     SwissMatch,
 )
+from grading.lab.synthetic import synthetic_ledger
 from tests.engine.test_ngs_fast import long_ledger
 from tests.engine.test_ngs_histories import random_ledger
 
@@ -60,7 +60,7 @@ def _library():
     if not ckernel_available():
         pytest.skip(
             "the compiled NGS kernel failed to build "
-            "(python -m grading.engine.ngs_ckernel --build shows why)"
+            "(python -m grading.engine.ngs.ckernel --build shows why)"
         )
 
 

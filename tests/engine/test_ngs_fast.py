@@ -18,7 +18,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from grading.bench import replay_benchmark
 from grading.engine.ngs import (
     NGS_2018,
     LedgerOp,
@@ -28,11 +27,10 @@ from grading.engine.ngs import (
     replay,
     why_not_graded,
 )
-from grading.engine.ngs_fast import STATUS_CODES, IncrementalHistory, WindowState, rules_for
-from grading.engine.ngs_kernel import compare_kernel_steps, kernel_replay
-from grading.engine.ngs_params import NGS_DEFAULT
-from grading.engine.ngs_synthetic import synthetic_ledger
-from grading.engine.ngs_types import HistoryEntry
+from grading.engine.ngs.kernel import compare_kernel_steps, kernel_replay
+from grading.engine.ngs.params import NGS_DEFAULT
+from grading.engine.ngs.types import HistoryEntry
+from grading.engine.ngs.window import STATUS_CODES, IncrementalHistory, WindowState, rules_for
 from grading.engine.types import (
     Direction,
     Movement,
@@ -42,6 +40,8 @@ from grading.engine.types import (
     SessionKey,
     SessionResult,
 )
+from grading.lab.bench import replay_benchmark
+from grading.lab.synthetic import synthetic_ledger
 from tests.engine.test_ngs_histories import random_ledger
 
 START = dt.date(2012, 2, 27)  # near a leap day (S14.6)
@@ -211,7 +211,7 @@ def test_replay_benchmark_reports_its_figures():
 )
 def test_incremental_history_equals_reference_current_grade(rows, later):
     """Any order of adds (late ones included), removals and query dates (S4, S14.7, S14.8)."""
-    from grading.engine.ngs_ledger import ReferenceHistory
+    from grading.engine.ngs.ledger import ReferenceHistory
 
     fast = IncrementalHistory(42.0)
     ref = ReferenceHistory(42.0)
@@ -263,7 +263,7 @@ def test_window_state_codes_and_restart():
 def test_window_of_exactly_2000_boards_cuts_nothing(late):
     """S4: when the recent sessions hold exactly 2000 boards, older ones get no weight and do
     not count as sessions in the window (nor toward a regular partner, S14.5)."""
-    from grading.engine.ngs_ledger import ReferenceHistory
+    from grading.engine.ngs.ledger import ReferenceHistory
 
     day = dt.date(2021, 5, 3)
     rows = [(1, 0, 500, 40.0, "p"), (2, 1, 1976, 60.0, "q"), (3, 2, 24, 50.0, "q")]
@@ -287,7 +287,7 @@ def test_window_of_exactly_2000_boards_cuts_nothing(late):
 def test_synthetic_ledgers_only_withdraw_live_versions():
     """A version that is not graded never becomes live, so it is never withdrawn (S14.9);
     folding the whole generated ledger must raise no LedgerError."""
-    from grading.engine.ngs_kernel import kernel_replay
+    from grading.engine.ngs.kernel import kernel_replay
 
     ledger = synthetic_ledger(300, 1500, seed=7)
     withdrawn = {op.version for op in ledger if isinstance(op, WithdrawOp)}

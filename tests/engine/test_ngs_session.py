@@ -26,7 +26,7 @@ from grading.engine.ngs import (
     team_handicap,
     why_not_graded,
 )
-from grading.engine.ngs_decay import decay_weights
+from grading.engine.ngs.decay import decay_weights
 from grading.engine.types import (
     Direction,
     Movement,

@@ -7,7 +7,7 @@ from django.db import transaction
 from django.test import TestCase
 from django.urls import reverse
 
-from grading.ledger import ledger_state_forget
+from grading.ledger.fold import ledger_state_forget
 from members.models import Member
 from tests.factories import ClubFactory, ClubRoleFactory, MemberFactory, UserFactory
 from tests.members import world
@@ -15,7 +15,7 @@ from tests.members import world
 
 def _send(club, data: bytes, name: str):
     from grading.models import Upload
-    from grading.services import upload_create
+    from grading.uploads.services import upload_create
 
     with TestCase.captureOnCommitCallbacks(execute=True):
         upload = upload_create(club=club, filename=name, data=data)

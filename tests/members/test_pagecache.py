@@ -8,10 +8,11 @@ import re
 import pytest
 from django.urls import reverse
 
-from grading.ledger import grades_refresh, ledger_refold
+from grading.ledger.fold import grades_refresh, ledger_refold
+from grading.ledger.parameters import parameters_change
 from grading.models import CurrentGrade, SessionVersion
-from grading.schemes import brambledown_regrade_club, ppi_refold
-from grading.services import parameters_change, session_withdraw, upload_create
+from grading.schemes.fold import brambledown_regrade_club, ppi_refold
+from grading.uploads.services import session_withdraw, upload_create
 from members import pagecache
 from members.models import Member
 from members.services import member_pages_invalidate, member_privacy_set

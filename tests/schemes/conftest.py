@@ -7,7 +7,7 @@ import pytest
 from grading.engine import codec
 from grading.engine.types import SessionResult
 from grading.models import SessionVersion, Upload
-from grading.services import upload_create
+from grading.uploads.services import upload_create
 from tests.factories import ClubFactory
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -35,6 +35,6 @@ def session_of(version: SessionVersion) -> SessionResult:
 
 
 def live_sessions_in_processing_order() -> list[SessionResult]:
-    from grading.schemes import live_entries
+    from grading.schemes.fold import live_entries
 
     return [session_of(e.version) for e in live_entries()]

@@ -17,7 +17,7 @@ from grading.models import (
     BrambledownQuarter,
     BrambledownRating,
 )
-from grading.schemes import brambledown_regrade_due
+from grading.schemes.fold import brambledown_regrade_due
 from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.factories import ClubFactory
 from tests.schemes.conftest import live_sessions_in_processing_order
@@ -157,10 +157,10 @@ def stored_rows(model, fields) -> list[tuple]:
 
 
 def test_an_upload_rewrites_only_the_rows_it_changes_and_matches_a_full_replay(club, upload):
-    """After each upload only what changed is written (``grading.bulk.rows_sync``): four
+    """After each upload only what changed is written (``grading.common.bulk.rows_sync``): four
     newcomers' session leaves the other players' grade rows and histories untouched, and the
     stored rows are exactly those a full replay of the club writes."""
-    from grading.schemes import brambledown_club_update
+    from grading.schemes.fold import brambledown_club_update
 
     upload(
         csv_bytes(

@@ -5,8 +5,8 @@ import pytest
 
 from grading.engine.ppi import PPIReason, PPIState, ppi_apply, ppi_replay
 from grading.models import PPIPoint, PPIRating, SchemeHead, SessionVersion
-from grading.schemes import ppi_check, ppi_refold
-from grading.services import session_withdraw
+from grading.schemes.fold import ppi_check, ppi_refold
+from grading.uploads.services import session_withdraw
 from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.factories import ClubFactory
 from tests.schemes.conftest import FIXTURES, live_sessions_in_processing_order, session_of

@@ -12,9 +12,9 @@ from rest_framework.test import APIClient
 
 from clubs.models import ClubRole
 from grading.models import BrambledownGrade, PPIRating, SessionVersion
-from grading.schemes import brambledown_regrade_club
-from grading.schemes_selectors import club_schemes, member_schemes
-from grading.services import upload_create
+from grading.schemes.fold import brambledown_regrade_club
+from grading.schemes.selectors import club_schemes, member_schemes
+from grading.uploads.services import upload_create
 from members.models import Member
 from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.factories import ClubFactory, ClubRoleFactory, MemberFactory, UserFactory

@@ -7,11 +7,11 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from grading.ledger import ledger_check, ledger_state_forget, versions_grade_pending
+from grading.lab.simulate import SimConfig, simulate
+from grading.ledger.fold import ledger_check, ledger_state_forget, versions_grade_pending
 from grading.models import SessionVersion, Upload
-from grading.quality_selectors import params_for, quality_report
-from grading.services import upload_create
-from grading.simulate import SimConfig, simulate
+from grading.staff.quality import params_for, quality_report
+from grading.uploads.services import upload_create
 from tests.factories import UserFactory
 
 TINY = SimConfig(players=60, clubs=2, months=1, seed=21, county=True)

@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from grading.simulate.quality import (
+from grading.engine.quality import (
     GroupSample,
     board_flatness,
     cross_imp_xrvar,

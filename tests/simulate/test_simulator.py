@@ -10,13 +10,13 @@ import pytest
 from grading.engine.scoring import Method, score_session
 from grading.engine.types import Movement, Scoring, SessionKey
 from grading.ingest import parse_file
-from grading.simulate import SimConfig, simulate
-from grading.simulate.bridge import contract_score, make_board
-from grading.simulate.movements import howell, howell_shape, mitchell, mitchell_shape
-from grading.simulate.population import Person
-from grading.simulate.sessions import Entrant, pairs_session, session_totals
-from grading.simulate.stats import simulation_figures
-from grading.simulate.writers import csv_bytes
+from grading.lab.simulate import SimConfig, simulate
+from grading.lab.simulate.bridge import contract_score, make_board
+from grading.lab.simulate.movements import howell, howell_shape, mitchell, mitchell_shape
+from grading.lab.simulate.population import Person
+from grading.lab.simulate.sessions import Entrant, pairs_session, session_totals
+from grading.lab.simulate.stats import simulation_figures
+from grading.lab.simulate.writers import csv_bytes
 
 SMALL = SimConfig(players=160, clubs=3, months=2, seed=11, correction_share=0.1, late_share=0.1)
 
@@ -61,7 +61,7 @@ def test_session_statistics_follow_fr18(reference_sessions):
 
 def test_cross_imp_variance_is_about_20_per_board():
     rng = random.Random(5)
-    from grading.simulate.quality import cross_imp_xrvar
+    from grading.engine.quality import cross_imp_xrvar
 
     boards = []
     for k in range(400):
@@ -180,8 +180,8 @@ def test_usebio_files_round_trip_through_the_parser(world):
 
 @pytest.mark.parametrize("kind", ["teams", "swiss-imps", "swiss-mp"])
 def test_teams_and_swiss_files_round_trip(kind):
-    from grading.simulate.sessions import swiss_pairs_session, teams_session
-    from grading.simulate.writers import usebio_bytes
+    from grading.lab.simulate.sessions import swiss_pairs_session, teams_session
+    from grading.lab.simulate.writers import usebio_bytes
 
     rng = random.Random(4)
     people = [Person(str(2000 + i), f"Q{i}", rng.gauss(48, 5.5)) for i in range(32)]

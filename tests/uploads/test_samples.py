@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from grading.ledger import ledger_check
+from grading.ledger.fold import ledger_check
 from grading.models import Event, SessionGrade, SessionVersion, Upload
-from grading.services import upload_create
+from grading.uploads.services import upload_create
 from tests.factories import ClubFactory
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis.extra.django import TestCase
 
 from grading.models import AuditEvent, SessionVersion, Upload
-from grading.services import upload_create
+from grading.uploads.services import upload_create
 from tests.factories import ClubFactory
 from tests.ingest.test_fuzz import mutated
 

@@ -71,7 +71,7 @@ def test_oversize_file_is_refused_without_being_read(admin_client, settings, mon
     client, club = admin_client
     settings.UPLOAD_MAX_BYTES = 2000
     monkeypatch.setattr(  # the view must refuse it from its size, never reading the bytes
-        "grading.views.upload_create", lambda **kw: pytest.fail("an oversize file was read")
+        "grading.uploads.views.upload_create", lambda **kw: pytest.fail("an oversize file was read")
     )
     big = SimpleUploadedFile("big.xml", b"<x>" + b"a" * 3000 + b"</x>", "text/xml")
     response = client.post(reverse("uploads", args=[club.slug]), {"files": big}, follow=True)

@@ -4,7 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from grading.ledger import grades_as_of
+from grading.ledger.fold import grades_as_of
 from grading.models import CurrentGrade
 from members.models import Member
 
@@ -35,7 +35,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, member=None, format="csv", as_of=None, scheme="ngs", **options):
         if scheme != "ngs":
-            from grading.schemes_selectors import scheme_rows
+            from grading.schemes.selectors import scheme_rows
 
             rows = scheme_rows(scheme=scheme, as_of=as_of)
         else:

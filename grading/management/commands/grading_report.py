@@ -15,7 +15,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from grading.quality_selectors import quality_report
+from grading.staff.quality import quality_report
 
 
 def _fmt(value) -> str:

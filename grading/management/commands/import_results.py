@@ -3,9 +3,9 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from clubs.models import Club
-from grading.ledger import versions_grade_pending
+from grading.ledger.fold import versions_grade_pending
 from grading.models import Upload
-from grading.services import upload_import
+from grading.uploads.services import upload_import
 
 
 class Command(BaseCommand):

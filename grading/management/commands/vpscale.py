@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from grading.tools import MAX_BOARDS, continuous_rows, discrete_bands
+from grading.tools.figures import MAX_BOARDS, continuous_rows, discrete_bands
 
 
 class Command(BaseCommand):

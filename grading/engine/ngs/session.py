@@ -1,0 +1,563 @@
+"""NGS session grades (S3): which sessions are graded, SOpp, score terms, par and excess.
+
+``grade_session`` is a pure function of the session and the members' standings at its start;
+the ledger fold (``ngs_ledger``) supplies those standings.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from grading.engine.ngs.params import NGS_DEFAULT, NGSParams
+from grading.engine.ngs.types import (
+    PairOutcome,
+    PartnershipKey,
+    PartnershipSessionGrade,
+    PlayerSessionGrade,
+    PlayerStanding,
+    Reason,
+    SessionOutcome,
+    Status,
+    partnership_key,
+)
+from grading.engine.types import Movement, PairEntry, Scoring, SessionResult, TravellerLine
+
+__all__ = [
+    "PAIRS_SCORING",
+    "SWISS_PAIRS_SCORING",
+    "TEAMS_SCORING",
+    "why_not_graded",
+    "grade_session",
+    "score_term",
+    "par",
+    "teams_cross_imps",
+    "host_pair_of",
+]
+
+PAIRS_SCORING = frozenset({Scoring.MP, Scoring.BUTLER, Scoring.CROSS_IMP, Scoring.AGGREGATE})
+SWISS_PAIRS_SCORING = frozenset({Scoring.SWISS_PAIRS_MP, Scoring.SWISS_PAIRS_IMP})
+TEAMS_SCORING = frozenset({Scoring.SWISS_TEAMS, Scoring.MULTIPLE_TEAMS, Scoring.TEAM_LEAGUE})
+PERCENT_SCORING = frozenset({Scoring.MP, Scoring.SWISS_PAIRS_MP})
+
+
+# --------------------------------------------------------------------------- graded or not
+
+
+def why_not_graded(
+    session: SessionResult, params: NGSParams = NGS_DEFAULT, host_pair: str | None = None
+) -> str:
+    """The reason a session version is not graded, or "" when it is (S3.1, S3.8, S14.3, S9.1).
+
+    Depends only on the session and its host pair (an approved request, ``host_pair``, or the
+    file's mark; never on grades), so the caller can decide before taking a sequence number
+    (S14.9).
+    """
+    if not session.graded_flag:
+        return session.not_graded_reason or Reason.CLUB_NON_GRADED
+    if session.scoring is Scoring.INDIVIDUAL:
+        return Reason.INDIVIDUAL
+    if session.scoring is Scoring.HEAD_TO_HEAD:
+        return Reason.HEAD_TO_HEAD
+    if session.scoring is Scoring.POINT_A_BOARD:
+        return Reason.POINT_A_BOARD
+    if len(session.pairs) < 2:
+        return Reason.NO_PAIRS
+    if session.scoring is Scoring.TEAM_LEAGUE and not _more_than_two_tables(session):
+        return Reason.TWO_TABLES
+    share = params.known_threshold
+    host, _ = host_pair_of(session, host_pair)
+    if params.known_by_players:
+        known = sum(p.known or pair.pair_id == host for pair in session.pairs for p in pair.players)
+        total = 2 * len(session.pairs)
+        if known * share.denominator <= share.numerator * total:
+            return Reason.TOO_FEW_KNOWN_PLAYERS
+    elif known_pairs(session, host) * share.denominator <= share.numerator * len(session.pairs):
+        return Reason.TOO_FEW_KNOWN
+    return ""
+
+
+def known_pairs(session: SessionResult, host: str | None) -> int:
+    """Pairs whose players all have membership numbers; a host pair counts as known (S14.3)."""
+    return sum(pair.known or pair.pair_id == host for pair in session.pairs)
+
+
+def _more_than_two_tables(session: SessionResult) -> bool:
+    """Whether each board was played at more than two tables (S3.1): from travellers if any,
+    else from the number of pairs (each table seats two)."""
+    if session.travellers:
+        tables: dict[int, int] = defaultdict(int)
+        for line in session.travellers:
+            tables[line.board] += 1
+        return min(tables.values()) > 2
+    return len(session.pairs) > 4
+
+
+def host_pair_of(
+    session: SessionResult, requested: str | None = None
+) -> tuple[str | None, tuple[str, ...]]:
+    """The host pair (S3.9, S14.4) and warnings: an approved request wins, else the first pair
+    marked non-rateable in the file; other non-rateable pairs are graded as usual."""
+    marked = [pair.pair_id for pair in session.pairs if not pair.rateable]
+    host = requested if requested is not None else (marked[0] if marked else None)
+    if host is not None and host not in {pair.pair_id for pair in session.pairs}:
+        return None, (f"host pair {host} is not in the session; ignored",)
+    ignored = tuple(
+        f"pair {pid} is also marked non-rateable; only one host pair per session is honoured"
+        for pid in marked
+        if pid != host
+    )
+    return host, ignored
+
+
+# --------------------------------------------------------------------------- teams cross-IMPs
+
+
+def teams_cross_imps(travellers: Sequence[TravellerLine]) -> dict[str, tuple[float, int]]:
+    """Per-pair cross-IMPs of a teams session from its travellers (S3.6, S2.5).
+
+    Each pair's score on a board is compared with every other table's score in the same
+    direction (averaged per comparison) and summed over its boards; adjusted, split and
+    weighted scores are the scoring engine's business (``scoring.score_session``). Returns
+    ``{pair_id: (cross_imps, boards)}``; a board played at a single table counts for nobody.
+    """
+    from grading.engine.scoring import group_by_board, score_session
+
+    compared = [lines for lines in group_by_board(travellers).values() if len(lines) > 1]
+    if not compared:
+        return {}
+    results = score_session(compared, "CROSS_IMP")
+    return {pid: (float(r.total), r.boards_played) for pid, r in results.items()}
+
+
+# --------------------------------------------------------------------------- score term, par
+
+
+def score_term(
+    scoring: Scoring,
+    score: float,
+    boards: int,
+    params: NGSParams = NGS_DEFAULT,
+    direction_mean: float | None = None,
+) -> float:
+    """A pair's session result in match-point percentage units above average (S3.3)."""
+    if scoring in PERCENT_SCORING:
+        return score - 50.0
+    if scoring is Scoring.AGGREGATE:
+        if direction_mean is None:
+            raise ValueError("aggregate scoring needs the direction mean")
+        return (score - direction_mean) / (params.f_aggregate * boards)
+    return _imp_factor(scoring, params) * score / boards
+
+
+def _imp_factor(scoring: Scoring, params: NGSParams) -> float:
+    if scoring is Scoring.BUTLER:
+        return params.f_butler
+    if scoring is Scoring.SWISS_PAIRS_IMP:
+        return params.f_swiss_imp
+    if scoring is Scoring.CROSS_IMP or scoring in TEAMS_SCORING:
+        return params.f_cross
+    raise ValueError(f"{scoring.value} is not scored in IMPs")
+
+
+def par(
+    scoring: Scoring,
+    ga: float,
+    gb: float,
+    sopp: float,
+    boards: int,
+    direction_mean: float | None = None,
+    params: NGSParams = NGS_DEFAULT,
+) -> float:
+    """The result that gives zero excess, in the session's own units (S3.5)."""
+    edge = (ga + gb) / 2 - sopp
+    if scoring in PERCENT_SCORING:
+        return 50.0 + edge
+    if scoring is Scoring.AGGREGATE:
+        if direction_mean is None:
+            raise ValueError("aggregate par needs the direction mean")
+        return direction_mean + params.f_aggregate * boards * edge
+    return boards * edge / _imp_factor(scoring, params)
+
+
+# --------------------------------------------------------------------------- grading
+
+
+@dataclass
+class _Pair:
+    """Working figures of one pair while a session is graded."""
+
+    entry: PairEntry
+    group: str
+    boards: int
+    reported: bool
+    score: float | None = None
+    term: float | None = None
+    mean: float | None = None
+    value: float = 0.0
+    grades: tuple[float, float] | None = None  # members' standings (known pairs)
+    sopp: float | None = None
+
+
+def grade_session(
+    session: SessionResult,
+    grades: Mapping[str, PlayerStanding | float],
+    params: NGSParams = NGS_DEFAULT,
+    *,
+    host_pair: str | None = None,
+    partnership_grades: Mapping[PartnershipKey, float] | None = None,
+) -> SessionOutcome:
+    """Grade one session version (S3).
+
+    ``grades`` holds each known member's standing (or bare current grade) at the start of the
+    session (S5.2); a member missing from it is new and starts at the initial grade for this
+    session's weighting (S5.1). ``partnership_grades`` holds partnership grades at the start;
+    a missing partnership starts at the average of its players' grades (S6, S14.10).
+    """
+    reason = why_not_graded(session, params, host_pair)
+    host, warnings = host_pair_of(session, host_pair)
+    known = known_pairs(session, host)
+    if reason:
+        return SessionOutcome(session.key, False, reason, None, known, len(session.pairs))
+    standings = {
+        p.number: _standing(grades.get(p.number), session.weighting, params)
+        for pair in session.pairs
+        for p in pair.players
+        if p.number is not None
+    }
+    ximps = _teams_figures(session)
+    pairs = [_working_pair(pair, session, params, ximps) for pair in session.pairs]
+    _fill_aggregate_means(pairs, session, params)
+    for item in pairs:
+        if item.entry.known:
+            a, b = item.entry.players
+            assert a.number is not None and b.number is not None
+            item.grades = (standings[a.number].grade, standings[b.number].grade)
+    sof = _assign_values(pairs)
+    by_id = {item.entry.pair_id: item for item in pairs}
+    extra = _assign_sopp(pairs, by_id, session, params)
+    warnings += extra
+    pair_outcomes = tuple(_pair_outcome(item, host, session, params) for item in pairs)
+    players: list[PlayerSessionGrade] = []
+    partnerships: list[PartnershipSessionGrade] = []
+    factor = params.factor(session.weighting)
+    for item, outcome in zip(pairs, pair_outcomes, strict=True):
+        records = _player_records(item, outcome, standings, host, factor, params)
+        players.extend(records)
+        ps = _partnership_record(item, records, partnership_grades or {}, factor, params)
+        if ps is not None:
+            partnerships.append(ps)
+    return SessionOutcome(
+        key=session.key,
+        graded=True,
+        reason="",
+        sof=sof,
+        known_pairs=known,
+        total_pairs=len(session.pairs),
+        pairs=pair_outcomes,
+        players=tuple(players),
+        partnerships=tuple(partnerships),
+        host_pair=host,
+        warnings=warnings,
+    )
+
+
+def _standing(
+    value: PlayerStanding | float | None, weighting: int, params: NGSParams
+) -> PlayerStanding:
+    if value is None:
+        return PlayerStanding(params.first_grade(weighting))
+    if isinstance(value, PlayerStanding):
+        return value
+    return PlayerStanding(float(value))
+
+
+def _teams_figures(session: SessionResult) -> dict[str, tuple[float, int]]:
+    """S3.6: where a teams upload has travellers, the product computes each pair's cross-IMPs
+    (and the boards that had a comparison) itself; the file's per-pair totals serve only
+    pairs without traveller lines."""
+    if session.scoring in TEAMS_SCORING and session.travellers:
+        return teams_cross_imps(session.travellers)
+    return {}
+
+
+def _group(pair: PairEntry, session: SessionResult) -> str:
+    """The S3.2/S14.3 comparison group: a direction for two-winner pairs and for teams."""
+    if session.scoring in SWISS_PAIRS_SCORING or pair.direction is None:
+        return ""
+    if session.scoring in TEAMS_SCORING or session.movement is Movement.TWO_WINNER:
+        return pair.direction.value
+    return ""
+
+
+def _matches_of(session: SessionResult, pair_id: str):
+    return [m for m in session.matches if m.pair_id == pair_id]
+
+
+def _working_pair(
+    pair: PairEntry,
+    session: SessionResult,
+    params: NGSParams,
+    ximps: dict[str, tuple[float, int]],
+) -> _Pair:
+    matches = _matches_of(session, pair.pair_id)
+    boards = pair.boards
+    score = pair.score
+    if pair.pair_id in ximps:
+        score, boards = ximps[pair.pair_id]
+    if boards is None and matches:
+        boards = sum(m.boards for m in matches)
+    reported = boards is not None and boards > 0
+    x = boards if boards is not None and boards > 0 else params.default_boards
+    item = _Pair(pair, _group(pair, session), x, reported, score)
+    if session.scoring in SWISS_PAIRS_SCORING and matches and all(m.boards for m in matches):
+        item.term = _swiss_term(session.scoring, matches, params)
+    elif score is not None and session.scoring is not Scoring.AGGREGATE:
+        item.term = score_term(session.scoring, score, item.boards, params)
+    return item
+
+
+def _swiss_term(scoring: Scoring, matches, params: NGSParams) -> float:
+    """Swiss pairs: the board-weighted result over the matches, before any VPs (S3.1, S3.3)."""
+    boards = sum(m.boards for m in matches)
+    if scoring is Scoring.SWISS_PAIRS_MP:
+        return sum(m.boards * (m.score - 50.0) for m in matches) / boards
+    return params.f_swiss_imp * sum(m.score for m in matches) / boards
+
+
+def _fill_aggregate_means(pairs: list[_Pair], session: SessionResult, params: NGSParams) -> None:
+    """Aggregate: the direction mean as given, else the comparison group's mean (S14.12)."""
+    if session.scoring is not Scoring.AGGREGATE:
+        return
+    scores: dict[str, list[float]] = defaultdict(list)
+    for item in pairs:
+        if item.score is not None:
+            scores[item.group].append(item.score)
+    for item in pairs:
+        if item.score is None:
+            continue
+        mean = item.entry.direction_mean
+        if mean is None:
+            group = scores[item.group]
+            mean = sum(group) / len(group)
+        item.mean = mean
+        item.term = score_term(Scoring.AGGREGATE, item.score, item.boards, params, mean)
+
+
+def _assign_values(pairs: list[_Pair]) -> float:
+    """Each pair's grade as opponents; unknowns get ``h_u = s_u + SoF_group`` (S3.8, S14.3).
+
+    Returns the session's SoF: the average grade of all players.
+    """
+    known_sum: dict[str, float] = defaultdict(float)
+    known_players: dict[str, int] = defaultdict(int)
+    unknown_sum: dict[str, float] = defaultdict(float)
+    for item in pairs:
+        if item.grades is not None:
+            known_sum[item.group] += sum(item.grades)
+            known_players[item.group] += 2
+        else:
+            unknown_sum[item.group] += 2 * (item.term or 0.0)
+    total_known = sum(known_players.values())
+    field_sof = (sum(known_sum.values()) + sum(unknown_sum.values())) / total_known
+    for item in pairs:
+        if item.grades is not None:
+            item.value = sum(item.grades) / 2
+            continue
+        m = known_players[item.group]
+        group_sof = (known_sum[item.group] + unknown_sum[item.group]) / m if m else field_sof
+        item.value = (item.term or 0.0) + group_sof
+    return sum(item.value for item in pairs) / len(pairs)
+
+
+def _assign_sopp(
+    pairs: list[_Pair], by_id: dict[str, _Pair], session: SessionResult, params: NGSParams
+) -> tuple[str, ...]:
+    """SOpp by movement and scoring (S3.2); returns warnings."""
+    warnings: list[str] = []
+    opponents = _table_opponents(session, by_id)
+    share = params.multiple_teams_share
+    for item in pairs:
+        pid = item.entry.pair_id
+        if session.scoring in PAIRS_SCORING:
+            item.sopp = _group_sopp(item, pairs)
+        elif session.scoring in SWISS_PAIRS_SCORING:
+            if opponents.get(pid):
+                item.sopp = _met_sopp(opponents[pid], by_id)
+            else:
+                warnings.append(f"pair {pid}: no opponents recorded; SOpp from the whole field")
+                item.sopp = _group_sopp(item, pairs)
+        else:
+            met = opponents.get(pid, [])
+            distinct = {o for _, opps in met for o in opps}
+            multiple = len(distinct) * share.denominator >= share.numerator * len(pairs)
+            if met and not multiple:
+                item.sopp = _met_sopp(met, by_id)
+            else:
+                item.sopp = _group_sopp(item, pairs)
+    return tuple(warnings)
+
+
+def _table_opponents(
+    session: SessionResult, by_id: dict[str, _Pair]
+) -> dict[str, list[tuple[int, tuple[str, ...]]]]:
+    """Per pair, ``(boards, opponents)`` it met: from the matches, else from the travellers."""
+    met: dict[str, list[tuple[int, tuple[str, ...]]]] = defaultdict(list)
+    if session.matches:
+        for m in session.matches:
+            opps = tuple(o for o in m.opponents if o in by_id and o != m.pair_id)
+            if opps and m.boards > 0:
+                met[m.pair_id].append((m.boards, opps))
+        return met
+    for line in session.travellers:
+        if line.ns_pair in by_id and line.ew_pair in by_id:
+            met[line.ns_pair].append((1, (line.ew_pair,)))
+            met[line.ew_pair].append((1, (line.ns_pair,)))
+    return met
+
+
+def _group_sopp(item: _Pair, pairs: list[_Pair]) -> float | None:
+    others = [p.value for p in pairs if p is not item and p.group == item.group]
+    return sum(others) / len(others) if others else None
+
+
+def _met_sopp(met: list[tuple[int, tuple[str, ...]]], by_id: dict[str, _Pair]) -> float:
+    boards = sum(x for x, _ in met)
+    total = sum(x * sum(by_id[o].value for o in opps) / len(opps) for x, opps in met)
+    return total / boards
+
+
+def _pair_outcome(
+    item: _Pair, host: str | None, session: SessionResult, params: NGSParams
+) -> PairOutcome:
+    own = item.value
+    excess = par_value = None
+    if item.sopp is not None and item.term is not None:
+        excess = item.term + item.sopp - own
+    if item.sopp is not None and (
+        session.scoring is not Scoring.AGGREGATE or item.mean is not None
+    ):
+        par_value = par(session.scoring, own, own, item.sopp, item.boards, item.mean, params)
+    numbers = (item.entry.players[0].number, item.entry.players[1].number)
+    return PairOutcome(
+        pair_id=item.entry.pair_id,
+        numbers=numbers,
+        known=item.entry.known,
+        host=item.entry.pair_id == host,
+        boards=item.boards,
+        boards_reported=item.reported,
+        score=item.score,
+        score_term=item.term,
+        grade_value=own,
+        sopp=item.sopp,
+        par=par_value,
+        excess=excess,
+        group=item.group,
+    )
+
+
+def _player_records(
+    item: _Pair,
+    outcome: PairOutcome,
+    standings: dict[str, PlayerStanding],
+    host: str | None,
+    factor: float,
+    params: NGSParams,
+) -> list[PlayerSessionGrade]:
+    """Each member's session grade (S3.4) or the reason they have none (S3.8, S3.9, S9.1)."""
+    a, b = item.entry.players
+    records = []
+    for me, partner in ((a, b), (b, a)):
+        if me.number is None:
+            continue
+        mine = standings[me.number]
+        theirs = standings.get(partner.number) if partner.number is not None else None
+        base = PlayerSessionGrade(
+            number=me.number,
+            pair_id=item.entry.pair_id,
+            partner=partner.number,
+            grade_before=mine.grade,
+            partner_grade=None,
+            sopp=None,
+            score_term=None,
+            excess=None,
+            regular_adjustment=0.0,
+            gain=params.gain,
+            par=None,
+            boards=item.boards,
+            boards_reported=item.reported,
+            factor=factor,
+            session_grade=None,
+        )
+        if theirs is None:
+            records.append(replace(base, reason=Reason.PARTNER_UNKNOWN))
+            continue
+        adjustment = 0.0
+        if mine.regular_partner == partner.number and theirs.regular_partner == me.number:
+            adjustment = params.rpcf * (theirs.grade - mine.grade) / 2
+        record = replace(
+            base,
+            partner_grade=theirs.grade,
+            sopp=outcome.sopp,
+            score_term=outcome.score_term,
+            excess=outcome.excess,
+            par=outcome.par,
+            regular_adjustment=adjustment,
+        )
+        reason = _player_reason(outcome, host, mine, theirs, params)
+        if reason or outcome.excess is None:
+            records.append(replace(record, reason=reason))
+        else:
+            sg = mine.grade + adjustment + params.gain * outcome.excess
+            records.append(replace(record, session_grade=sg))
+    return records
+
+
+def _player_reason(
+    outcome: PairOutcome,
+    host: str | None,
+    mine: PlayerStanding,
+    theirs: PlayerStanding,
+    params: NGSParams,
+) -> str:
+    if outcome.pair_id == host:
+        return Reason.HOST
+    if outcome.sopp is None:
+        return Reason.NO_OPPONENTS
+    if outcome.score_term is None:
+        return Reason.NO_SCORE
+    limit = params.new_partner_min_boards
+    if limit is not None and mine.status is Status.MATURE and theirs.graded_boards < limit:
+        return Reason.PARTNER_NEW
+    return ""
+
+
+def _partnership_record(
+    item: _Pair,
+    records: list[PlayerSessionGrade],
+    partnership_grades: Mapping[PartnershipKey, float],
+    factor: float,
+    params: NGSParams,
+) -> PartnershipSessionGrade | None:
+    """S6/S14.10: only when both players got session grades; no regular-pair term."""
+    if len(records) != 2 or not all(r.graded for r in records):
+        return None
+    assert item.grades is not None and item.sopp is not None and item.term is not None
+    a, b = records[0].number, records[1].number
+    key = partnership_key(a, b)
+    average = sum(item.grades) / 2
+    before = partnership_grades.get(key, average)
+    excess = item.term + item.sopp - before
+    return PartnershipSessionGrade(
+        key=key,
+        pair_id=item.entry.pair_id,
+        grade_before=before,
+        pair_average=average,
+        sopp=item.sopp,
+        score_term=item.term,
+        excess=excess,
+        boards=item.boards,
+        factor=factor,
+        session_grade=before + params.gain * excess,
+    )

@@ -1,0 +1,542 @@
+"""The service benchmarks of ``manage.py bench`` (issue 9): upload to visible grade, and pages
+under load, against real processes on loopback.
+
+``BenchStack`` creates a dedicated PostgreSQL database (``grading_bench_<pid>``), migrates it,
+loads a simulated world through the product's upload pipeline (``manage.py simulate --load``),
+then starts one Celery worker (``--pool solo --concurrency 1``) and gunicorn (``-w 2``,
+``DJANGO_DEBUG=0``) on it; ``close()`` stops both and drops the database. Everything that
+touches the benchmark database runs in those child processes (or in ``python -m
+grading.lab.load setup``), never in the calling process, whose own database is left alone.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import random
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse, urlunparse
+
+from grading.lab.bench import Scale, percentile
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+PY = sys.executable
+DEFAULT_PG = "postgres://postgres@127.0.0.1:5432/postgres"
+DEFAULT_REDIS = "redis://127.0.0.1:6379/13"
+SIM_SEED = 7
+UPLOAD_TABLES = 12
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_port(port: int, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), 0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"nothing is listening on 127.0.0.1:{port}")
+
+
+def _loopback_only(url: str) -> None:
+    host = urlparse(url).hostname or "127.0.0.1"
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        raise RuntimeError(f"the benchmark only uses loopback services, not {host}")
+
+
+def sim_start(months: int, today: dt.date | None = None) -> dt.date:
+    """The simulated world's first day: it ends about 60 days before ``today``, leaving room
+    for one benchmark upload a day after it."""
+    today = today or dt.date.today()
+    end = today - dt.timedelta(days=60)
+    year, month = end.year, end.month - months
+    while month < 1:
+        month += 12
+        year -= 1
+    return dt.date(year, month, 1)
+
+
+def upload_files(scale: Scale, count: int, today: dt.date | None = None) -> tuple[str, list]:
+    """``count`` 12-table Mitchell match-pointed USEBIO files of the loaded world's busiest
+    club, one a day over the days before ``today`` (after the world's last session), among
+    that club's members. Returns (club slug, [(file name, bytes)])."""
+    from grading.engine.types import Movement, Scoring, SessionKey
+    from grading.lab.simulate import SimConfig, simulate
+    from grading.lab.simulate.sessions import Entrant, pairs_session
+    from grading.lab.simulate.writers import usebio_bytes
+
+    today = today or dt.date.today()
+    config = SimConfig(
+        players=scale.sim_players,
+        clubs=scale.sim_clubs,
+        months=scale.sim_months,
+        seed=SIM_SEED,
+        start=sim_start(scale.sim_months, today),
+    )
+    world = simulate(config)
+    people = world.population.people
+    club = max(world.population.clubs, key=lambda c: len(c.members))
+    numbered = [people[i] for i in club.members if people[i].number is not None]
+    rng = random.Random(SIM_SEED)
+    files = []
+    for k in range(count):
+        day = today - dt.timedelta(days=count - k)
+        chosen = rng.sample(numbered, min(len(numbered), 4 * UPLOAD_TABLES))
+        while len(chosen) < 4 * UPLOAD_TABLES:  # a small club: the rest are visitors
+            chosen.append(type(chosen[0])(None, f"Visitor {len(chosen)}", 46.0))
+        entrants = [Entrant((chosen[2 * j], chosen[2 * j + 1])) for j in range(2 * UPLOAD_TABLES)]
+        key = SessionKey(club.slug, f"BENCH{k:03d}", 1, day)
+        sim = pairs_session(
+            rng,
+            key,
+            "Benchmark Pairs",
+            Scoring.MP,
+            Movement.TWO_WINNER,
+            entrants,
+            start=dt.time(19, 30),
+        )
+        data = usebio_bytes(sim, club.name, club.national_number)
+        files.append((f"bench-{k:03d}-{day:%Y%m%d}.xml", data))
+    return club.slug, files
+
+
+def _multipart(field_name: str, filename: str, data: bytes) -> tuple[bytes, str]:
+    boundary = uuid.uuid4().hex
+    head = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{field_name}"; '
+        f'filename="{filename}"\r\nContent-Type: application/xml\r\n\r\n'
+    ).encode()
+    return (
+        head + data + f"\r\n--{boundary}--\r\n".encode(),
+        f"multipart/form-data; boundary={boundary}",
+    )
+
+
+@dataclass
+class BenchStack:
+    scale: Scale
+    pg_url: str = DEFAULT_PG
+    redis_url: str = DEFAULT_REDIS
+    log: Any = print
+    keep: bool = False
+    db_name: str = field(default_factory=lambda: f"grading_bench_{os.getpid()}")
+    procs: list[subprocess.Popen] = field(default_factory=list)
+    workdir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="grading-bench-")))
+    port: int = 0
+    state: dict = field(default_factory=dict)
+    created: bool = False
+    load_seconds: float = 0.0
+
+    # ---- environment ------------------------------------------------------------------------
+
+    @property
+    def database_url(self) -> str:
+        parsed = urlparse(self.pg_url)
+        return urlunparse(parsed._replace(path=f"/{self.db_name}"))
+
+    def env(self, **extra: str) -> dict[str, str]:
+        env = dict(os.environ)
+        for name in ("DJANGO_SETTINGS_MODULE", "CELERY_TASK_ALWAYS_EAGER"):
+            env.pop(name, None)
+        env.update(
+            DATABASE_URL=self.database_url,
+            DJANGO_SETTINGS_MODULE="grading.settings",
+            DJANGO_SECRET_KEY=self.state.get("secret") or secrets.token_urlsafe(40),
+            DJANGO_ALLOWED_HOSTS="127.0.0.1,localhost",
+            DJANGO_MEDIA_ROOT=str(self.workdir / "media"),
+            LOG_LEVEL="WARNING",
+        )
+        env.update(extra)
+        return env
+
+    def _admin_sql(self, sql: str) -> None:
+        import psycopg
+
+        with psycopg.connect(self.pg_url, autocommit=True) as conn:
+            conn.execute(sql)
+
+    def _run(self, *args: str, **extra: str) -> str:
+        done = subprocess.run(
+            [PY, *args], cwd=BASE_DIR, env=self.env(**extra), capture_output=True, text=True
+        )
+        if done.returncode:
+            raise RuntimeError(
+                f"{' '.join(args)} failed:\n{done.stdout[-2000:]}{done.stderr[-4000:]}"
+            )
+        return done.stdout
+
+    # ---- set up ------------------------------------------------------------------------------
+
+    def open(self) -> None:
+        _loopback_only(self.pg_url)
+        _loopback_only(self.redis_url)
+        self.state["secret"] = secrets.token_urlsafe(40)
+        self.log(f"bench: creating database {self.db_name}")
+        self._admin_sql(f'CREATE DATABASE "{self.db_name}"')
+        self.created = True
+        self._run("manage.py", "migrate", "--noinput")
+        s = self.scale
+        start = sim_start(s.sim_months)
+        self.log(
+            f"bench: loading {s.sim_players} players, {s.sim_clubs} clubs, {s.sim_months} "
+            f"month(s) from {start} through the upload pipeline (simulate --load)"
+        )
+        t0 = time.perf_counter()
+        out = self._run(
+            "manage.py",
+            "simulate",
+            "--players",
+            str(s.sim_players),
+            "--clubs",
+            str(s.sim_clubs),
+            "--months",
+            str(s.sim_months),
+            "--seed",
+            str(SIM_SEED),
+            "--start",
+            start.isoformat(),
+            "--no-county",
+            "--load",
+        )
+        self.load_seconds = time.perf_counter() - t0
+        self.log("bench: " + " ".join(out.split("\n")[-3:]).strip())
+        spec = self.workdir / "setup.json"
+        self._run("-m", "grading.lab.load", "setup", str(spec), str(s.page_members))
+        self.state.update(json.loads(spec.read_text()))
+        self.log(f"bench: database holds {self.state['counts']}")
+
+    def start_worker(self) -> None:
+        self._flush_redis()
+        cmd = [
+            str(Path(PY).with_name("celery")),
+            "-A",
+            "grading.celery",
+            "worker",
+            "--pool",
+            "solo",
+            "--concurrency",
+            "1",
+            "--loglevel",
+            "WARNING",
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+        ]
+        log = open(self.workdir / "worker.log", "w")  # noqa: SIM115 - closed with the process
+        self.procs.append(
+            subprocess.Popen(
+                cmd,
+                cwd=BASE_DIR,
+                env=self.env(REDIS_URL=self.redis_url),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        )
+        time.sleep(3.0)
+        if self.procs[-1].poll() is not None:
+            raise RuntimeError(
+                "the Celery worker exited: " + (self.workdir / "worker.log").read_text()[-2000:]
+            )
+
+    def start_gunicorn(self) -> None:
+        self.port = _free_port()
+        static = self.workdir / "static"
+        self._run(
+            "manage.py",
+            "collectstatic",
+            "--noinput",
+            "-v",
+            "0",
+            DJANGO_DEBUG="0",
+            DJANGO_STATIC_ROOT=str(static),
+        )
+        cmd = [
+            str(Path(PY).with_name("gunicorn")),
+            "grading.wsgi",
+            "-w",
+            "2",
+            "-b",
+            f"127.0.0.1:{self.port}",
+            "--log-level",
+            "warning",
+        ]
+        log = open(self.workdir / "gunicorn.log", "w")  # noqa: SIM115 - closed with the process
+        env = self.env(DJANGO_DEBUG="0", DJANGO_STATIC_ROOT=str(static), REDIS_URL=self.redis_url)
+        self.procs.append(
+            subprocess.Popen(
+                cmd,
+                cwd=BASE_DIR,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        )
+        _wait_port(self.port)
+
+    def _flush_redis(self) -> None:
+        import redis
+
+        redis.Redis.from_url(self.redis_url).flushdb()
+
+    # ---- measurements ------------------------------------------------------------------------
+
+    def _request(
+        self,
+        method: str,
+        path: str,
+        body: bytes | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> dict:
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{self.port}{path}",
+            data=body,
+            method=method,
+            headers={
+                "Authorization": f"Token {self.state['token']}",
+                "Host": "127.0.0.1",
+                "X-Forwarded-Proto": "https",
+                "Accept": "application/json",
+                **(headers or {}),
+            },
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=60) as response:
+                return json.loads(response.read())
+        except urllib.error.HTTPError as exc:
+            raise RuntimeError(f"{method} {path}: {exc.code} {exc.read()[:500]!r}") from None
+
+    def upload_once(self, slug: str, name: str, data: bytes, timeout: float = 120.0) -> float:
+        """POST one file and poll its upload until graded: milliseconds from the POST."""
+        body, ctype = _multipart("file", name, data)
+        t0 = time.perf_counter()
+        made = self._request(
+            "POST", f"/api/v1/clubs/{slug}/uploads/", body, {"Content-Type": ctype}
+        )
+        while True:
+            if made["status"] == "graded":
+                return (time.perf_counter() - t0) * 1000.0
+            if made["status"] in ("refused", "duplicate", "failed"):
+                raise RuntimeError(f"upload {name}: {made['status']} {made.get('problems')}")
+            if time.perf_counter() - t0 > timeout:
+                raise RuntimeError(f"upload {name} not graded after {timeout} s: {made['status']}")
+            time.sleep(0.01)
+            made = self._request("GET", f"/api/v1/clubs/{slug}/uploads/{made['id']}/")
+
+    def upload_benchmark(self, count: int) -> dict[str, Any]:
+        slug, files = upload_files(self.scale, count + 1)
+        self.log(
+            f"bench: {count} uploads of {UPLOAD_TABLES}-table USEBIO files to {slug} "
+            "(one more first, to warm the worker's ledger state)"
+        )
+        cold = self.upload_once(slug, *files[0])
+        times = [self.upload_once(slug, name, data) for name, data in files[1:]]
+        return {
+            "uploads": len(times),
+            "tables": UPLOAD_TABLES,
+            "format": "usebio",
+            "cold_first_ms": cold,
+            "times_ms": times,
+            "p50_ms": percentile(times, 50),
+            "p95_ms": percentile(times, 95),
+            "max_ms": max(times) if times else None,
+        }
+
+    def page_benchmark(self, seconds: int, clients: int) -> dict[str, Any]:
+        if not shutil.which("wrk"):
+            raise RuntimeError("wrk is not installed (apt-get install -y wrk)")
+        script = self.workdir / "pages.lua"
+        script.write_text(wrk_script(self.state["sessions"], ["/me/", "/me/sessions/"]))
+        for path in ("/me/", "/me/sessions/"):  # every page works before it is timed
+            self._check_page(path)
+        threads = max(1, min(2, clients))
+        self.log(
+            f"bench: wrk -t{threads} -c{clients} -d{seconds}s over /me/ and /me/sessions/ "
+            f"of {len(self.state['sessions'])} members"
+        )
+        done = subprocess.run(
+            [
+                "wrk",
+                f"-t{threads}",
+                f"-c{clients}",
+                f"-d{seconds}s",
+                "--timeout",
+                "10s",
+                "-s",
+                str(script),
+                f"http://127.0.0.1:{self.port}/",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return parse_wrk(done.stdout) | {
+            "clients": clients,
+            "seconds": seconds,
+            "members": len(self.state["sessions"]),
+        }
+
+    def _check_page(self, path: str) -> None:
+        cookie = f"sessionid={self.state['sessions'][0]}"
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{self.port}{path}",
+            headers={"Cookie": cookie, "X-Forwarded-Proto": "https", "Host": "127.0.0.1"},
+        )
+        with urllib.request.urlopen(request, timeout=30) as response:
+            text = response.read().decode()
+            if response.status != 200 or "login" in response.geturl():
+                raise RuntimeError(f"{path} did not render for a member ({response.status})")
+            if "grade" not in text.lower():
+                raise RuntimeError(f"{path} shows no grade")
+
+    # ---- tear down ---------------------------------------------------------------------------
+
+    def close(self) -> None:
+        for proc in reversed(self.procs):
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+        for proc in self.procs:
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        self.procs.clear()
+        if self.created and not self.keep:
+            try:
+                self._flush_redis()
+            except Exception:  # noqa: BLE001 - Redis gone: nothing left to clean
+                pass
+            self._admin_sql(f'DROP DATABASE IF EXISTS "{self.db_name}" WITH (FORCE)')
+            self.created = False
+        if not self.keep:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def wrk_script(session_keys: list[str], paths: list[str]) -> str:
+    """A wrk Lua script: each request a random member (session cookie) and page; at the end,
+    one JSON line with the latency percentiles (microseconds) and the counts."""
+    keys = ", ".join(json.dumps(k) for k in session_keys)
+    pages = ", ".join(json.dumps(p) for p in paths)
+    return f"""
+local keys = {{{keys}}}
+local pages = {{{pages}}}
+math.randomseed(os.time())
+request = function()
+  local k = keys[math.random(#keys)]
+  local p = pages[math.random(#pages)]
+  return wrk.format("GET", p, {{["Cookie"] = "sessionid=" .. k,
+    ["X-Forwarded-Proto"] = "https", ["Host"] = "127.0.0.1"}})
+end
+done = function(summary, latency, requests)
+  io.write(string.format(
+    'BENCHJSON {{"requests": %d, "duration_us": %d, "p50_us": %d, "p95_us": %d, "p99_us": %d, '
+    .. '"max_us": %d, "mean_us": %.1f, "errors_status": %d, "errors_connect": %d, '
+    .. '"errors_read": %d, "errors_timeout": %d}}\\n',
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(95),
+    latency:percentile(99), latency.max, latency.mean, summary.errors.status,
+    summary.errors.connect, summary.errors.read, summary.errors.timeout))
+end
+"""
+
+
+def parse_wrk(stdout: str) -> dict[str, Any]:
+    """The figures from ``wrk_script``'s last line: latencies in ms, requests per second."""
+    line = next(l for l in reversed(stdout.splitlines()) if l.startswith("BENCHJSON "))  # noqa: E741
+    raw = json.loads(line.removeprefix("BENCHJSON "))
+    seconds = raw["duration_us"] / 1e6
+    errors = sum(
+        raw[k] for k in ("errors_status", "errors_connect", "errors_read", "errors_timeout")
+    )
+    return {
+        "requests": raw["requests"],
+        "rps": raw["requests"] / seconds if seconds else 0.0,
+        "p50_ms": raw["p50_us"] / 1000.0,
+        "p95_ms": raw["p95_us"] / 1000.0,
+        "p99_ms": raw["p99_us"] / 1000.0,
+        "max_ms": raw["max_us"] / 1000.0,
+        "mean_ms": raw["mean_us"] / 1000.0,
+        "errors": errors,
+    }
+
+
+# ---- the setup step, run in a child process against the benchmark database ----------------------
+
+
+def _setup(out: str, page_members: int) -> None:
+    """A staff user with an API token (for the uploads), and ``page_members`` random graded
+    members with users and logged-in sessions (for the pages); written to ``out`` as JSON."""
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.contrib.auth import (
+        BACKEND_SESSION_KEY,
+        HASH_SESSION_KEY,
+        SESSION_KEY,
+        get_user_model,
+    )
+    from django.contrib.sessions.backends.db import SessionStore
+    from rest_framework.authtoken.models import Token
+
+    from grading.models import CurrentGrade, SessionGrade
+    from members.models import Member
+
+    User = get_user_model()
+    staff = User.objects.create_user(
+        "bench-uploader", password=secrets.token_urlsafe(16), is_staff=True
+    )
+    token = Token.objects.create(user=staff)
+    graded = list(CurrentGrade.objects.order_by("member_id").values_list("member_id", flat=True))
+    rng = random.Random(SIM_SEED)
+    chosen = rng.sample(graded, min(page_members, len(graded)))
+    sessions = []
+    for member in Member.objects.filter(pk__in=chosen):
+        user = User.objects.create_user(
+            f"bench-{member.national_number}", password=secrets.token_urlsafe(16)
+        )
+        member.user = user
+        member.save(update_fields=["user"])
+        store = SessionStore()
+        store[SESSION_KEY] = str(user.pk)
+        store[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
+        store[HASH_SESSION_KEY] = user.get_session_auth_hash()
+        store.create()
+        sessions.append(store.session_key)
+    counts = {
+        "members": Member.objects.count(),
+        "session_grades": SessionGrade.objects.count(),
+        "current_grades": CurrentGrade.objects.count(),
+    }
+    Path(out).write_text(json.dumps({"token": token.key, "sessions": sessions, "counts": counts}))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "setup":
+        _setup(sys.argv[2], int(sys.argv[3]))
+    else:
+        sys.exit("usage: python -m grading.lab.load setup OUT.json PAGE_MEMBERS")

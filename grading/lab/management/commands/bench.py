@@ -1,0 +1,248 @@
+"""``manage.py bench``: the issue 9 benchmarks, side by side in one run.
+
+1. Replay: the fastest engine path over the synthetic ledger of the scale, and every path
+   (fastest, reference, openskill) over the same leading subset for the ratios.
+2. Upload to visible grade: a dedicated PostgreSQL database loaded with a simulated world, one
+   Celery worker (solo pool) and gunicorn; 12-table USEBIO files posted through the API and
+   polled until graded.
+3. Pages under load: the grade card and session history of random members, wrk with 50
+   connections against gunicorn (2 workers, DJANGO_DEBUG=0).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import platform
+import subprocess
+import time
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from grading.lab.bench import SCALES, replay_suite
+
+BASE_DIR = Path(__file__).resolve().parents[3]
+
+
+def machine() -> dict:
+    """nproc, memory, CPU model, date, git commit and Python."""
+    cpu = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem_gb = None
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                mem_gb = round(int(line.split()[1]) / 1024 / 1024, 1)
+    except OSError:
+        pass
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=BASE_DIR,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain"], cwd=BASE_DIR, capture_output=True, text=True
+        ).stdout.strip()
+        commit += " (uncommitted changes)" if dirty else ""
+    except (OSError, subprocess.CalledProcessError):
+        commit = "unknown"
+    return {
+        "nproc": os.cpu_count(),
+        "memory_gb": mem_gb,
+        "cpu": cpu or platform.processor(),
+        "date": dt.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "commit": commit,
+        "python": platform.python_version(),
+    }
+
+
+class Command(BaseCommand):
+    help = "Replay, upload-to-grade and page-load benchmarks (issue 9); see docs/benchmarks.md."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--scale", choices=sorted(SCALES), default="small")
+        parser.add_argument("--json", action="store_true", help="print one JSON object")
+        parser.add_argument("--skip-upload", action="store_true")
+        parser.add_argument("--skip-pages", action="store_true")
+        parser.add_argument("--skip-replay", action="store_true")
+        parser.add_argument("--seed", type=int, default=1)
+        parser.add_argument(
+            "--replay-fraction",
+            type=float,
+            default=1.0,
+            help="replay only this leading fraction of the ledger and extrapolate (labelled)",
+        )
+        parser.add_argument("--uploads", type=int, help="uploads timed (default: the scale's)")
+        parser.add_argument("--page-seconds", type=int, help="wrk duration (default: the scale's)")
+        parser.add_argument("--clients", type=int, help="concurrent connections (default 50)")
+        parser.add_argument(
+            "--pg-url",
+            default=os.environ.get("BENCH_PG_URL", "postgres://postgres@127.0.0.1:5432/postgres"),
+            help="PostgreSQL server (maintenance database) on loopback",
+        )
+        parser.add_argument(
+            "--redis-url",
+            default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13"),
+            help="a Redis database of its own for the broker (flushed)",
+        )
+        parser.add_argument("--keep", action="store_true", help="keep the database (debugging)")
+
+    def handle(self, *args, **options):
+        scale = SCALES[options["scale"]]
+        if not 0.0 < options["replay_fraction"] <= 1.0:
+            raise CommandError("--replay-fraction must be in (0, 1]")
+        as_json = options["json"]
+
+        def log(message: str) -> None:
+            (self.stderr if as_json else self.stdout).write(message)
+
+        began = time.perf_counter()
+        report: dict = {"scale": scale.name, "machine": machine()}
+        if not options["skip_replay"]:
+            replay = replay_suite(
+                scale, seed=options["seed"], fraction=options["replay_fraction"], log=log
+            )
+            main = replay["main"]
+            extrapolated = replay["extrapolated"]
+            report.update(
+                player_sessions=replay.get("estimated_player_sessions", main["player_sessions"]),
+                replay_path=main["path"],
+                replay_sessions=main["sessions"],
+                replay_seconds=replay.get("estimated_seconds", main["seconds"]),
+                replay_player_sessions_per_s=main["player_sessions_per_s"],
+                replay_extrapolated=extrapolated,
+                replay_fraction=replay["fraction"],
+                reference_ratio=replay["reference_ratio"],
+                openskill_ratio=replay["openskill_ratio"],
+                peak_rss_mb=replay["peak_rss_mb"],
+                replay=replay,
+            )
+        else:
+            report.update(
+                player_sessions=None,
+                replay_seconds=None,
+                replay_player_sessions_per_s=None,
+                reference_ratio=None,
+                openskill_ratio=None,
+                peak_rss_mb=None,
+            )
+        report.update(
+            upload_p50_ms=None,
+            upload_p95_ms=None,
+            page_p50_ms=None,
+            page_p95_ms=None,
+            page_rps=None,
+        )
+        if not (options["skip_upload"] and options["skip_pages"]):
+            self._services(scale, options, report, log)
+        report["total_seconds"] = time.perf_counter() - began
+        if as_json:
+            self.stdout.write(json.dumps(report, default=_jsonable))
+        else:
+            self._print(report)
+
+    def _services(self, scale, options, report: dict, log) -> None:
+        from grading.lab.load import BenchStack
+
+        stack = BenchStack(
+            scale,
+            pg_url=options["pg_url"],
+            redis_url=options["redis_url"],
+            log=log,
+            keep=options["keep"],
+        )
+        try:
+            stack.open()
+            report["database"] = {
+                "players": scale.sim_players,
+                "clubs": scale.sim_clubs,
+                "months": scale.sim_months,
+                "load_seconds": stack.load_seconds,
+                **stack.state["counts"],
+            }
+            stack.start_gunicorn()
+            if not options["skip_upload"]:
+                stack.start_worker()
+                upload = stack.upload_benchmark(options["uploads"] or scale.uploads)
+                report.update(
+                    upload_p50_ms=upload["p50_ms"], upload_p95_ms=upload["p95_ms"], upload=upload
+                )
+            if not options["skip_pages"]:
+                pages = stack.page_benchmark(
+                    options["page_seconds"] or scale.page_seconds,
+                    options["clients"] or scale.clients,
+                )
+                report.update(
+                    page_p50_ms=pages["p50_ms"],
+                    page_p95_ms=pages["p95_ms"],
+                    page_rps=pages["rps"],
+                    pages=pages,
+                )
+        except KeyboardInterrupt:
+            raise
+        except Exception as exc:
+            raise CommandError(f"bench: {exc}") from exc
+        finally:
+            stack.close()
+
+    def _print(self, r: dict) -> None:
+        def f(value, fmt="{:,.1f}"):
+            return "-" if value is None else fmt.format(value)
+
+        m = r["machine"]
+        out = [
+            f"bench --scale {r['scale']}   {m['date']}   commit {m['commit']}",
+            f"machine: {m['nproc']} CPUs, {m['memory_gb']} GB, {m['cpu']}",
+        ]
+        if r.get("replay"):
+            rp = r["replay"]
+            label = " (extrapolated)" if r["replay_extrapolated"] else ""
+            out.append(
+                f"replay [{r['replay_path']}]: {f(r['player_sessions'], '{:,}')} player-session "
+                f"grades in {f(r['replay_seconds'], '{:.2f}')} s{label}, "
+                f"{f(r['replay_player_sessions_per_s'], '{:,.0f}')}/s, peak {f(r['peak_rss_mb'])} MB"
+            )
+            for path, s in rp["subset"].items():
+                out.append(
+                    f"  subset {path:10s} {s['player_sessions']:>9,} grades "
+                    f"{s['seconds']:8.2f} s {s['player_sessions_per_s']:>10,.0f}/s"
+                )
+            out.append(
+                f"  reference_ratio {f(r['reference_ratio'], '{:.1f}')}x   "
+                f"openskill_ratio {f(r['openskill_ratio'], '{:.2f}')}x"
+            )
+        if r.get("upload"):
+            u = r["upload"]
+            out.append(
+                f"upload to visible grade ({u['uploads']} x {u['tables']}-table USEBIO): "
+                f"p50 {f(u['p50_ms'])} ms, p95 {f(u['p95_ms'])} ms, max {f(u['max_ms'])} ms,"
+                f" first (cold worker) {f(u['cold_first_ms'])} ms"
+            )
+        if r.get("pages"):
+            p = r["pages"]
+            out.append(
+                f"pages ({p['clients']} clients, {p['seconds']} s, {p['members']} members): "
+                f"p50 {f(p['p50_ms'])} ms, p95 {f(p['p95_ms'])} ms, p99 {f(p['p99_ms'])} ms,"
+                f" {f(p['rps'])} req/s, {p['errors']} errors"
+            )
+        if r.get("database"):
+            out.append(f"database: {r['database']}")
+        out.append(f"total {r['total_seconds']:.0f} s")
+        self.stdout.write("\n".join(out))
+
+
+def _jsonable(value):
+    if isinstance(value, tuple | set):
+        return list(value)
+    return str(value)

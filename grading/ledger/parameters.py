@@ -1,0 +1,108 @@
+"""The active NGS parameter set and whole-ledger refolds (S9, S13: staff only; every change in
+the audit log)."""
+
+from __future__ import annotations
+
+import logging
+
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
+
+from grading.common.audit import audit_record
+from grading.models import AuditEvent
+from members.services import member_pages_invalidate
+
+log = logging.getLogger(__name__)
+
+
+PARAMETERS_REASON_MAX = 500
+
+
+def parameters_change(*, params_name: str, user=None, reason: str) -> AuditEvent:
+    """Make ``params_name`` the active NGS parameter set (S9, S9.1) and recompute every stored
+    grade with it: the ledger head is changed under the ledger lock, the change goes into the
+    audit log (who, from, to, reason), and a refold of the whole ledger is queued once the
+    transaction commits. Raises ``ValueError`` (nothing changed) for an unknown name, a missing
+    reason, the set already active, or a ledger the new set cannot fold; ``PermissionDenied``
+    for a user who is not staff (``user=None`` is an operator at the shell).
+
+    The per-process fold caches (``grading.ledger.fold._states``) need no message: every ledger
+    operation reads ``head.params_name`` under the same lock this change holds, so the first
+    operation after the commit, in any worker, asks ``ledger_state`` for the new set. The
+    caches are keyed by set name and each is only ever a fold of the ledger's entries with its
+    own set, caught up entry by entry, so a cache built earlier with the new set (before a
+    change back) is still exact; a set with no cache is folded from empty. Until the refold
+    commits, the stored grades are still the old set's (see docs/.decisions-parameters.md).
+    """
+    from grading.engine.ngs import PARAMETER_SETS
+    from grading.ledger.fold import ledger_head_lock
+    from grading.staff.parameters import ledger_versions_not_gradeable
+
+    _staff_only(user)
+    name = (params_name or "").strip()
+    reason = (reason or "").strip()
+    if name not in PARAMETER_SETS:
+        raise ValueError(
+            f"{name or '(empty)'!s} is not a named NGS parameter set; the sets are "
+            f"{', '.join(PARAMETER_SETS)}."
+        )
+    if not reason:
+        raise ValueError("Give a reason for the change: it is kept in the audit log.")
+    if len(reason) > PARAMETERS_REASON_MAX:
+        raise ValueError(f"Keep the reason under {PARAMETERS_REASON_MAX} characters.")
+    with transaction.atomic():
+        head = ledger_head_lock()
+        previous = head.params_name
+        if previous == name:
+            raise ValueError(
+                f"{name} is already the active parameter set: nothing to change. To recompute "
+                "the grades with it, replay the ledger."
+            )
+        blocked = ledger_versions_not_gradeable(
+            PARAMETER_SETS[name], current=PARAMETER_SETS.get(previous)
+        )
+        if blocked:
+            shown = ", ".join(str(pk) for pk in blocked[:10]) + (", ..." * (len(blocked) > 10))
+            raise ValueError(
+                f"{name} would not grade {len(blocked)} session version(s) the ledger has "
+                f"processed (versions {shown}): the ledger cannot be refolded with it."
+            )
+        head.params_name = name
+        head.save(update_fields=["params_name"])
+        member_pages_invalidate()  # the grade card's statuses and weights read the active set
+        event = audit_record(
+            action=AuditEvent.Action.PARAMETERS,
+            subject=f"NGS parameters {previous} -> {name}",
+            actor=user,
+            **{"from": previous, "to": name, "reason": reason},
+        )
+        transaction.on_commit(lambda: _dispatch_refold(user))
+    return event
+
+
+def ledger_refold_request(*, user=None) -> None:
+    """Queue a replay of the whole ledger with the active set (S5.4, S13), without changing
+    anything: it recomputes every stored grade, and ``ledger_refold`` audits it when it runs.
+    Inside a transaction, it is queued when the transaction commits."""
+    _staff_only(user)
+    log.info("Ledger refold requested by %s", user.get_username() if user else "an operator")
+    transaction.on_commit(lambda: _dispatch_refold(user))
+
+
+def _staff_only(user) -> None:
+    if user is not None and not (user.is_authenticated and user.is_staff):
+        raise PermissionDenied("Only staff may replay the ledger or change the parameters (S13).")
+
+
+def _dispatch_refold(user) -> None:
+    """Queue the refold. A broker that is down leaves the old set's grades in place; the
+    parameters page shows the change's refold as pending and offers to replay the ledger."""
+    from grading.tasks import refold_ledger
+
+    try:
+        refold_ledger.delay(user.pk if user is not None else None)
+    except Exception:
+        log.warning(
+            "The ledger refold could not be queued (or run): replay it from /staff/parameters/",
+            exc_info=True,
+        )

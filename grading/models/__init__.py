@@ -1,0 +1,59 @@
+"""The grading app's models: results as uploaded, the ledger and its grades, the two other
+schemes, and the audit log (S5, S10-S12)."""
+
+from grading.models.audit import AuditEvent
+from grading.models.enums import Movement, Scoring
+from grading.models.ledger import (
+    CurrentGrade,
+    LedgerEntry,
+    LedgerHead,
+    PartnershipGrade,
+    SessionGrade,
+)
+from grading.models.results import (
+    Event,
+    Match,
+    PairResult,
+    Session,
+    SessionVersion,
+    TravellerLine,
+    Upload,
+)
+from grading.models.schemes import (
+    BrambledownClubState,
+    BrambledownGrade,
+    BrambledownListEntry,
+    BrambledownPoint,
+    BrambledownQuarter,
+    BrambledownRating,
+    PPIPoint,
+    PPIRating,
+    SchemeHead,
+)
+
+__all__ = [
+    "AuditEvent",
+    "BrambledownClubState",
+    "BrambledownGrade",
+    "BrambledownListEntry",
+    "BrambledownPoint",
+    "BrambledownQuarter",
+    "BrambledownRating",
+    "CurrentGrade",
+    "Event",
+    "LedgerEntry",
+    "LedgerHead",
+    "Match",
+    "Movement",
+    "PPIPoint",
+    "PPIRating",
+    "PairResult",
+    "PartnershipGrade",
+    "SchemeHead",
+    "Scoring",
+    "Session",
+    "SessionGrade",
+    "SessionVersion",
+    "TravellerLine",
+    "Upload",
+]

@@ -1,0 +1,143 @@
+"""The grading ledger and what folding it produced (S5): every stored grade is a deterministic
+function of the ledger (S5.4). ``LedgerEntry`` rows are appended one at a time under the lock held
+on ``LedgerHead``; ``replay --check`` recomputes the grades from empty."""
+
+from django.db import models
+
+from grading.models.results import SessionVersion
+
+
+class LedgerHead(models.Model):
+    """The single row locked while a ledger operation is appended and folded (S5.2)."""
+
+    last_seq = models.PositiveBigIntegerField(default=0)
+    reference_date = models.DateField(null=True, blank=True)
+    params_name = models.CharField(max_length=40, default="ngs-15a")
+
+    def __str__(self) -> str:
+        return f"ledger at #{self.last_seq}"
+
+
+class LedgerEntry(models.Model):
+    """An append-only record of one operation: process a version, or withdraw it (S5.4)."""
+
+    class Operation(models.TextChoices):
+        PROCESS = "process", "Process"
+        WITHDRAW = "withdraw", "Withdraw"
+
+    seq = models.PositiveBigIntegerField(unique=True)
+    operation = models.CharField(max_length=10, choices=Operation.choices)
+    version = models.ForeignKey(
+        SessionVersion, on_delete=models.PROTECT, related_name="ledger_entries"
+    )
+    params_name = models.CharField(max_length=40)
+    host_pair = models.CharField(
+        max_length=20, blank=True, help_text="An approved host request's pair (S3.9)."
+    )
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["seq"]
+
+    def __str__(self) -> str:
+        return f"#{self.seq} {self.operation} {self.version}"
+
+
+class SessionGrade(models.Model):
+    """A member's grade for one session version, with every part of S3.4, or the reason."""
+
+    entry = models.ForeignKey(
+        LedgerEntry, null=True, blank=True, on_delete=models.PROTECT, related_name="grades"
+    )
+    version = models.ForeignKey(
+        SessionVersion, on_delete=models.PROTECT, related_name="session_grades"
+    )
+    member = models.ForeignKey(
+        "members.Member", on_delete=models.PROTECT, related_name="session_grades"
+    )
+    partner = models.ForeignKey(
+        "members.Member", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    date = models.DateField()
+    pair_id = models.CharField(max_length=20)
+    grade_before = models.FloatField()
+    partner_grade = models.FloatField(null=True, blank=True)
+    sopp = models.FloatField(null=True, blank=True)
+    score_term = models.FloatField(null=True, blank=True)
+    excess = models.FloatField(null=True, blank=True)
+    regular_adjustment = models.FloatField(default=0.0)
+    gain = models.FloatField()
+    par = models.FloatField(null=True, blank=True)
+    boards = models.PositiveSmallIntegerField()
+    boards_reported = models.BooleanField(default=True)
+    factor = models.FloatField(default=1.0)
+    session_grade = models.FloatField(null=True, blank=True)
+    grade_after = models.FloatField(null=True, blank=True)
+    reason = models.CharField(max_length=255, blank=True)
+    live = models.BooleanField(default=True, help_text="False once the version is withdrawn.")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["version", "member"], name="one_grade_per_version")
+        ]
+        indexes = [
+            models.Index(fields=["member", "-date"]),
+            models.Index(fields=["member", "live", "-date"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.member} {self.date}: {self.session_grade}"
+
+
+class CurrentGrade(models.Model):
+    """A member's grade now (S4), kept up to date after each fold step and each night."""
+
+    class Status(models.TextChoices):
+        PROVISIONAL = "P", "Provisional"
+        EVOLVING = "E", "Evolving"
+        MATURE = "M", "Mature"
+        OUT_OF_DATE = "O", "Out of date"
+
+    member = models.OneToOneField(
+        "members.Member", on_delete=models.CASCADE, related_name="current_grade"
+    )
+    grade = models.FloatField()
+    status = models.CharField(max_length=1, choices=Status.choices)
+    band = models.CharField(max_length=20)
+    boards_in_window = models.PositiveIntegerField(default=0)
+    sessions_in_window = models.PositiveIntegerField(default=0)
+    initial_grade = models.FloatField()
+    last_session_date = models.DateField(null=True, blank=True)
+    as_of = models.DateField()
+    seq = models.PositiveBigIntegerField(default=0, help_text="Last ledger entry applied.")
+
+    class Meta:
+        indexes = [models.Index(fields=["status", "-grade"])]
+
+    def __str__(self) -> str:
+        return f"{self.member}: {self.grade:.2f} {self.status}"
+
+
+class PartnershipGrade(models.Model):
+    """The grade of two members as a partnership (S6); ``member_a`` has the lower number."""
+
+    member_a = models.ForeignKey("members.Member", on_delete=models.CASCADE, related_name="+")
+    member_b = models.ForeignKey("members.Member", on_delete=models.CASCADE, related_name="+")
+    grade = models.FloatField()
+    first_value = models.FloatField()
+    boards_in_window = models.PositiveIntegerField(default=0)
+    boards_together = models.PositiveIntegerField(default=0)
+    sessions_together = models.PositiveIntegerField(default=0)
+    last_played = models.DateField(null=True, blank=True)
+    shown = models.BooleanField(default=False, help_text="300 boards in the last 3 years (S6).")
+    as_of = models.DateField()
+    seq = models.PositiveBigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["member_a", "member_b"], name="one_partnership")
+        ]
+        indexes = [models.Index(fields=["member_b"])]
+
+    def __str__(self) -> str:
+        return f"{self.member_a} & {self.member_b}: {self.grade:.2f}"

@@ -1,0 +1,214 @@
+"""The two other schemes (S10, S11): PPI (national, like the NGS) and Brambledown (per club that
+keeps it). Both are deterministic functions of the ledger: see ``grading/schemes/``."""
+
+from django.db import models
+
+from grading.models.results import SessionVersion
+
+
+class SchemeHead(models.Model):
+    """The single row saying how far PPI has folded the ledger (``ppi_seq``: the last ledger
+    entry applied). A step whose predecessor is not the one applied rebuilds PPI by replay."""
+
+    ppi_seq = models.PositiveBigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"PPI at ledger #{self.ppi_seq}"
+
+
+class PPIRating(models.Model):
+    """A member's Bridge Club Live PPI (S10) after the last event they played.
+
+    ``boards`` is ``k``; ``months`` the qualifying boards per calendar month
+    (``[[year * 12 + month - 1, boards], ...]``) from which ``w`` and the active test come;
+    ``recent_boards``, ``active`` are as of ``as_of`` (the selectors recompute them for today).
+    """
+
+    class Suit(models.TextChoices):
+        SPADES = "S", "Spades"
+        HEARTS = "H", "Hearts"
+        DIAMONDS = "D", "Diamonds"
+        CLUBS = "C", "Clubs"
+
+    member = models.OneToOneField(
+        "members.Member", on_delete=models.CASCADE, related_name="ppi_rating"
+    )
+    ppi = models.FloatField()
+    boards = models.PositiveIntegerField(default=0)
+    months = models.JSONField(default=list)
+    recent_boards = models.PositiveIntegerField(default=0)
+    shown = models.BooleanField(default=False, help_text="50 qualifying boards or more (S10).")
+    active = models.BooleanField(default=False)
+    suit = models.CharField(max_length=1, choices=Suit.choices)
+    as_of = models.DateField()
+    seq = models.PositiveBigIntegerField(default=0, help_text="Ledger entry of the last event.")
+
+    class Meta:
+        indexes = [models.Index(fields=["shown", "-ppi"])]
+
+    def __str__(self) -> str:
+        return f"{self.member}: PPI {self.ppi:.2f}"
+
+
+class PPIPoint(models.Model):
+    """One value of a member's PPI history: after the event of ledger entry ``seq``."""
+
+    member = models.ForeignKey("members.Member", on_delete=models.CASCADE, related_name="+")
+    version = models.ForeignKey(
+        SessionVersion, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    seq = models.PositiveBigIntegerField()
+    date = models.DateField()
+    ppi = models.FloatField()
+    boards = models.PositiveIntegerField(help_text="Boards counted in this event.")
+    total_boards = models.PositiveIntegerField()
+    mode = models.CharField(max_length=20, blank=True)
+
+    class Meta:
+        ordering = ["seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["member", "seq"], name="ppi_point_once_per_event")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.member} #{self.seq}: {self.ppi:.2f}"
+
+
+class BrambledownClubState(models.Model):
+    """Where a club's Brambledown grading stands (S11): the last quarter regraded, the open
+    quarter, and the engine state right after the last regrade (JSON), from which the open
+    quarter's sessions are recorded after each upload."""
+
+    club = models.OneToOneField(
+        "clubs.Club", on_delete=models.CASCADE, related_name="brambledown_state"
+    )
+    regraded = models.CharField(max_length=6, blank=True, help_text="e.g. 2026Q3")
+    open_quarter = models.CharField(max_length=6, blank=True)
+    snapshot = models.JSONField(default=dict, blank=True)
+    sessions = models.PositiveIntegerField(default=0, help_text="Sessions rated in all.")
+    updated = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.club}: regraded {self.regraded or '-'}, open {self.open_quarter or '-'}"
+
+
+class BrambledownQuarter(models.Model):
+    """A closed quarter of one club: how many sessions, and each regrade (S11)."""
+
+    club = models.ForeignKey("clubs.Club", on_delete=models.CASCADE, related_name="+")
+    quarter = models.CharField(max_length=6)
+    sessions = models.PositiveIntegerField(default=0)
+    changes = models.JSONField(default=list, help_text="[[number, old, new, n IPRs], ...]")
+    closed = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["club", "quarter"]
+        constraints = [models.UniqueConstraint(fields=["club", "quarter"], name="bd_quarter_once")]
+
+    def __str__(self) -> str:
+        return f"{self.club} {self.quarter}"
+
+
+class BrambledownGrade(models.Model):
+    """A member's Brambledown grade at one club (S11); ``grade`` is None while new (fewer
+    than three performances). List flags are those of the last quarter regraded."""
+
+    club = models.ForeignKey("clubs.Club", on_delete=models.CASCADE, related_name="+")
+    member = models.ForeignKey(
+        "members.Member", on_delete=models.CASCADE, related_name="brambledown_grades"
+    )
+    grade = models.SmallIntegerField(null=True, blank=True)
+    performances = models.PositiveSmallIntegerField(
+        default=0, help_text="First performances while new (a grade after three)."
+    )
+    quarter_iprs = models.PositiveSmallIntegerField(default=0, help_text="IPRs in open quarter.")
+    tournaments = models.PositiveIntegerField(default=0)
+    quarter = models.CharField(max_length=6, blank=True, help_text="The last quarter regraded.")
+    on_a_list = models.BooleanField(default=False)
+    on_b_list = models.BooleanField(default=False)
+    last_date = models.DateField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["club", "member"], name="bd_grade_once_per_club")
+        ]
+        indexes = [models.Index(fields=["member"])]
+
+    def __str__(self) -> str:
+        return f"{self.member} at {self.club}: {self.grade if self.grade is not None else 'new'}"
+
+
+class BrambledownPoint(models.Model):
+    """One value of a member's Brambledown grade history at a club: ``grade`` from ``date``."""
+
+    club = models.ForeignKey("clubs.Club", on_delete=models.CASCADE, related_name="+")
+    member = models.ForeignKey("members.Member", on_delete=models.CASCADE, related_name="+")
+    date = models.DateField()
+    quarter = models.CharField(max_length=6)
+    grade = models.SmallIntegerField()
+    reason = models.CharField(max_length=10, help_text='"new" or "regrade".')
+
+    class Meta:
+        ordering = ["date", "pk"]
+        indexes = [models.Index(fields=["member", "club", "date"])]
+
+    def __str__(self) -> str:
+        return f"{self.member} {self.date}: {self.grade}"
+
+
+class BrambledownRating(models.Model):
+    """A member's PPR and IPR in one session of a club that keeps Brambledown (S11)."""
+
+    club = models.ForeignKey("clubs.Club", on_delete=models.CASCADE, related_name="+")
+    version = models.ForeignKey(SessionVersion, on_delete=models.CASCADE, related_name="+")
+    member = models.ForeignKey("members.Member", on_delete=models.CASCADE, related_name="+")
+    partner = models.ForeignKey(
+        "members.Member", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    date = models.DateField()
+    pair_id = models.CharField(max_length=20)
+    percent = models.FloatField()
+    field_average = models.FloatField()
+    ppr = models.FloatField()
+    own = models.SmallIntegerField(null=True, blank=True, help_text="None while new.")
+    partner_grade = models.FloatField()
+    ipr = models.FloatField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["version", "member"], name="bd_rating_once")]
+        indexes = [models.Index(fields=["club", "date"]), models.Index(fields=["member"])]
+
+    def __str__(self) -> str:
+        return f"{self.member} {self.date}: IPR {self.ipr:.1f}"
+
+
+class BrambledownListEntry(models.Model):
+    """One line of a club's A, B or pairs list at the end of a quarter (S11). For the pairs
+    list ``partner`` is the second member and ``grade`` the mean of the two grades."""
+
+    class Kind(models.TextChoices):
+        A = "A", "A list"
+        B = "B", "B list"
+        PAIRS = "pairs", "Pairs list"
+
+    club = models.ForeignKey("clubs.Club", on_delete=models.CASCADE, related_name="+")
+    quarter = models.CharField(max_length=6)
+    kind = models.CharField(max_length=5, choices=Kind.choices)
+    rank = models.PositiveSmallIntegerField()
+    member = models.ForeignKey("members.Member", on_delete=models.CASCADE, related_name="+")
+    partner = models.ForeignKey(
+        "members.Member", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    grade = models.FloatField()
+    member_grade = models.SmallIntegerField()
+    partner_grade = models.SmallIntegerField(null=True, blank=True)
+    tournaments = models.PositiveIntegerField()
+    in_quarter = models.PositiveIntegerField()
+    partners = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["club", "quarter", "kind", "rank"]
+        indexes = [models.Index(fields=["club", "quarter", "kind"])]
+
+    def __str__(self) -> str:
+        return f"{self.club} {self.quarter} {self.kind} #{self.rank}"

@@ -1,0 +1,309 @@
+"""Reads for the grading-quality report (issue 9): the database, or a replay of its ledger.
+
+The arithmetic is in ``grading.engine.quality`` (pure); this module turns stored versions,
+pair results, traveller lines, session grades and current grades (or the outcomes of replaying
+the stored ledger with another parameter set) into its plain inputs, and assembles the report.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections import defaultdict
+from dataclasses import dataclass, replace
+
+from grading.engine import quality
+from grading.engine.ngs import ReplayState, get_params, replay
+from grading.engine.ngs.params import NGSParams
+from grading.engine.types import Scoring
+from grading.ledger.fold import ledger_ops
+from grading.models import (
+    CurrentGrade,
+    LedgerEntry,
+    LedgerHead,
+    PairResult,
+    SessionGrade,
+    SessionVersion,
+    TravellerLine,
+)
+
+__all__ = ["PairFigure", "params_for", "quality_report", "stored_params"]
+
+
+@dataclass(frozen=True)
+class PairFigure:
+    """A pair's figures in one live graded version, in the report's plain terms."""
+
+    version: int
+    date: dt.date
+    scoring: str
+    group: str
+    score: float | None
+    boards: int
+    grade: float | None  # the pair's grade value: (Ga + Gb)/2 (h_u for an unknown pair)
+    par: float | None
+    excess: float | None
+    known: bool
+
+
+def stored_params() -> NGSParams:
+    head = LedgerHead.objects.first()
+    return get_params(head.params_name if head else "ngs-15a")
+
+
+def params_for(name: str) -> NGSParams:
+    """A named parameter set (ngs-15a, ngs-2018, fr18-factors) or overrides of the stored one,
+    written ``gain=1.5`` or ``gain=1.5,rpcf=0.5``."""
+    if "=" not in name:
+        return get_params(name)
+    params = stored_params()
+    changes = {}
+    for part in name.split(","):
+        key, _, value = part.partition("=")
+        key = key.strip()
+        current = getattr(params, key, None)
+        if current is None or not isinstance(current, int | float) or isinstance(current, bool):
+            raise ValueError(f"{key!r} is not a numeric NGS parameter")
+        number = type(current)(float(value)) if isinstance(current, float) else int(value)
+        least = 1 if key.startswith("window") else 0  # the 3 years and 2000 boards (S4)
+        if not math.isfinite(number) or number < least:
+            raise ValueError(f"{key} must be a number of at least {least}")
+        changes[key] = number
+    label = ",".join(f"{k}={v}" for k, v in changes.items())
+    return replace(params, name=f"{params.name}+{label}", **changes)
+
+
+# ---- the database ------------------------------------------------------------------------------
+
+
+def _live_versions() -> dict[int, SessionVersion]:
+    versions = SessionVersion.objects.filter(state=SessionVersion.State.GRADED).select_related(
+        "session"
+    )
+    return {v.pk: v for v in versions}
+
+
+def _group(movement: str, scoring: str, direction: str) -> str:
+    teams = scoring in (Scoring.MULTIPLE_TEAMS, Scoring.SWISS_TEAMS, Scoring.TEAM_LEAGUE)
+    if direction and (movement == "TWO_WINNER" or teams) and not scoring.startswith("SWISS_P"):
+        return direction
+    return ""
+
+
+def stored_pair_figures(versions: dict[int, SessionVersion]) -> list[PairFigure]:
+    rows = PairResult.objects.filter(version_id__in=list(versions)).values_list(
+        "version_id", "direction", "score", "boards", "score_term", "sopp", "par", "excess", "known"
+    )
+    out = []
+    for vid, direction, score, boards, term, sopp, par, excess, known in rows:
+        v = versions[vid]
+        grade = term + sopp - excess if None not in (term, sopp, excess) else None
+        out.append(
+            PairFigure(
+                vid,
+                v.session.date,
+                v.scoring,
+                _group(v.movement, v.scoring, direction),
+                score,
+                boards or 24,
+                grade,
+                par,
+                excess,
+                known,
+            )
+        )
+    return out
+
+
+def traveller_boards(versions: dict[int, SessionVersion]) -> dict[int, dict[int, list]]:
+    """Per version, per board: (NS pair, EW pair, NS score) of the plain table results."""
+    out: dict[int, dict[int, list]] = defaultdict(lambda: defaultdict(list))
+    rows = TravellerLine.objects.filter(
+        version_id__in=list(versions), ns_score__isnull=False, ns_adjusted="", ew_adjusted=""
+    ).values_list("version_id", "board", "ns_pair", "ew_pair", "ns_score")
+    for vid, board, ns, ew, score in rows.iterator(chunk_size=5000):
+        out[vid][board].append((ns, ew, score))
+    return out
+
+
+def stored_grade_rows() -> list[tuple[dt.date, float, float | None]]:
+    return list(
+        SessionGrade.objects.filter(live=True, entry__isnull=False, session_grade__isnull=False)
+        .values_list("date", "grade_before", "excess")
+        .iterator(chunk_size=5000)
+    )
+
+
+def stored_current_grades() -> list[tuple[str, float, str]]:
+    return list(CurrentGrade.objects.values_list("member__national_number", "grade", "status"))
+
+
+# ---- a replay with other parameters ----------------------------------------------------------
+
+
+def replayed(params: NGSParams) -> ReplayState:
+    """The stored ledger folded from empty with ``params`` (the engine's fast path)."""
+    entries = LedgerEntry.objects.select_related("version").order_by("seq")
+    return replay(ledger_ops(entries.iterator(chunk_size=500)), params, path="fast")
+
+
+def replay_figures(state: ReplayState, versions: dict[int, SessionVersion]):
+    pairs: list[PairFigure] = []
+    grade_rows = []
+    for step in state.steps:
+        outcome = step.outcome
+        if step.kind != "process" or outcome is None or step.version not in state.live:
+            continue
+        vid = int(step.version)
+        v = versions.get(vid)
+        if v is None:
+            continue
+        for p in outcome.pairs:
+            pairs.append(
+                PairFigure(
+                    vid,
+                    outcome.key.date,
+                    v.scoring,
+                    p.group,
+                    p.score,
+                    p.boards,
+                    p.grade_value,
+                    p.par,
+                    p.excess,
+                    p.known,
+                )
+            )
+        grade_rows += [
+            (outcome.key.date, r.grade_before, r.excess)
+            for r in outcome.players
+            if r.session_grade is not None
+        ]
+    as_of = state.latest_date()
+    current = []
+    if as_of is not None:
+        for number in state.players:
+            cg = state.player_grade(number, as_of)
+            if cg is not None and cg.boards_in_window > 0:
+                current.append((number, cg.grade, cg.status.value))
+    return pairs, grade_rows, current
+
+
+# ---- the report ----------------------------------------------------------------------------------
+
+
+def _groups(pairs: list[PairFigure], boards: dict[int, dict[int, list]]) -> tuple[list, list]:
+    """FR 18 group samples of the match-pointed sessions, and every MP board's flatness."""
+    by_group: dict[tuple[int, str], list[PairFigure]] = defaultdict(list)
+    for p in pairs:
+        if p.scoring == Scoring.MP and p.score is not None and p.grade is not None:
+            by_group[(p.version, p.group)].append(p)
+    mp_versions = {vid for vid, _ in by_group}
+    flatness: list[float] = []
+    session_f: dict[int, tuple[float, float]] = {}
+    for vid in mp_versions:
+        travellers = boards.get(vid, {})
+        fs = [quality.board_flatness([s for _, _, s in lines]) for lines in travellers.values()]
+        fs = [f for f in fs if f is not None]
+        if fs:
+            flatness += fs
+            session_f[vid] = (quality.mean(fs), quality.mean(len(x) for x in travellers.values()))
+    samples = []
+    for (vid, _), members in by_group.items():
+        if vid not in session_f or len(members) < 3:
+            continue
+        f, times = session_f[vid]
+        samples.append(
+            quality.GroupSample(
+                scores=tuple(float(p.score or 0.0) for p in members),
+                grades=tuple(float(p.grade or 0.0) for p in members),
+                pars=tuple(p.par if p.par is not None else 50.0 for p in members),
+                flatness=f,
+                times_played=times,
+                boards=quality.mean(p.boards for p in members),
+            )
+        )
+    return samples, flatness
+
+
+def _xrvar(boards, versions: dict[int, SessionVersion], f_cross: float) -> float | None:
+    """FR 18's XRvar over the cross-IMP pairs and teams boards (stored pair grades)."""
+    ids = [
+        v for v, s in versions.items() if s.scoring in (Scoring.CROSS_IMP, Scoring.MULTIPLE_TEAMS)
+    ]
+    by_version: dict[int, dict[str, float]] = defaultdict(dict)
+    figures = PairResult.objects.filter(version_id__in=ids).values_list(
+        "version_id", "pair_id", "score_term", "sopp", "excess"
+    )
+    for vid, pid, term, sopp, excess in figures:
+        if term is not None and sopp is not None and excess is not None:
+            by_version[vid][pid] = term + sopp - excess
+    samples = []
+    for vid, grades in by_version.items():
+        for lines in boards.get(vid, {}).values():
+            if all(ns in grades and ew in grades for ns, ew, _ in lines):
+                edges = [grades[ns] - grades[ew] for ns, ew, _ in lines]
+                samples.append(([s for _, _, s in lines], edges))
+    return quality.cross_imp_xrvar(samples, f_cross) if samples else None
+
+
+def _figures(pairs, boards, grade_rows, current, truth, params: NGSParams) -> dict:
+    samples, flatness = _groups(pairs, boards)
+    split = quality.fr18(samples)
+    excess_by_type: dict[str, list[float]] = defaultdict(list)
+    for p in pairs:
+        if p.excess is not None and p.known:
+            excess_by_type[p.scoring].append(p.excess)
+            excess_by_type["all"].append(p.excess)
+    mp_residuals = [
+        p.score - p.par
+        for p in pairs
+        if p.scoring == Scoring.MP and p.known and p.score is not None and p.par is not None
+    ]
+    report = {
+        "params": params.name,
+        "gain": params.gain,
+        "sessions": len({p.version for p in pairs}),
+        "pairs": len(pairs),
+        "flatness": quality.mean(flatness) if flatness else math.nan,
+        "flatness_values": flatness,
+        "flatness_histogram": quality.flatness_histogram(flatness),
+        "fr18": split.as_dict(),
+        "score_minus_par_mp": quality.spread(mp_residuals).as_dict(),
+        "score_minus_par_values": mp_residuals,
+        "excess_by_scoring": {
+            k: quality.spread(v).as_dict() for k, v in sorted(excess_by_type.items())
+        },
+        "drift": quality.drift_by_month(grade_rows),
+        "statuses": dict(sorted(_count(s for _, _, s in current).items())),
+        "truth": None,
+    }
+    if truth:
+        rows = quality.truth_errors(current, truth)
+        report["truth"] = [r.__dict__ for r in rows]
+        report["truth_points"] = [(truth[n], g, s) for n, g, s in current if n in truth]
+    return report
+
+
+def _count(items) -> dict[str, int]:
+    out: dict[str, int] = defaultdict(int)
+    for item in items:
+        out[item] += 1
+    return out
+
+
+def quality_report(*, params: str | None = None, truth: dict[str, float] | None = None) -> dict:
+    """The report on the stored grades, and with ``params`` the same figures after replaying
+    the stored ledger with that parameter set (``report["compare"]``)."""
+    versions = _live_versions()
+    boards = traveller_boards(versions)
+    stored = stored_params()
+    pairs = stored_pair_figures(versions)
+    report = _figures(pairs, boards, stored_grade_rows(), stored_current_grades(), truth, stored)
+    report["xrvar"] = _xrvar(boards, versions, stored.f_cross)
+    report["published"] = quality.FR18_PUBLISHED
+    if params:
+        other = params_for(params)
+        state = replayed(other)
+        r_pairs, r_rows, r_current = replay_figures(state, versions)
+        report["compare"] = _figures(r_pairs, boards, r_rows, r_current, truth, other)
+    return report

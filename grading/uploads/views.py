@@ -1,0 +1,83 @@
+"""The administrator's upload pages (S12): upload, progress, withdraw."""
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from clubs.views import administered_club
+from grading.models import SessionVersion, Upload
+from grading.uploads.forms import UploadForm
+from grading.uploads.selectors import club_uploads, upload_progress
+from grading.uploads.services import session_withdraw, upload_create, upload_refuse_oversize
+
+
+@login_required
+def uploads(request, slug: str):
+    """The administrator's upload page (S12): upload files, watch them graded, see the past."""
+    club = administered_club(request, slug)
+    if request.method == "POST":
+        form = UploadForm(request.POST, request.FILES)
+        if form.is_valid():
+            created = [_receive(club, request.user, f) for f in form.cleaned_data["files"]]
+            ids = ",".join(str(u.pk) for u in created)
+            return redirect(f"{reverse('uploads', args=[club.slug])}?show={ids}")
+    else:
+        form = UploadForm()
+    shown = [int(x) for x in request.GET.get("show", "").split(",") if x.isdigit()]
+    return render(
+        request,
+        "grading/uploads.html",
+        {
+            "club": club,
+            "form": form,
+            "fresh": [
+                (upload, upload_progress(upload=upload))
+                for upload in Upload.objects.filter(club=club, pk__in=shown).order_by("pk")
+            ],
+            "uploads": club_uploads(club=club),
+            "max_mb": settings.UPLOAD_MAX_BYTES // (1024 * 1024),
+        },
+    )
+
+
+def _receive(club, user, uploaded_file) -> Upload:
+    if uploaded_file.size > settings.UPLOAD_MAX_BYTES:
+        return upload_refuse_oversize(
+            club=club, user=user, filename=uploaded_file.name, size=uploaded_file.size
+        )
+    return upload_create(
+        club=club, user=user, filename=uploaded_file.name, data=uploaded_file.read()
+    )
+
+
+@login_required
+def upload_status(request, slug: str, pk: int):
+    """One upload's state, polled by htmx until grading has finished."""
+    club = administered_club(request, slug)
+    upload = get_object_or_404(Upload, club=club, pk=pk)
+    progress = upload_progress(upload=upload)
+    context = {"club": club, "upload": upload, "progress": progress}
+    if progress["finished"] and request.headers.get("HX-Request"):
+        # Refresh the list of past uploads too (an out-of-band swap) now that it changed.
+        context.update(oob=True, uploads=club_uploads(club=club))
+    return render(request, "grading/partials/upload_status.html", context)
+
+
+@login_required
+@require_POST
+def version_withdraw(request, slug: str, pk: int):
+    """Withdraw a graded session: its grades are removed through the ledger (S5.3)."""
+    club = administered_club(request, slug)
+    version = get_object_or_404(SessionVersion, pk=pk, session__event__club=club)
+    try:
+        session_withdraw(version=version, user=request.user)
+    except ValueError as refused:
+        messages.error(request, str(refused))
+    else:
+        messages.success(
+            request, f"{version.session} was withdrawn; its grades are removed from every history."
+        )
+    return redirect("uploads", slug=club.slug)
