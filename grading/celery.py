@@ -18,7 +18,7 @@ def ledger_state_before_fork(sender=None, **_) -> None:
     app is left alone)."""
     if not _is_ours(getattr(sender, "app", None)):
         return
-    from grading.ledger.fold import ledger_state_warm
+    from grading.ledger.state import ledger_state_warm
 
     seq = ledger_state_warm()
     logging.getLogger(__name__).info("ledger folded up to entry %s before the pool starts", seq)

@@ -24,7 +24,7 @@ def refresh_grades() -> int:
     """Nightly: current and partnership grades move with the calendar (S4 window, statuses)."""
     from django.utils import timezone
 
-    from grading.ledger.fold import grades_refresh
+    from grading.ledger.check import grades_refresh
 
     return grades_refresh(today=timezone.localdate())
 
@@ -58,7 +58,7 @@ def refold_ledger(user_id: int | None = None) -> int:
     ledger entries folded. ``user_id``: who asked (for the audit log)."""
     from django.contrib.auth import get_user_model
 
-    from grading.ledger.fold import ledger_refold
+    from grading.ledger.check import ledger_refold
 
     actor = get_user_model().objects.filter(pk=user_id).first() if user_id else None
     return ledger_refold(actor=actor)

@@ -6,7 +6,7 @@ import pytest
 
 from clubs.models import HostExemptionRequest, PlannedSession
 from grading.common.demo import demo_plans_create, demo_results, demo_results_import, demo_seed
-from grading.ledger.fold import ledger_check
+from grading.ledger.check import ledger_check
 from grading.models import CurrentGrade, SessionGrade, SessionVersion, Upload
 from members.models import Member
 

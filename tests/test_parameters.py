@@ -10,9 +10,10 @@ from django.urls import reverse
 
 from grading.engine.ngs import PARAMETER_SETS
 from grading.engine.ngs.params import NGSParams
-from grading.ledger import fold as ledger
-from grading.ledger.fold import ledger_check, ledger_state_forget
+from grading.ledger import state as ledger
+from grading.ledger.check import ledger_check
 from grading.ledger.parameters import ledger_refold_request, parameters_change
+from grading.ledger.state import ledger_state_forget
 from grading.models import AuditEvent, LedgerHead, SessionGrade, SessionVersion
 from grading.staff.parameters import FIELD_LABELS, SET_DESCRIPTIONS
 from grading.tasks import refold_ledger

@@ -4,7 +4,7 @@ import datetime as dt
 
 import pytest
 
-from grading.ledger.fold import ledger_check, ledger_refold
+from grading.ledger.check import ledger_check, ledger_refold
 from grading.models import (
     CurrentGrade,
     Event,

@@ -21,7 +21,7 @@ from django.db import connection
 
 import grading.tasks
 import grading.uploads.services
-from grading.ledger.fold import ledger_check
+from grading.ledger.check import ledger_check
 from grading.models import LedgerEntry, SessionGrade, SessionVersion, Upload
 from grading.uploads.services import upload_create
 from tests.conftest import skip_or_fail

@@ -26,7 +26,7 @@ def parameters_change(*, params_name: str, user=None, reason: str) -> AuditEvent
     reason, the set already active, or a ledger the new set cannot fold; ``PermissionDenied``
     for a user who is not staff (``user=None`` is an operator at the shell).
 
-    The per-process fold caches (``grading.ledger.fold._states``) need no message: every ledger
+    The per-process fold caches (``grading.ledger.state._states``) need no message: every ledger
     operation reads ``head.params_name`` under the same lock this change holds, so the first
     operation after the commit, in any worker, asks ``ledger_state`` for the new set. The
     caches are keyed by set name and each is only ever a fold of the ledger's entries with its
@@ -35,7 +35,7 @@ def parameters_change(*, params_name: str, user=None, reason: str) -> AuditEvent
     commits, the stored grades are still the old set's (see docs/.decisions-parameters.md).
     """
     from grading.engine.ngs import PARAMETER_SETS
-    from grading.ledger.fold import ledger_head_lock
+    from grading.ledger.lock import ledger_head_lock
     from grading.staff.parameters import ledger_versions_not_gradeable
 
     _staff_only(user)

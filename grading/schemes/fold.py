@@ -244,7 +244,7 @@ def ppi_rebuild() -> int:
 @transaction.atomic
 def ppi_refold() -> int:
     """:func:`ppi_rebuild` under the ledger lock (an operator's command)."""
-    from grading.ledger.fold import ledger_head_lock
+    from grading.ledger.lock import ledger_head_lock
 
     ledger_head_lock()
     return ppi_rebuild()
@@ -651,7 +651,7 @@ def _bd_store_grades(club: Club, state: BrambledownState, regraded: Quarter | No
 def brambledown_regrade_club(*, club: Club, quarter: Quarter | str) -> BrambledownUpdate:
     """Close ``quarter`` at ``club`` (and any quarter before it still open): new grades and
     the A, B and pairs lists (S11). A quarter already closed is left as it is."""
-    from grading.ledger.fold import ledger_head_lock
+    from grading.ledger.lock import ledger_head_lock
 
     quarter = Quarter.parse(quarter) if isinstance(quarter, str) else quarter
     with transaction.atomic():

@@ -16,7 +16,7 @@ from grading.engine import quality
 from grading.engine.ngs import ReplayState, get_params, replay
 from grading.engine.ngs.params import NGSParams
 from grading.engine.types import Scoring
-from grading.ledger.fold import ledger_ops
+from grading.ledger.state import ledger_ops
 from grading.models import (
     CurrentGrade,
     LedgerEntry,

@@ -441,7 +441,8 @@ def upload_refuse_oversize(*, club: Club, user=None, filename: str, size: int) -
 def session_withdraw(*, version: SessionVersion, user=None) -> SessionVersion:
     """Withdraw a session's live graded version through the ledger (S5.3, S5.4): its session
     grades leave every history and nothing replaces it."""
-    from grading.ledger.fold import ledger_head_lock, version_withdraw
+    from grading.ledger.fold import version_withdraw
+    from grading.ledger.lock import ledger_head_lock
 
     with transaction.atomic():
         head = ledger_head_lock()

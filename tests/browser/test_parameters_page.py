@@ -10,7 +10,7 @@ pytestmark = pytest.mark.browser
 @pytest.fixture
 def graded_site(live_server, transactional_db):
     """A staff login and one graded Butler session (graded when the upload commits)."""
-    from grading.ledger.fold import ledger_state_forget
+    from grading.ledger.state import ledger_state_forget
     from grading.uploads.services import upload_create
     from tests.csvfiles import csv_bytes, mp_session_rows
     from tests.factories import ClubFactory, UserFactory
@@ -30,7 +30,7 @@ def graded_site(live_server, transactional_db):
 
 
 def test_staff_switch_the_parameter_set_and_replay(graded_site, page, artifacts):
-    from grading.ledger.fold import ledger_check
+    from grading.ledger.check import ledger_check
     from grading.models import LedgerHead
 
     base = graded_site.url

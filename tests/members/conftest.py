@@ -7,7 +7,7 @@ from django.db import transaction
 from django.test import TestCase
 from django.urls import reverse
 
-from grading.ledger.fold import ledger_state_forget
+from grading.ledger.state import ledger_state_forget
 from members.models import Member
 from tests.factories import ClubFactory, ClubRoleFactory, MemberFactory, UserFactory
 from tests.members import world

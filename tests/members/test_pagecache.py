@@ -8,7 +8,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from grading.ledger.fold import grades_refresh, ledger_refold
+from grading.ledger.check import grades_refresh, ledger_refold
 from grading.ledger.parameters import parameters_change
 from grading.models import CurrentGrade, SessionVersion
 from grading.schemes.fold import brambledown_regrade_club, ppi_refold

@@ -4,7 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from grading.ledger.fold import grades_as_of
+from grading.ledger.check import grades_as_of
 from grading.models import CurrentGrade
 from members.models import Member
 

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from grading.ledger.fold import ledger_check, ledger_refold
+from grading.ledger.check import ledger_check, ledger_refold
 
 
 class Command(BaseCommand):

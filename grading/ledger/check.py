@@ -1,0 +1,209 @@
+"""Whole-ledger operations: ``replay --check`` (refold from empty and compare), the staff refold,
+the nightly refresh of today's grades, and grades as of a date (S5.4, S14.6)."""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from grading.common.audit import audit_record
+from grading.engine.ngs import (
+    NGS_DEFAULT,
+    ProcessOp,
+    ReplayState,
+    StepResult,
+    apply,
+    get_params,
+)
+from grading.ledger.lock import ledger_head_lock
+from grading.ledger.state import (
+    ENGINE_PATH,
+    _last_applied,
+    _states,
+    ledger_ops,
+    ledger_state,
+    ledger_state_forget,
+)
+from grading.ledger.store import _store_grades, _store_step
+from grading.models import (
+    AuditEvent,
+    CurrentGrade,
+    LedgerEntry,
+    LedgerHead,
+    PartnershipGrade,
+    SessionGrade,
+    SessionVersion,
+)
+from members.services import member_pages_invalidate
+
+
+def _differs(stored: float | None, computed: float | None, tol: float) -> bool:
+    if stored is None or computed is None:
+        return stored is not computed
+    return abs(stored - computed) > tol
+
+
+SESSION_GRADE_PARTS = (
+    "grade_before",
+    "partner_grade",
+    "sopp",
+    "score_term",
+    "excess",
+    "regular_adjustment",
+    "par",
+    "session_grade",
+)
+
+
+def ledger_check(tol: float = 1e-9) -> list[str]:
+    """Replay the whole ledger from empty and list every stored figure it does not reproduce
+    (S5.4, S14.11). An empty list means the database is exactly the fold of its ledger."""
+    head = LedgerHead.objects.first()
+    params = get_params(head.params_name if head else NGS_DEFAULT.name)
+    state = ReplayState(params, ENGINE_PATH)
+    stored: dict[int, dict[str, SessionGrade]] = {}
+    for row in SessionGrade.objects.filter(entry__isnull=False).select_related("member"):
+        stored.setdefault(row.version_id, {})[row.member.national_number] = row
+    problems: list[str] = []
+    entries = LedgerEntry.objects.select_related("version").order_by("seq")
+    for op in ledger_ops(entries.iterator(chunk_size=500)):
+        step = apply(state, op)
+        state.steps.clear()
+        if isinstance(op, ProcessOp) and step.outcome is not None:
+            problems += _check_outcome(op, step, stored.pop(int(op.version), {}), tol)
+    problems += [f"version {v}: session grades stored but not in the ledger" for v in stored]
+    problems += _check_current_grades(state, tol)
+    problems += _check_partnerships(state, tol)
+    return problems
+
+
+def _check_outcome(op: ProcessOp, step: StepResult, rows: dict, tol: float) -> list[str]:
+    problems = []
+    assert step.outcome is not None
+    for record in step.outcome.players:
+        row = rows.pop(record.number, None)
+        where = f"seq {op.seq} version {op.version} member {record.number}"
+        if row is None:
+            problems.append(f"{where}: session grade missing")
+            continue
+        for part in SESSION_GRADE_PARTS:
+            if _differs(getattr(row, part), getattr(record, part), tol):
+                problems.append(
+                    f"{where}: {part} stored {getattr(row, part)} computed {getattr(record, part)}"
+                )
+    problems += [f"seq {op.seq}: member {n} has a grade the fold does not give" for n in rows]
+    return problems
+
+
+def _check_current_grades(state: ReplayState, tol: float) -> list[str]:
+    problems = []
+    for row in CurrentGrade.objects.select_related("member"):
+        number = row.member.national_number
+        computed = state.player_grade(number, row.as_of)
+        if computed is None:
+            problems.append(f"member {number}: current grade stored but never graded")
+        elif _differs(row.grade, computed.grade, tol) or (row.status, row.boards_in_window) != (
+            computed.status.value,
+            computed.boards_in_window,
+        ):
+            problems.append(
+                f"member {number}: stored {row.grade} {row.status} {row.boards_in_window}, "
+                f"computed {computed.grade} {computed.status.value} {computed.boards_in_window}"
+            )
+    return problems
+
+
+def _check_partnerships(state: ReplayState, tol: float) -> list[str]:
+    problems = []
+    for row in PartnershipGrade.objects.select_related("member_a", "member_b"):
+        key = (row.member_a.national_number, row.member_b.national_number)
+        history = state.partnerships.get(key)
+        if history is None:
+            problems.append(f"partnership {key}: stored but never graded")
+            continue
+        computed = history.grade(row.as_of, state.params, subject=f"{key[0]}+{key[1]}")
+        if _differs(row.grade, computed.grade, tol):
+            problems.append(f"partnership {key}: stored {row.grade}, computed {computed.grade}")
+    return problems
+
+
+@transaction.atomic
+def ledger_refold(*, actor=None) -> int:
+    """Recompute every stored grade by folding the ledger from empty. Returns the steps.
+    ``actor``: the staff user who asked for it (the audit log's who), or None for the system."""
+    head = ledger_head_lock()
+    SessionGrade.objects.filter(entry__isnull=False).delete()
+    CurrentGrade.objects.all().delete()
+    PartnershipGrade.objects.all().delete()
+    ledger_state_forget()
+    state = ReplayState(get_params(head.params_name), ENGINE_PATH)
+    entries = list(LedgerEntry.objects.select_related("version").order_by("seq"))
+    for entry, op in zip(entries, ledger_ops(entries), strict=True):
+        step = apply(state, op)
+        state.steps.clear()
+        if isinstance(op, ProcessOp):
+            _store_step(step, entry, entry.version, state)
+        else:
+            SessionGrade.objects.filter(version=entry.version).update(live=False)
+            entry.version.state = SessionVersion.State.WITHDRAWN  # _store_step set it graded
+            entry.version.save(update_fields=["state"])
+            _store_grades(step, state)
+    _states[head.params_name] = state
+    member_pages_invalidate()
+    audit_record(
+        action=AuditEvent.Action.REFOLD,
+        subject=f"ledger refolded ({len(entries)} entries)",
+        actor=actor,
+        params=head.params_name,
+    )
+    if entries:
+        _last_applied[head.params_name] = entries[-1].pk
+    return len(entries)
+
+
+def grades_refresh(*, today) -> int:
+    """Every stored current and partnership grade recomputed as of ``today`` (or the latest
+    date of play, if later): the 3-year window and the statuses move with the calendar (S4).
+    Returns the number of grades refreshed."""
+    with transaction.atomic():
+        head = ledger_head_lock()
+        state = ledger_state(head.params_name)
+        as_of = max(today, head.reference_date) if head.reference_date else today
+        rows = list(CurrentGrade.objects.select_related("member"))
+        for row in rows:
+            grade = state.player_grade(row.member.national_number, as_of)
+            if grade is None:
+                continue
+            row.grade, row.status, row.band = grade.grade, grade.status.value, grade.band
+            row.boards_in_window, row.sessions_in_window = (
+                grade.boards_in_window,
+                grade.sessions_in_window,
+            )
+            row.as_of = as_of
+        CurrentGrade.objects.bulk_update(
+            rows,
+            ["grade", "status", "band", "boards_in_window", "sessions_in_window", "as_of"],
+            batch_size=1000,
+        )
+        partnerships = list(PartnershipGrade.objects.select_related("member_a", "member_b"))
+        for row in partnerships:
+            key = (row.member_a.national_number, row.member_b.national_number)
+            history = state.partnerships.get(key)
+            if history is None:
+                continue
+            grade = history.grade(as_of, state.params, subject=f"{key[0]}+{key[1]}")
+            row.grade, row.boards_in_window, row.as_of = grade.grade, grade.boards_in_window, as_of
+            row.shown = grade.status.value != CurrentGrade.Status.PROVISIONAL
+        PartnershipGrade.objects.bulk_update(
+            partnerships, ["grade", "boards_in_window", "as_of", "shown"], batch_size=1000
+        )
+        member_pages_invalidate()
+    return len(rows) + len(partnerships)
+
+
+def grades_as_of(*, as_of) -> dict[str, object]:
+    """Each graded member's engine CurrentGrade as of a date (the ``grades --as-of`` command)."""
+    with transaction.atomic():
+        head = ledger_head_lock()
+        state = ledger_state(head.params_name)
+        grades = {number: state.player_grade(number, as_of) for number in state.players}
+        return {number: grade for number, grade in grades.items() if grade is not None}
