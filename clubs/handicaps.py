@@ -15,10 +15,10 @@ from decimal import ROUND_HALF_UP, Decimal
 from django.db.models import Q
 
 from clubs.models import Club
-from clubs.selectors import grade_withheld_reason, published_grade
 from grading.engine.ngs.decay import shown
 from grading.engine.ngs.handicap import match_handicap, pair_handicap, team_handicap
 from grading.engine.types import normalise_number
+from grading.privacy import grade_withheld_reason, published_grade
 from members.models import Member
 
 PAIRS = "pairs"

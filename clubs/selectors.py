@@ -25,6 +25,16 @@ from grading.models import (
     SessionVersion,
     Upload,
 )
+from grading.privacy import (
+    PRIVATE,
+    PROVISIONAL,
+    PUBLISHED_STATUSES,
+    SMALLEST_GROUP,
+    grade_withheld_reason,
+    published_grade,
+    published_grade_q,
+    suppressed,
+)
 from members.models import Member
 
 if TYPE_CHECKING:
@@ -69,48 +79,7 @@ def club_members(*, club: Club) -> QuerySet[ClubRole]:
 # Club administration reads (issue 7): grade lists, sessions and SoF, band distributions,
 # planned sessions, exemptions. Privacy (S7) is applied here, once, for every page and export.
 
-PUBLISHED_STATUSES = (
-    CurrentGrade.Status.EVOLVING,
-    CurrentGrade.Status.MATURE,
-    CurrentGrade.Status.OUT_OF_DATE,
-)
-SMALLEST_GROUP = 5  # S7: any group smaller than this is suppressed
 BAND_ORDER = ("Two",) + tuple(name for _, name in reversed(BANDS))  # lowest first
-PRIVATE = "Private"
-PROVISIONAL = "Provisional"
-NO_GRADE = "No grade"
-NOT_A_MEMBER = "Not a member"
-
-
-def published_grade_q(prefix: str = "") -> Q:
-    """Members whose grade may appear in a list (S7): public and not provisional."""
-    return Q(**{f"{prefix}grade_private": False}) & Q(
-        **{f"{prefix}current_grade__status__in": PUBLISHED_STATUSES}
-    )
-
-
-def grade_withheld_reason(member: Member | None) -> str:
-    """Why a member's grade is not shown to a club ("" when it is published, S7).
-
-    Expects ``member.current_grade`` to be loaded with ``select_related``.
-    """
-    if member is None:
-        return NOT_A_MEMBER
-    if member.grade_private:
-        return PRIVATE
-    current = getattr(member, "current_grade", None)
-    if current is None:
-        return NO_GRADE
-    if current.status == CurrentGrade.Status.PROVISIONAL:
-        return PROVISIONAL
-    return ""
-
-
-def published_grade(member: Member | None) -> float | None:
-    """The grade as shown (2 decimals, S14.11) when it may be published, else None."""
-    if grade_withheld_reason(member):
-        return None
-    return shown(member.current_grade.grade)
 
 
 CENT = Decimal("0.01")
@@ -314,10 +283,6 @@ class BandDistribution:
     national_private: int | None
 
 
-def _suppressed(count: int) -> int | None:
-    return count if count == 0 or count >= SMALLEST_GROUP else None
-
-
 def band_distribution(*, club: Club) -> BandDistribution:
     """Published grades by band for the club and for everyone (S7): counts only, any group of
     fewer than 5 suppressed. Private grades are counted apart, never by band, so the counts
@@ -342,7 +307,7 @@ def band_distribution(*, club: Club) -> BandDistribution:
     club_total, national_total = sum(in_club.values()), sum(national.values())
     rows = []
     for name in BAND_ORDER:
-        c, n = _suppressed(in_club.get(name, 0)), _suppressed(national.get(name, 0))
+        c, n = suppressed(in_club.get(name, 0)), suppressed(national.get(name, 0))
         rows.append(
             BandCount(
                 band=name,
@@ -358,8 +323,8 @@ def band_distribution(*, club: Club) -> BandDistribution:
         rows=rows,
         club_total=club_total,
         national_total=national_total,
-        club_private=_suppressed(private["club"]),
-        national_private=_suppressed(private["national"]),
+        club_private=suppressed(private["club"]),
+        national_private=suppressed(private["national"]),
     )
 
 

@@ -1,8 +1,8 @@
 """Reads about members: the grade card, session history, partnerships, forecasts and the public
 grade lists (S3.5, S4, S6, S7, S13).
 
-Privacy (S7) is decided here, once: ``published_grade`` is the only way another person's grade
-leaves this module. A private grade is shown to its owner only; a provisional grade likewise.
+Privacy (S7, S14.14) is decided in ``grading.privacy``: ``grade_view`` is the only way another
+person's grade leaves this module.
 """
 
 from __future__ import annotations
@@ -42,11 +42,16 @@ from grading.models import (
     SessionGrade,
     SessionVersion,
 )
+from grading.privacy import (
+    PUBLISHED_STATUSES,
+    GradeView,
+    current_of,
+    grade_view,
+    suppressed,
+)
 from members.models import Member
 
 Status = CurrentGrade.Status
-PUBLISHED_LIST_STATUSES = (Status.EVOLVING, Status.MATURE)  # S7: lists carry current grades only
-SMALLEST_GROUP = 5  # S7: suppress any group smaller than 5
 FORECAST_THRESHOLDS = (45.0, 50.0, 55.0, 60.0, 65.0)
 RECENT_SERIES_SESSIONS = 10
 IMP_SCORINGS = {
@@ -184,43 +189,6 @@ def status_info(status: str, boards_in_window: int, params: NGSParams = NGS_DEFA
 # --------------------------------------------------------------------------- privacy
 
 
-@dataclass(frozen=True)
-class GradeView:
-    """A grade as one viewer may see it: ``value`` is None unless it may be shown."""
-
-    value: float | None
-    text: str
-    band: str | None = None
-    status: str | None = None
-
-    @property
-    def shown(self) -> bool:
-        return self.value is not None
-
-
-def published_grade(
-    member: Member, current: CurrentGrade | None, *, viewer: Member | None = None
-) -> GradeView:
-    """Another person's grade as ``viewer`` may see it (S7): the owner sees everything; anyone
-    else sees a public, non-provisional grade, else "Private" or "Provisional"."""
-    if current is None:
-        return GradeView(None, "No grade yet")
-    own = viewer is not None and viewer.pk == member.pk
-    if not own and member.grade_private:
-        return GradeView(None, "Private")
-    if not own and current.status == Status.PROVISIONAL:
-        return GradeView(None, "Provisional")
-    value = shown(current.grade)
-    return GradeView(value, f"{value:.2f}", band(current.grade), current.status)
-
-
-def _current(member: Member) -> CurrentGrade | None:
-    try:
-        return member.current_grade
-    except CurrentGrade.DoesNotExist:
-        return None
-
-
 # --------------------------------------------------------------------------- weights
 
 
@@ -252,7 +220,7 @@ def grade_weights(
     *, member: Member, current: CurrentGrade | None = None, params: NGSParams | None = None
 ) -> Weights:
     """Decay weights of the member's live graded sessions as of their grade's date (S4)."""
-    current = current if current is not None else _current(member)
+    current = current if current is not None else current_of(member)
     if current is None:
         return Weights({}, 0.0, 0)
     params = params or grading_params()
@@ -643,7 +611,7 @@ def session_explain(*, member: Member, grade_id: int) -> Explanation | None:
     row = _history_row(grade, weights)
     partner_view = None
     if grade.partner is not None:
-        partner_view = published_grade(grade.partner, _current(grade.partner), viewer=member)
+        partner_view = grade_view(grade.partner, current_of(grade.partner), viewer=member)
     count, unknown, group = _opponents(grade, pairs)
     opponents = (
         f"SOpp is the average grade, at the start of the session, of {group}: "
@@ -801,9 +769,7 @@ def _field(pairs: list[PairResult], viewer: Member, scoring: str) -> list[FieldP
             if player is None:
                 grades.append((label, "Not a member"))
             else:
-                grades.append(
-                    (label, published_grade(player, _current(player), viewer=viewer).text)
-                )
+                grades.append((label, grade_view(player, current_of(player), viewer=viewer).text))
         mine = viewer.pk in {pair.player1_id, pair.player2_id}
         out.append(
             FieldPlayer(
@@ -851,12 +817,12 @@ def partnerships(*, member: Member) -> list[PartnerRow]:
     }
     ids = set(stats) | set(grades)
     people = Member.objects.filter(pk__in=ids).select_related("current_grade")
-    mine = _current(member)
+    mine = current_of(member)
     rows = []
     for partner in people:
         stat = stats.get(partner.pk, {})
         pg = grades.get(partner.pk)
-        view = published_grade(partner, _current(partner), viewer=member)
+        view = grade_view(partner, current_of(partner), viewer=member)
         pshown = bool(pg and pg.shown)
         average = (mine.grade + view.value) / 2 if mine and view.shown else None
         rows.append(
@@ -1034,9 +1000,7 @@ class TopRow:
 
 def top_grades(*, club: Club | None = None, limit: int = 50) -> list[TopRow]:
     """Published grades, best first (S7: public and non-provisional only)."""
-    rows = CurrentGrade.objects.filter(
-        member__grade_private=False, status__in=PUBLISHED_LIST_STATUSES
-    )
+    rows = CurrentGrade.objects.filter(member__grade_private=False, status__in=PUBLISHED_STATUSES)
     if club is not None:
         rows = rows.filter(member__club_roles__club=club)
     rows = rows.select_related("member").order_by("-grade", "member__name")[:limit]
@@ -1089,18 +1053,12 @@ class Distribution:
         return "fewer than 5" if self.private is None else str(self.private)
 
 
-def _suppressed(n: int) -> int | None:
-    return None if 0 < n < SMALLEST_GROUP else n
-
-
 def _distribution(name: str, slug: str, counts: dict[str, int], private: int) -> Distribution:
     bands = [
-        BandCount(band_card(band_name), _suppressed(counts.get(band_name, 0)))
+        BandCount(band_card(band_name), suppressed(counts.get(band_name, 0)))
         for band_name, _, _ in band_limits()
     ]
-    return Distribution(
-        name, slug, bands, any(b.count is None for b in bands), _suppressed(private)
-    )
+    return Distribution(name, slug, bands, any(b.count is None for b in bands), suppressed(private))
 
 
 def band_distributions() -> tuple[Distribution, list[Distribution]]:
@@ -1110,7 +1068,7 @@ def band_distributions() -> tuple[Distribution, list[Distribution]]:
     told apart by comparing the band's count with the published lists (a club whose members
     all fit on the top list, plus one private member). Private grades are counted in one total
     per group instead ("only in counts", S7), and any group smaller than 5 is suppressed."""
-    graded = CurrentGrade.objects.filter(status__in=PUBLISHED_LIST_STATUSES)
+    graded = CurrentGrade.objects.filter(status__in=PUBLISHED_STATUSES)
     national = dict(
         graded.filter(member__grade_private=False)
         .values_list("band")
@@ -1121,7 +1079,7 @@ def band_distributions() -> tuple[Distribution, list[Distribution]]:
     per_club: dict[int, dict[str, int]] = defaultdict(dict)
     private_per_club: dict[int, int] = defaultdict(int)
     for club_id, band_name, private, n in (
-        ClubRole.objects.filter(member__current_grade__status__in=PUBLISHED_LIST_STATUSES)
+        ClubRole.objects.filter(member__current_grade__status__in=PUBLISHED_STATUSES)
         .values_list("club_id", "member__current_grade__band", "member__grade_private")
         .annotate(n=Count("id"))
         .order_by()
@@ -1157,7 +1115,7 @@ def public_member(*, number: str) -> PublicMember | None:
     )
     if member is None:
         return None
-    view = published_grade(member, _current(member))
+    view = grade_view(member, current_of(member))
     return PublicMember(
         member,
         view,
