@@ -1,0 +1,45 @@
+"""PBN files with results: TotalScoreTable (pair ranking) and ScoreTable (travellers).
+
+FORMATS 3; PBN 2.1 sections 5.2, 5.9, 5.10. Rows are split with a quote-aware tokenizer, not by
+column widths (widths are minimums and programs get them wrong). A PBN file with only hand
+records and bare travellers has no pair results and is refused with a clear message.
+"""
+
+from __future__ import annotations
+
+from grading.ingest.pbn.games import (
+    creator_of,
+    decode,
+    read_games,
+)
+from grading.ingest.pbn.session import SessionReader
+from grading.ingest.problems import FileMeta, ParseResult, ProblemLog
+
+__all__ = ["parse_pbn"]
+
+
+def parse_pbn(data: bytes, club: str) -> ParseResult:
+    log = ProblemLog()
+    text, encoding = decode(data)
+    games, meta_tags = read_games(text)
+    version = next((ln[1:].strip() for ln in text.splitlines()[:3] if ln.startswith("% PBN")), "")
+    program = meta_tags.get("generator", "") or creator_of(text)
+    meta = FileMeta(
+        format="pbn",
+        format_version=version,
+        program=program,
+        club_name=meta_tags.get("arranger", "") or meta_tags.get("licencee", ""),
+        encoding=encoding,
+    )
+    rankings = [(g, t) for g in games for t in g.tables if t.name == "TotalScoreTable"]
+    if not rankings:
+        log.problem(
+            "file",
+            "This PBN file has hand records and travellers but no pair results (no "
+            "TotalScoreTable), and no membership numbers, so it cannot be graded. Upload the "
+            "USEBIO XML results file your scoring program writes for the EBU instead.",
+            code="pbn-no-results",
+        )
+        return log.result([], meta)
+    session = SessionReader(rankings, games, meta_tags, club, program, log).build()
+    return log.result([session] if session else [], meta)
