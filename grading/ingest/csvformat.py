@@ -23,7 +23,8 @@ from grading.engine.types import (
     SessionResult,
     normalise_number,
 )
-from grading.ingest import common
+from grading.ingest import common, limits
+from grading.ingest.limits import EARLIEST_PLAY_DATE
 from grading.ingest.problems import FileMeta, ParseResult, ProblemLog
 
 REQUIRED = (
@@ -71,15 +72,14 @@ class _Row:
 class _RowReader:
     """Validates one row, reporting every bad cell (S14.12)."""
 
-    def __init__(self, line: int, row: dict[str, str], log: ProblemLog) -> None:
+    def __init__(self, line: int, row: dict[str, str], log: ProblemLog, earliest: dt.date) -> None:
         self.line, self.row, self.log = line, row, log
+        self.earliest = earliest
         self.ok = True
 
-    def bad(self, column: str, message: str) -> None:
+    def bad(self, column: str, message: str, code: str = "csv-row") -> None:
         self.ok = False
-        self.log.problem(
-            f"line {self.line}, column {column}", message, line=self.line, code="csv-row"
-        )
+        self.log.problem(f"line {self.line}, column {column}", message, line=self.line, code=code)
 
     def cell(self, column: str) -> str:
         return (self.row.get(column) or "").strip()
@@ -139,6 +139,10 @@ class _RowReader:
         value = common.parse_date(raw) if _ISO_DATE.match(raw) else None
         if raw and value is None:
             self.bad("date", f'date "{raw}" must be a real date written YYYY-MM-DD.')
+        too_early = limits.date_problem(value, self.earliest) if value else None
+        if too_early:
+            self.bad("date", too_early, code="date-too-early")
+            return None
         return value
 
     def _start(self) -> dt.time | None:
@@ -264,7 +268,7 @@ def _header(reader: csv.DictReader[str], log: ProblemLog) -> bool:
     return not missing and not duplicated
 
 
-def parse_csv(data: bytes, club: str) -> ParseResult:
+def parse_csv(data: bytes, club: str, *, earliest: dt.date = EARLIEST_PLAY_DATE) -> ParseResult:
     log = ProblemLog()
     meta = FileMeta(format="csv", encoding="utf-8")
     text = _decode(data, log)
@@ -274,7 +278,7 @@ def parse_csv(data: bytes, club: str) -> ParseResult:
     try:
         if not _header(reader, log):
             return log.result([], meta)
-        rows = _rows(reader, log)
+        rows = _rows(reader, log, earliest)
     except csv.Error as exc:
         log.problem(
             f"line {reader.line_num}",
@@ -289,7 +293,7 @@ def parse_csv(data: bytes, club: str) -> ParseResult:
     return log.result(sessions, meta)
 
 
-def _rows(reader: csv.DictReader[str], log: ProblemLog) -> list[_Row]:
+def _rows(reader: csv.DictReader[str], log: ProblemLog, earliest: dt.date) -> list[_Row]:
     rows = []
     for record in reader:
         line = reader.line_num
@@ -304,7 +308,7 @@ def _rows(reader: csv.DictReader[str], log: ProblemLog) -> list[_Row]:
                 code="csv-row",
             )
             continue
-        row = _RowReader(line, record, log).read()
+        row = _RowReader(line, record, log, earliest).read()
         if row is not None:
             rows.append(row)
     return rows

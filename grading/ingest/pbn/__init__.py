@@ -7,6 +7,9 @@ records and bare travellers has no pair results and is refused with a clear mess
 
 from __future__ import annotations
 
+import datetime as dt
+
+from grading.ingest.limits import EARLIEST_PLAY_DATE
 from grading.ingest.pbn.games import (
     creator_of,
     decode,
@@ -18,7 +21,7 @@ from grading.ingest.problems import FileMeta, ParseResult, ProblemLog
 __all__ = ["parse_pbn"]
 
 
-def parse_pbn(data: bytes, club: str) -> ParseResult:
+def parse_pbn(data: bytes, club: str, *, earliest: dt.date = EARLIEST_PLAY_DATE) -> ParseResult:
     log = ProblemLog()
     text, encoding = decode(data)
     games, meta_tags = read_games(text)
@@ -41,5 +44,5 @@ def parse_pbn(data: bytes, club: str) -> ParseResult:
             code="pbn-no-results",
         )
         return log.result([], meta)
-    session = SessionReader(rankings, games, meta_tags, club, program, log).build()
+    session = SessionReader(rankings, games, meta_tags, club, program, log, earliest).build()
     return log.result([session] if session else [], meta)

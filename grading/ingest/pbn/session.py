@@ -17,7 +17,7 @@ from grading.engine.types import (
     TravellerLine,
     normalise_number,
 )
-from grading.ingest import common
+from grading.ingest import common, limits
 from grading.ingest.pbn.games import (
     _NAME_SPLIT,
     Facts,
@@ -43,8 +43,10 @@ class SessionReader:
         club: str,
         program: str,
         log: ProblemLog,
+        earliest: dt.date,
     ) -> None:
         self.rankings, self.games, self.meta = rankings, games, meta
+        self.earliest = earliest
         self.game, self.table = rankings[0]
         self.club, self.program, self.log = club, program, log
         self.scoring_text = self.game.tags.get("Scoring", "") or meta.get("scoringtype", "")
@@ -159,6 +161,11 @@ class SessionReader:
                 line=line,
                 code="date",
             )
+            return None
+        too_early = limits.date_problem(value, self.earliest)
+        if too_early:
+            line = self.game.tag_lines.get("Date", self.table.line)
+            self.log.problem(f"line {line}", too_early, line=line, code="date-too-early")
         return value
 
     def _check_rankings_agree(self, date: dt.date, scoring: Scoring) -> None:

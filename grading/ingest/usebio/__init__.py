@@ -9,8 +9,11 @@ display and for the cross-check.
 
 from __future__ import annotations
 
+import datetime as dt
+
 from grading.engine.types import SessionResult
 from grading.ingest import common
+from grading.ingest.limits import EARLIEST_PLAY_DATE
 from grading.ingest.problems import FileMeta, ProblemLog
 from grading.ingest.usebio.reader import EventReader
 from grading.ingest.usebio.shapes import (
@@ -37,7 +40,7 @@ __all__ = [
 
 
 def parse_usebio(
-    doc: XmlDocument, club: str, log: ProblemLog
+    doc: XmlDocument, club: str, log: ProblemLog, *, earliest: dt.date = EARLIEST_PLAY_DATE
 ) -> tuple[list[SessionResult], FileMeta]:
     root = doc.root
     version = attr(root, "Version")
@@ -86,5 +89,5 @@ def parse_usebio(
     multiple = len(events) > 1
     for index, event in events:
         path = child_path("", "EVENT", index) if multiple else "EVENT"
-        sessions.extend(EventReader(doc, event, path, club, version, log).read())
+        sessions.extend(EventReader(doc, event, path, club, version, log, earliest).read())
     return sessions, meta

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import xml.etree.ElementTree as ET
 
 from grading.engine.types import (
@@ -43,7 +44,9 @@ class EventReader(TreeMixin, ParticipantsMixin, TravellersMixin, PairsMixin, Tea
         club: str,
         version: str,
         log: ProblemLog,
+        earliest: dt.date,
     ) -> None:
+        self.earliest = earliest
         self.doc = doc
         self.event = event
         self.path = path
@@ -63,6 +66,7 @@ class EventReader(TreeMixin, ParticipantsMixin, TravellersMixin, PairsMixin, Tea
             self.header.date_text is not None or not self._sessions_dated()
         ):
             self._date_problem(self.header.date_text, f"{self.path}/DATE", find(self.event, "DATE"))
+        self._date_limit(self.header.date, f"{self.path}/DATE", find(self.event, "DATE"))
         if classified is None:
             return []
         if self.header.derived_id:

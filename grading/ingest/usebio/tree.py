@@ -3,12 +3,13 @@ where the sessions and sections are (FORMATS 2.2)."""
 
 from __future__ import annotations
 
+import datetime as dt
 import xml.etree.ElementTree as ET
 
 from grading.engine.types import (
     Scoring,
 )
-from grading.ingest import common
+from grading.ingest import common, limits
 from grading.ingest.usebio.shapes import (
     IMP_METHODS,
     PAIRS_EVENT_SCORING,
@@ -130,6 +131,17 @@ class TreeMixin:
             code="date",
         )
 
+    def _date_limit(self, date: dt.date | None, path: str, element: ET.Element | None) -> None:
+        """A date before the earliest date of play accepted (issue 21)."""
+        too_early = limits.date_problem(date, self.earliest) if date else None
+        if too_early:
+            self.log.problem(
+                path,
+                too_early,
+                line=self.line(element) or self.line(self.event),
+                code="date-too-early",
+            )
+
     def _sessions_dated(self) -> bool:
         """Whether the file dates its SESSIONs (a DATE inside a SESSION overrides the
         event's, docs/decisions.md): then the EVENT's DATE may be left out."""
@@ -172,6 +184,7 @@ class TreeMixin:
                 date = common.parse_date(date_text)
                 if date is None:
                     self._date_problem(date_text, f"{path}/DATE", find(session, "DATE"))
+                self._date_limit(date, f"{path}/DATE", find(session, "DATE"))
             elif self.header.date_text is None and self._sessions_dated():
                 self._date_problem(None, f"{path}/DATE", session)  # dated sessions but this one
             sections = [
