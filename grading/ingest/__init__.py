@@ -102,7 +102,7 @@ def _dispatch(name: str, data: bytes, club: str, earliest: dt.date) -> ParseResu
         shown = {";": "semicolons", "\t": "tabs", "|": "bars"}.get(separator, separator)
         return _refused(
             f'"{name}" looks like the product\'s CSV format, but its columns are separated by '
-            f"{shown}, not commas (S12.1). Save it again as CSV with commas (in a spreadsheet: "
+            f"{shown}, not commas. Save it again as CSV with commas (in a spreadsheet: "
             '"CSV UTF-8 (comma delimited)").',
             "csv-separator",
             line=1,

@@ -87,7 +87,7 @@ class _RowReader:
     def required(self, column: str) -> str:
         value = self.cell(column)
         if not value:
-            self.bad(column, f"{column} is empty; every row needs it (S12.1).")
+            self.bad(column, f"{column} is empty; every row needs it.")
         return value
 
     def read(self) -> _Row | None:
@@ -168,7 +168,7 @@ class _RowReader:
             return 1
         if raw in ("1", "2", "3"):
             return int(raw)
-        self.bad("weighting", f'weighting "{raw}" must be 1, 2 or 3 (S3.10), or empty for 1.')
+        self.bad("weighting", f'weighting "{raw}" must be 1, 2 or 3, or empty for 1.')
         return 1
 
     def _direction(self, movement: Movement | None) -> Direction | None:
@@ -241,7 +241,7 @@ def _decode(data: bytes, log: ProblemLog) -> str | None:
         line = data[: exc.start].count(b"\n") + 1
         log.problem(
             f"line {line}",
-            'The CSV file is not UTF-8 text (S12.1). Save it again choosing "CSV UTF-8".',
+            'The CSV file is not UTF-8 text. Save it again choosing "CSV UTF-8".',
             line=line,
             code="csv-encoding",
         )
@@ -255,7 +255,7 @@ def _header(reader: csv.DictReader[str], log: ProblemLog) -> bool:
     for column in missing:
         log.problem(
             "line 1",
-            f'The header row has no "{column}" column; S12.1 lists the columns it needs.',
+            f'The header row has no "{column}" column, which the product\'s CSV format needs.',
             line=1,
             code="csv-header",
         )
@@ -264,7 +264,11 @@ def _header(reader: csv.DictReader[str], log: ProblemLog) -> bool:
         log.problem("line 1", f'The header row has "{column}" twice.', line=1, code="csv-header")
     unknown = [n for n in names if n and n not in REQUIRED and n not in OPTIONAL]
     if unknown:
-        log.warn("line 1", f"Columns not in S12.1 were ignored: {', '.join(unknown)}.", line=1)
+        log.warn(
+            "line 1",
+            f"Columns the product's CSV format does not have were ignored: {', '.join(unknown)}.",
+            line=1,
+        )
     return not missing and not duplicated
 
 

@@ -117,7 +117,7 @@ class SessionReader:
                 f"line {self.table.line}",
                 f"The ranking gives IMPs as an average per board for {len(self.means_converted)} "
                 "pair(s); each pair's session total (average times boards played, or the sum "
-                "of its traveller IMPs) is used, as grading needs (S3.3).",
+                "of its traveller IMPs) is used, as grading needs.",
                 line=self.table.line,
                 code="mean-imps",
             )

@@ -54,19 +54,23 @@ LINE_POINTS = {
 }
 TEAM_LINE_POINTS = ("NS_CROSS_IMP_POINTS", "EW_CROSS_IMP_POINTS")
 
-REASON_INDIVIDUAL = "Individual events are not graded (S3.1)."
-REASON_PAB = "Point-a-board teams events are not graded (S3.1)."
+# Why a session is stored but not graded (S3.1, S3.6; FORMATS 5.7), in a scorer's words.
+REASON_INDIVIDUAL = (
+    "Individual events (each player with changing partners) are not graded: grades are worked "
+    "out for pairs."
+)
+REASON_PAB = "Point-a-board teams events are not graded."
 REASON_HEAD_TO_HEAD = (
-    "Head-to-head teams matches, where each board is played at two tables only, are not "
-    "graded (S3.1)."
+    "This is a head-to-head teams match (each board played at two tables only): such matches "
+    "are not graded."
 )
 REASON_TEAMS_V10 = (
-    "Teams results in USEBIO 1.0 files have no pair line-ups, so the EBU does not grade them "
-    "(FORMATS 5.7). Export the event as USEBIO 1.1 or later to have it graded."
+    "Teams results in USEBIO 1.0 files have no pair line-ups, so the EBU does not grade them. "
+    "Export the event as USEBIO 1.1 or later to have it graded."
 )
 REASON_NO_LINEUPS = (
     "The file lists team members but not which pairs played together, so the teams event "
-    "cannot be graded per pair (S3.6). Export it with pair line-ups (TEAM_PAIRING_AVAILABLE Y)."
+    "cannot be graded per pair. Export it with pair line-ups (TEAM_PAIRING_AVAILABLE Y)."
 )
 
 

@@ -128,7 +128,7 @@ class TeamsMixin:
             self.log.warn(
                 f"{raw.path}/PAIR_IMPS",
                 f"{label} has no PAIR_IMPS; its cross-IMPs were added up from the travellers "
-                f"({score:g}) as S3.6 allows.",
+                f"({score:g}).",
                 line=raw.line,
                 code="score-from-travellers",
             )

@@ -131,7 +131,7 @@ class TravellersMixin:
                 path,
                 f"The file has travellers for {len(lines.board_numbers)} boards but says "
                 f"{expected} boards were played, so the travellers look incomplete: they are "
-                "not used, and boards per pair are recorded as not reported (24 assumed, S3.7).",
+                "not used, and boards per pair are recorded as not reported (24 assumed).",
                 code="travellers-incomplete",
             )
             return False
