@@ -234,15 +234,30 @@ def _parse_xml(data: bytes, club: str, earliest: dt.date) -> ParseResult:
     if doc is None:
         return ParseResult(problems=tuple(problems), meta=FileMeta(format="usebio"))
     tag = doc.root.tag if isinstance(doc.root.tag, str) else ""
+    tag = tag.rsplit("}", 1)[-1]  # "{namespace}name" -> "name"
     if tag.upper() != "USEBIO":
-        return _refused(
-            f"The file is XML but not USEBIO (its top element is <{tag[:40]}>, not <USEBIO>). "
-            "Upload the USEBIO results file your scoring program writes for the EBU.",
-            "not-usebio",
-        )
+        return _foreign_xml(tag, doc.line(doc.root))
     log = ProblemLog()
     sessions, meta = parse_usebio(doc, club, log, earliest=earliest)
     return log.result(sessions, meta)
+
+
+def _foreign_xml(tag: str, line: int | None) -> ParseResult:
+    """XML of another kind (issue 20 item 3): say what was found, not "export again"."""
+    shown = tag[:40] or "?"
+    what = (
+        "a web page, not a results file"
+        if tag.lower() in ("html", "xhtml")
+        else "another program's own XML, not a USEBIO results file"
+    )
+    return _refused(
+        f"This file is {what}: its top element is <{shown}>, where a USEBIO file has "
+        "<USEBIO>. The product reads USEBIO, the results format scoring programs write for the "
+        'EBU (called "USEBIO" or "EBU XML" in their menus). Upload that file '
+        "instead.",
+        "not-usebio",
+        line=line,
+    )
 
 
 def _refused(message: str, code: str, line: int | None = None) -> ParseResult:

@@ -23,6 +23,8 @@ from grading.ingest.usebio.shapes import (
     REASON_NO_LINEUPS,
     REASON_PAB,
     REASON_TEAMS_V10,
+    hand_record_boards,
+    hand_record_message,
     program_of,
 )
 from grading.ingest.xmlsafe import XmlDocument
@@ -76,6 +78,10 @@ def parse_usebio(
             "Windows-1252. Check that names with accents look right.",
             code="encoding",
         )
+    deals = hand_record_boards(root)
+    if not events and deals:
+        log.problem("USEBIO", hand_record_message(deals), line=doc.line(root), code="hand-record")
+        return [], meta
     if not events:
         log.problem(
             "USEBIO",

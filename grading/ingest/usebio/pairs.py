@@ -58,13 +58,17 @@ class PairsMixin:
         if len(self.log.problems) > problems_before:
             return None
         entries = common.apply_first_host_rule(entries, locations, self.log)
+        travellers = tuple(lines.lines) if complete else ()
+        scratch = self._scratch(unit, scoring, movement, raws, entries, travellers)
         return self._session(
             unit,
             scoring,
             movement,
-            entries,
+            scratch.entries,
             boards=len(lines.board_numbers) if complete else None,
-            travellers=tuple(lines.lines) if complete else (),
+            travellers=travellers,
+            reason=scratch.reason,
+            notes=scratch.notes,
         )
 
     def _movement(self, raws: list[RawPair], lines: Lines) -> Movement:

@@ -57,6 +57,7 @@ class ParticipantsMixin:
             percentage=text(element, "PERCENTAGE"),
             total=text(element, "TOTAL_SCORE"),
             pair_imps=text(element, "PAIR_IMPS"),
+            handicap=text(element, "HANDICAP"),
             boards_played=text(element, "BOARDS_PLAYED"),
             team=team,
         )

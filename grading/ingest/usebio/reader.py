@@ -16,11 +16,14 @@ from grading.engine.types import (
 )
 from grading.ingest import common
 from grading.ingest.problems import ProblemLog
+from grading.ingest.usebio.handicap import ScratchMixin
 from grading.ingest.usebio.pairs import PairsMixin
 from grading.ingest.usebio.participants import ParticipantsMixin
 from grading.ingest.usebio.shapes import (
     REASON_INDIVIDUAL,
     Unit,
+    hand_record_boards,
+    hand_record_message,
 )
 from grading.ingest.usebio.teams import TeamsMixin
 from grading.ingest.usebio.travellers import TravellersMixin
@@ -32,7 +35,9 @@ from grading.ingest.xmltext import find
 # One EVENT
 
 
-class EventReader(TreeMixin, ParticipantsMixin, TravellersMixin, PairsMixin, TeamsMixin):
+class EventReader(
+    TreeMixin, ParticipantsMixin, TravellersMixin, PairsMixin, ScratchMixin, TeamsMixin
+):
     """Reads one EVENT: the header, then each session by its kind (pairs, teams, Swiss pairs,
     individual)."""
 
@@ -61,6 +66,15 @@ class EventReader(TreeMixin, ParticipantsMixin, TravellersMixin, PairsMixin, Tea
     # ---- sessions ----------------------------------------------------------------------------
 
     def read(self) -> list[SessionResult]:
+        deals = hand_record_boards(self.doc.root)
+        if deals:
+            self.log.problem(
+                self.path,
+                hand_record_message(deals),
+                line=self.line(self.event),
+                code="hand-record",
+            )
+            return []
         classified = self._classify()
         if self.header.date is None and (
             self.header.date_text is not None or not self._sessions_dated()
@@ -118,6 +132,7 @@ class EventReader(TreeMixin, ParticipantsMixin, TravellersMixin, PairsMixin, Tea
         travellers: tuple[TravellerLine, ...] = (),
         matches: tuple[SwissMatch, ...] = (),
         reason: str = "",
+        notes: tuple[tuple[str, str], ...] = (),
     ) -> SessionResult:
         h = self.header
         reason = reason or common.charge_code_reason(h.charge)
@@ -144,7 +159,7 @@ class EventReader(TreeMixin, ParticipantsMixin, TravellersMixin, PairsMixin, Tea
             graded_flag=not reason,
             not_graded_reason=reason,
             source=h.program,
-            extra=tuple((k, v) for k, v in extra if v),
+            extra=tuple((k, v) for k, v in extra if v) + notes,
         )
 
     # ---- individual events ------------------------------------------------------------------

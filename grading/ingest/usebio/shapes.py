@@ -118,6 +118,7 @@ class RawPair:
     total: str | None = None
     pair_imps: str | None = None
     boards_played: str | None = None
+    handicap: str | None = None  # HANDICAP: the score is after handicaps (S14.15)
     team: str = ""
     pair_id: str = ""
 
@@ -220,6 +221,27 @@ def match_boards(match: ET.Element) -> int:
     if start is not None and end is not None and end >= start:
         return end - start + 1
     return 0
+
+
+def hand_record_boards(element: ET.Element) -> int:
+    """How many deals an element holds when it is a hand record: HANDSET boards or boards with
+    HANDs, and no PARTICIPANTS anywhere (FORMATS 2.8). 0 when it is not one."""
+    deals = 0
+    for node in element.iter():
+        if is_tag(node, "PARTICIPANTS"):
+            return 0
+        if is_tag(node, "BOARD") and any(is_tag(child, "HAND") for child in node):
+            deals += 1
+    return deals
+
+
+def hand_record_message(deals: int) -> str:
+    return (
+        f"This file is a hand record: it holds the deals of {deals} board(s) but no results "
+        "(no pairs and no scores), so there is nothing to grade. Upload the results file your "
+        "scoring program writes once the session has been scored (the USEBIO XML file with "
+        "the pairs' scores)."
+    )
 
 
 def program_of(event: ET.Element) -> str:

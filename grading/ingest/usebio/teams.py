@@ -38,7 +38,9 @@ class TeamsMixin:
     def _teams_session(self, unit: Unit, scoring: Scoring) -> SessionResult | None:
         problems_before = len(self.log.problems)
         raws, dropped, team_names, bare_players = self._collect_team_pairs(unit)
-        reason = self._teams_reason(scoring, bare_players, raws)
+        reason = self._teams_reason(scoring, bare_players, raws, len(team_names))
+        if reason == REASON_HEAD_TO_HEAD:
+            scoring = Scoring.HEAD_TO_HEAD
         if not raws:
             if reason:
                 return self._session(unit, scoring, Movement.TWO_WINNER, [], reason=reason)
@@ -81,10 +83,14 @@ class TeamsMixin:
             reason=reason,
         )
 
-    def _teams_reason(self, scoring: Scoring, bare_players: bool, raws: list[RawPair]) -> str:
+    def _teams_reason(
+        self, scoring: Scoring, bare_players: bool, raws: list[RawPair], teams: int
+    ) -> str:
+        """Why the teams session is not graded, or "". What the event is comes first: a match
+        between two teams is head-to-head whatever else the file lacks (S3.1)."""
         if scoring is Scoring.POINT_A_BOARD:
             return REASON_PAB
-        if scoring is Scoring.HEAD_TO_HEAD:
+        if scoring is Scoring.HEAD_TO_HEAD or (scoring is not Scoring.SWISS_TEAMS and teams == 2):
             return REASON_HEAD_TO_HEAD
         if self.header.version == "1.0":
             return REASON_TEAMS_V10

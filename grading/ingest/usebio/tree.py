@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 
 from grading.engine.types import (
     Scoring,
@@ -59,8 +60,11 @@ class TreeMixin:
         h = self.header
         et = h.event_type
         where = f"{self.path}@EVENT_TYPE"
-        if et == "INDIVIDUAL":
+        held = self._participants_hold()
+        if et == "INDIVIDUAL" or held == "individual":
             return "individual", Scoring.INDIVIDUAL
+        if held == "teams" and et not in TEAMS_EVENT_SCORING and et not in SWISS_PAIRS_TYPES:
+            et = "TEAMS"  # teams under a pairs event type: read as the teams they are
         if et in TEAMS_EVENT_SCORING:
             if "PAB" in (h.board_scoring, h.match_scoring):
                 return "teams", Scoring.POINT_A_BOARD
@@ -81,6 +85,20 @@ class TreeMixin:
             code="event-type",
         )
         return None
+
+    def _participants_hold(self) -> str:
+        """What the PARTICIPANTS hold, whatever the event type says: "individual" (players
+        with no pairs, or PARTICIPANTS@EVENT_TYPE INDIVIDUAL), "teams" (teams, no bare pairs),
+        or "" (pairs, or nothing to tell)."""
+        participants = [p for p in self.event.iter() if is_tag(p, "PARTICIPANTS")]
+        if any(attr(p, "EVENT_TYPE").upper() == "INDIVIDUAL" for p in participants):
+            return "individual"
+        tags = {c.tag.upper() for p in participants for c in p if isinstance(c.tag, str)}
+        if "PAIR" in tags:
+            return ""
+        if "TEAM" in tags:
+            return "teams"
+        return "individual" if "PLAYER" in tags else ""
 
     def _classify_pairs(self) -> tuple[str, Scoring] | None:
         h = self.header
@@ -149,12 +167,25 @@ class TreeMixin:
             find(session, "DATE") is not None for _, session in children(self.event, "SESSION")
         )
 
+    def _event_sections(self) -> list[tuple[str, str, ET.Element]]:
+        """An event without SESSIONs is one session: its own PARTICIPANTS, its SECTIONs, or
+        failing both whatever holds PARTICIPANTS deeper down (FORMATS 2.2: at any depth)."""
+        sections = [
+            (attr(sec, "SECTION_ID") or str(i), child_path(self.path, "SECTION", i), sec)
+            for i, sec in children(self.event, "SECTION")
+            if find(sec, "PARTICIPANTS") is not None
+        ]
+        if find(self.event, "PARTICIPANTS") is not None:
+            sections.insert(0, ("", self.path, self.event))
+        return sections or list(_holders(self.event, self.path, _MAX_DEPTH))
+
     def _units(self) -> list[Unit]:
         sessions = list(children(self.event, "SESSION"))
         if not sessions:
-            if find(self.event, "PARTICIPANTS") is None:
+            sections = self._event_sections()
+            if not sections:
                 return []
-            return [Unit(1, self.path, self.event, self.header.date, [("", self.path, self.event)])]
+            return [Unit(1, self.path, self.event, self.header.date, sections)]
         if find(self.event, "PARTICIPANTS") is not None:
             self.log.warn(
                 f"{self.path}/PARTICIPANTS",
@@ -204,3 +235,25 @@ class TreeMixin:
                 continue
             units.append(Unit(number, path, session, date, sections))
         return units
+
+
+_MAX_DEPTH = 6  # wrappers below EVENT searched for PARTICIPANTS (the deepest real one is 2)
+
+
+def _holders(element: ET.Element, path: str, depth: int) -> Iterator[tuple[str, str, ET.Element]]:
+    """Elements below ``element`` that hold PARTICIPANTS, with their paths, outermost first."""
+    if depth <= 0:
+        return
+    counts: dict[str, int] = {}
+    for child in element:
+        if not isinstance(child.tag, str):
+            continue
+        tag = child.tag.upper()
+        counts[tag] = counts.get(tag, 0) + 1
+        if tag in ("HANDSET", "PARTICIPANTS", "BOARD", "MATCH", "SESSION"):
+            continue
+        child_at = child_path(path, tag, counts[tag])
+        if find(child, "PARTICIPANTS") is not None:
+            yield attr(child, "SECTION_ID") or str(counts[tag]), child_at, child
+        else:
+            yield from _holders(child, child_at, depth - 1)
