@@ -184,3 +184,14 @@ def test_foreign_xml_is_refused_naming_the_root_element_found():
     assert "<Tournament>" in problem.message  # namespace left out
     assert "another program's own XML" in problem.message
     _no_useless_advice(problem.message)
+
+
+def test_sections_wrapped_inside_a_session_are_found_too():
+    data = fixture_bytes(SECTIONS).replace(
+        b'<SECTION SECTION_ID="A">', b'<SESSION SESSION_ID="1"><GROUP><SECTION SECTION_ID="A">'
+    )
+    data = data.replace(b"  </EVENT>", b"</GROUP></SESSION>\n  </EVENT>")
+    result = parse_file("wrapped.xml", data, "club")
+    assert result.ok, result.problems
+    (session,) = result.sessions
+    assert len(session.pairs) == 8 and {p.section for p in session.pairs} == {"A", "B"}

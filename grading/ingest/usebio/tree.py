@@ -224,6 +224,7 @@ class TreeMixin:
             ]
             if find(session, "PARTICIPANTS") is not None:
                 sections.insert(0, ("", path, session))
+            sections = sections or list(_holders(session, path, _MAX_DEPTH))
             if not sections:
                 self.log.problem(
                     path,
