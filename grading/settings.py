@@ -5,6 +5,7 @@ Nothing set: debug on, a SQLite file and Celery tasks run eagerly in the web pro
 services; ``DJANGO_DEBUG=0`` requires ``DJANGO_SECRET_KEY`` and turns on production security.
 """
 
+import datetime
 import os
 from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlparse
@@ -207,6 +208,14 @@ LOGIN_THROTTLE_DELAY = env_bool("LOGIN_THROTTLE_DELAY", True)
 
 # Results files (S12): refused above this size before they are read into memory.
 UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(10 * 1024 * 1024)))
+# A date of play before this is refused when a file is read (issue 21: a session dated year 1
+# took a club's pages down). YYYY-MM-DD; passed to grading.ingest.parse_file.
+try:
+    EARLIEST_PLAY_DATE = datetime.date.fromisoformat(
+        os.environ.get("EARLIEST_PLAY_DATE", "2000-01-01")
+    )
+except ValueError as exc:
+    raise ImproperlyConfigured("EARLIEST_PLAY_DATE must be a date written YYYY-MM-DD.") from exc
 DATA_UPLOAD_MAX_MEMORY_SIZE = UPLOAD_MAX_BYTES + 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
 FILE_UPLOAD_HANDLERS = [

@@ -6,15 +6,30 @@ never raises on bad input: any file either parses into sessions or comes back wi
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from collections import defaultdict
 from dataclasses import replace
 
 from grading.engine.types import Scoring, SessionResult
+from grading.ingest import limits
 from grading.ingest.common import MAX_UPLOAD_BYTES
+from grading.ingest.crosscheck import crosscheck as crosscheck_session
+from grading.ingest.csvformat import parse_csv
+from grading.ingest.limits import EARLIEST_PLAY_DATE
+from grading.ingest.pbn import parse_pbn
 from grading.ingest.problems import FileMeta, ParseResult, Problem, ProblemLog
+from grading.ingest.usebio import parse_usebio
+from grading.ingest.xmlsafe import read_xml
 
-__all__ = ["MAX_UPLOAD_BYTES", "FileMeta", "ParseResult", "Problem", "parse_file"]
+__all__ = [
+    "EARLIEST_PLAY_DATE",
+    "MAX_UPLOAD_BYTES",
+    "FileMeta",
+    "ParseResult",
+    "Problem",
+    "parse_file",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -22,12 +37,17 @@ _UTF8_BOM = b"\xef\xbb\xbf"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
-def parse_file(name: str, data: bytes, club: str) -> ParseResult:
+def parse_file(
+    name: str, data: bytes, club: str, *, earliest: dt.date | str = EARLIEST_PLAY_DATE
+) -> ParseResult:
     """Read an uploaded results file for the club whose slug is ``club``.
 
     ``name`` is the uploaded file name (used in messages only: the format is recognised from
-    the content). Returns sessions, or problems and no sessions (S12: all or nothing).
+    the content). A date of play before ``earliest`` (a date, or ``YYYY-MM-DD``) is refused.
+    Returns sessions, or problems and no sessions (S12: all or nothing).
     """
+    if isinstance(earliest, str):
+        earliest = dt.date.fromisoformat(earliest)
     if len(data) > MAX_UPLOAD_BYTES:
         size_mb = len(data) / (1024 * 1024)
         return _refused(
@@ -49,7 +69,7 @@ def parse_file(name: str, data: bytes, club: str) -> ParseResult:
             line=nul,
         )
     try:
-        return _with_crosscheck(_refuse_repeated_pairs(_dispatch(name, data, club)))
+        return _with_crosscheck(_checked(_dispatch(name, data, club, earliest)))
     except Exception:  # never raise on bad input; log the bug and tell the administrator
         logger.exception("Parser failure on %r", name)
         return _refused(
@@ -68,25 +88,21 @@ def _first_nul_line(data: bytes) -> int | None:
     return None if at < 0 else data.count(b"\n", 0, at) + 1
 
 
-def _dispatch(name: str, data: bytes, club: str) -> ParseResult:
+def _dispatch(name: str, data: bytes, club: str, earliest: dt.date) -> ParseResult:
     head = _text_head(data)
     if head.startswith("<"):
-        return _parse_xml(data, club)
+        return _parse_xml(data, club, earliest)
     if head.startswith("%") or head.startswith("["):
-        from grading.ingest.pbn import parse_pbn
-
-        return parse_pbn(data, club)
+        return parse_pbn(data, club, earliest=earliest)
     first_line = head.splitlines()[0].lower() if head else ""
     if "event_id" in first_line and "," in first_line:
-        from grading.ingest.csvformat import parse_csv
-
-        return parse_csv(data, club)
+        return parse_csv(data, club, earliest=earliest)
     if "event_id" in first_line:
         separator = next((c for c in ";\t|" if c in first_line), "another character")
         shown = {";": "semicolons", "\t": "tabs", "|": "bars"}.get(separator, separator)
         return _refused(
             f'"{name}" looks like the product\'s CSV format, but its columns are separated by '
-            f"{shown}, not commas (S12.1). Save it again as CSV with commas (in a spreadsheet: "
+            f"{shown}, not commas. Save it again as CSV with commas (in a spreadsheet: "
             '"CSV UTF-8 (comma delimited)").',
             "csv-separator",
             line=1,
@@ -99,10 +115,11 @@ def _dispatch(name: str, data: bytes, club: str) -> ParseResult:
     )
 
 
-def _refuse_repeated_pairs(result: ParseResult) -> ParseResult:
+def _checked(result: ParseResult) -> ParseResult:
     """Every format: a pair id may appear once per session, or grading could not tell the
-    pairs apart (a damaged file, or a column the program filled wrongly)."""
-    problems = []
+    pairs apart (a damaged file, or a column the program filled wrongly); every value fits
+    the database (issue 21)."""
+    problems = limits.meta_problems(result.meta) if result.sessions else []
     for session in result.sessions:
         seen: set[str] = set()
         for pair in session.pairs:
@@ -119,6 +136,7 @@ def _refuse_repeated_pairs(result: ParseResult) -> ParseResult:
             seen.add(pair.pair_id)
         problems += _repeated_members(session)
         problems += _implausible_figures(session)
+        problems += limits.session_problems(session)
     if not problems:
         return result
     return ParseResult((), result.problems + tuple(problems), result.warnings, result.meta)
@@ -128,12 +146,11 @@ def _refuse_repeated_pairs(result: ParseResult) -> ParseResult:
 # make grading work for minutes under the ledger's lock). At IMPs a board is worth 24 at most.
 MAX_BOARDS = 200
 MAX_IMPS_PER_BOARD = 24
-MAX_NUMBER_LENGTH = 20  # members.Member.national_number
 _IMP_SCORING = frozenset({Scoring.BUTLER, Scoring.CROSS_IMP, Scoring.SWISS_PAIRS_IMP})
 
 
 def _implausible_figures(session: SessionResult) -> list[Problem]:
-    """Figures no real session has (board counts, IMP totals, membership numbers): refused,
+    """Figures no real session has (board counts, IMP totals): refused,
     saying which pair, before they reach grading."""
     problems = []
     name = session.event_name or session.key.event_id
@@ -164,16 +181,6 @@ def _implausible_figures(session: SessionResult) -> list[Problem]:
                     code="implausible",
                 )
             )
-        for player in pair.players:
-            if player.number is not None and len(player.number) > MAX_NUMBER_LENGTH:
-                problems.append(
-                    Problem(
-                        where,
-                        f"Membership number {player.number} is longer "
-                        f"than {MAX_NUMBER_LENGTH} digits. Check it.",
-                        code="implausible",
-                    )
-                )
     return problems
 
 
@@ -206,9 +213,7 @@ def _repeated_members(session: SessionResult) -> list[Problem]:
 
 def _with_crosscheck(result: ParseResult) -> ParseResult:
     """Warn where the file's totals disagree with its own travellers (S2)."""
-    from grading.ingest.crosscheck import crosscheck
-
-    extra = [w for s in result.sessions if s.graded_flag for w in crosscheck(s)]
+    extra = [w for s in result.sessions if s.graded_flag for w in crosscheck_session(s)]
     if not extra:
         return result
     return replace(result, warnings=result.warnings + tuple(extra))
@@ -224,23 +229,35 @@ def _text_head(data: bytes) -> str:
     return head.decode("latin-1").lstrip(" \t\r\n")
 
 
-def _parse_xml(data: bytes, club: str) -> ParseResult:
-    from grading.ingest.usebio import parse_usebio
-    from grading.ingest.xmlsafe import read_xml
-
+def _parse_xml(data: bytes, club: str, earliest: dt.date) -> ParseResult:
     doc, problems = read_xml(data)
     if doc is None:
         return ParseResult(problems=tuple(problems), meta=FileMeta(format="usebio"))
     tag = doc.root.tag if isinstance(doc.root.tag, str) else ""
+    tag = tag.rsplit("}", 1)[-1]  # "{namespace}name" -> "name"
     if tag.upper() != "USEBIO":
-        return _refused(
-            f"The file is XML but not USEBIO (its top element is <{tag[:40]}>, not <USEBIO>). "
-            "Upload the USEBIO results file your scoring program writes for the EBU.",
-            "not-usebio",
-        )
+        return _foreign_xml(tag, doc.line(doc.root))
     log = ProblemLog()
-    sessions, meta = parse_usebio(doc, club, log)
+    sessions, meta = parse_usebio(doc, club, log, earliest=earliest)
     return log.result(sessions, meta)
+
+
+def _foreign_xml(tag: str, line: int | None) -> ParseResult:
+    """XML of another kind (issue 20 item 3): say what was found, not "export again"."""
+    shown = tag[:40] or "?"
+    what = (
+        "a web page, not a results file"
+        if tag.lower() in ("html", "xhtml")
+        else "another program's own XML, not a USEBIO results file"
+    )
+    return _refused(
+        f"This file is {what}: its top element is <{shown}>, where a USEBIO file has "
+        "<USEBIO>. The product reads USEBIO, the results format scoring programs write for the "
+        'EBU (called "USEBIO" or "EBU XML" in their menus). Upload that file '
+        "instead.",
+        "not-usebio",
+        line=line,
+    )
 
 
 def _refused(message: str, code: str, line: int | None = None) -> ParseResult:

@@ -86,20 +86,33 @@ def _summary(session: SessionResult, warnings: list[Problem]) -> Problem:
 
 
 def recompute_totals(
-    session: SessionResult, *, drop: int = 0, halves: str = "up"
+    session: SessionResult, *, drop: int = 0, halves: str = "up", per_section: bool = False
 ) -> dict[str, float] | None:
     """Pair totals from the travellers in the file's units, or None when they cannot be had.
-    ``drop`` and ``halves``: the Butler datum (``scoring.butler_datum``)."""
+    ``drop`` and ``halves``: the Butler datum (``scoring.butler_datum``). ``per_section``: each
+    section's travellers scored on their own, for files whose sections are separate fields
+    (boards of the same number in two sections are then not compared)."""
     method = _METHODS.get(session.scoring)
     if method is None or not session.travellers:
         return None
-    results = engine_scoring.score_session(session.travellers, method, drop=drop, halves=halves)
+    groups: dict[str, list] = {}
+    section_of = {pair.pair_id: pair.section for pair in session.pairs}
+    for line in session.travellers:
+        key = section_of.get(line.ns_pair, "") if per_section else ""
+        groups.setdefault(key, []).append(line)
     totals: dict[str, float] = {}
-    for pair_id, result in results.items():
-        value = result.percentage if session.scoring is Scoring.MP else float(result.total)
-        if value is not None:
-            totals[pair_id] = value
+    for lines in groups.values():
+        results = engine_scoring.score_session(lines, method, drop=drop, halves=halves)
+        for pair_id, result in results.items():
+            value = result.percentage if session.scoring is Scoring.MP else float(result.total)
+            if value is not None:
+                totals[pair_id] = value
     return totals
+
+
+def sectioned(session: SessionResult) -> bool:
+    """Whether the session has more than one section (then each may be its own field)."""
+    return len({pair.section for pair in session.pairs}) > 1
 
 
 def crosscheck(session: SessionResult) -> list[Problem]:
@@ -138,7 +151,10 @@ def _best_fitting_mismatches(session: SessionResult, totals: Mapping[str, float]
 
 
 def _program_variants(session: SessionResult) -> Iterator[dict[str, float]]:
-    """The totals other scoring programs' known methods give (docs/decisions.md)."""
+    """The totals other scoring programs' known methods give (docs/decisions.md), and each
+    section scored on its own (FORMATS 2.2: sections scored per section)."""
+    if sectioned(session):
+        yield recompute_totals(session, per_section=True) or {}
     if session.scoring is Scoring.BUTLER:
         for drop, halves in BUTLER_VARIANTS:
             yield recompute_totals(session, drop=drop, halves=halves) or {}

@@ -23,7 +23,8 @@ from grading.engine.types import (
     SessionResult,
     normalise_number,
 )
-from grading.ingest import common
+from grading.ingest import common, limits
+from grading.ingest.limits import EARLIEST_PLAY_DATE
 from grading.ingest.problems import FileMeta, ParseResult, ProblemLog
 
 REQUIRED = (
@@ -71,15 +72,14 @@ class _Row:
 class _RowReader:
     """Validates one row, reporting every bad cell (S14.12)."""
 
-    def __init__(self, line: int, row: dict[str, str], log: ProblemLog) -> None:
+    def __init__(self, line: int, row: dict[str, str], log: ProblemLog, earliest: dt.date) -> None:
         self.line, self.row, self.log = line, row, log
+        self.earliest = earliest
         self.ok = True
 
-    def bad(self, column: str, message: str) -> None:
+    def bad(self, column: str, message: str, code: str = "csv-row") -> None:
         self.ok = False
-        self.log.problem(
-            f"line {self.line}, column {column}", message, line=self.line, code="csv-row"
-        )
+        self.log.problem(f"line {self.line}, column {column}", message, line=self.line, code=code)
 
     def cell(self, column: str) -> str:
         return (self.row.get(column) or "").strip()
@@ -87,7 +87,7 @@ class _RowReader:
     def required(self, column: str) -> str:
         value = self.cell(column)
         if not value:
-            self.bad(column, f"{column} is empty; every row needs it (S12.1).")
+            self.bad(column, f"{column} is empty; every row needs it.")
         return value
 
     def read(self) -> _Row | None:
@@ -139,6 +139,10 @@ class _RowReader:
         value = common.parse_date(raw) if _ISO_DATE.match(raw) else None
         if raw and value is None:
             self.bad("date", f'date "{raw}" must be a real date written YYYY-MM-DD.')
+        too_early = limits.date_problem(value, self.earliest) if value else None
+        if too_early:
+            self.bad("date", too_early, code="date-too-early")
+            return None
         return value
 
     def _start(self) -> dt.time | None:
@@ -164,7 +168,7 @@ class _RowReader:
             return 1
         if raw in ("1", "2", "3"):
             return int(raw)
-        self.bad("weighting", f'weighting "{raw}" must be 1, 2 or 3 (S3.10), or empty for 1.')
+        self.bad("weighting", f'weighting "{raw}" must be 1, 2 or 3, or empty for 1.')
         return 1
 
     def _direction(self, movement: Movement | None) -> Direction | None:
@@ -237,7 +241,7 @@ def _decode(data: bytes, log: ProblemLog) -> str | None:
         line = data[: exc.start].count(b"\n") + 1
         log.problem(
             f"line {line}",
-            'The CSV file is not UTF-8 text (S12.1). Save it again choosing "CSV UTF-8".',
+            'The CSV file is not UTF-8 text. Save it again choosing "CSV UTF-8".',
             line=line,
             code="csv-encoding",
         )
@@ -251,7 +255,7 @@ def _header(reader: csv.DictReader[str], log: ProblemLog) -> bool:
     for column in missing:
         log.problem(
             "line 1",
-            f'The header row has no "{column}" column; S12.1 lists the columns it needs.',
+            f'The header row has no "{column}" column, which the product\'s CSV format needs.',
             line=1,
             code="csv-header",
         )
@@ -260,11 +264,15 @@ def _header(reader: csv.DictReader[str], log: ProblemLog) -> bool:
         log.problem("line 1", f'The header row has "{column}" twice.', line=1, code="csv-header")
     unknown = [n for n in names if n and n not in REQUIRED and n not in OPTIONAL]
     if unknown:
-        log.warn("line 1", f"Columns not in S12.1 were ignored: {', '.join(unknown)}.", line=1)
+        log.warn(
+            "line 1",
+            f"Columns the product's CSV format does not have were ignored: {', '.join(unknown)}.",
+            line=1,
+        )
     return not missing and not duplicated
 
 
-def parse_csv(data: bytes, club: str) -> ParseResult:
+def parse_csv(data: bytes, club: str, *, earliest: dt.date = EARLIEST_PLAY_DATE) -> ParseResult:
     log = ProblemLog()
     meta = FileMeta(format="csv", encoding="utf-8")
     text = _decode(data, log)
@@ -274,7 +282,7 @@ def parse_csv(data: bytes, club: str) -> ParseResult:
     try:
         if not _header(reader, log):
             return log.result([], meta)
-        rows = _rows(reader, log)
+        rows = _rows(reader, log, earliest)
     except csv.Error as exc:
         log.problem(
             f"line {reader.line_num}",
@@ -289,7 +297,7 @@ def parse_csv(data: bytes, club: str) -> ParseResult:
     return log.result(sessions, meta)
 
 
-def _rows(reader: csv.DictReader[str], log: ProblemLog) -> list[_Row]:
+def _rows(reader: csv.DictReader[str], log: ProblemLog, earliest: dt.date) -> list[_Row]:
     rows = []
     for record in reader:
         line = reader.line_num
@@ -304,7 +312,7 @@ def _rows(reader: csv.DictReader[str], log: ProblemLog) -> list[_Row]:
                 code="csv-row",
             )
             continue
-        row = _RowReader(line, record, log).read()
+        row = _RowReader(line, record, log, earliest).read()
         if row is not None:
             rows.append(row)
     return rows

@@ -117,7 +117,6 @@ def test_a_member_twice_in_a_usebio_sample_is_refused():
             "999999999 boards",
         ),  # graded for 10 minutes, PPI -8 million
         ("BUTLER", "24", "867", "11", "867 IMPs over 24 boards"),
-        ("MP", "24", "55", "1" * 30, "longer than 20 digits"),  # a 500 on PostgreSQL
     ],
 )
 def test_implausible_figures_are_refused_saying_which_pair(scoring, boards, score, player, says):
@@ -131,3 +130,17 @@ def test_implausible_figures_are_refused_saying_which_pair(scoring, boards, scor
     assert result.sessions == ()
     (problem,) = [p for p in result.problems if p.code == "implausible"]
     assert problem.location == "E1, pair 1" and says in problem.message
+
+
+def test_a_membership_number_too_long_for_the_database_is_refused_saying_where():
+    """Found by review: a 30-digit number was a 500 on PostgreSQL (issue 21 item 4)."""
+    rows = [
+        "event_id,session,date,scoring,movement,pair,player1_number,player2_number,score",
+        f"E1,1,2026-11-16,MP,ONE_WINNER,1,{'1' * 30},12,55",
+        "E1,1,2026-11-16,MP,ONE_WINNER,2,13,14,45",
+    ]
+    result = parse_file("big.csv", "\n".join(rows).encode(), "club")
+    assert result.sessions == ()
+    (problem,) = [p for p in result.problems if p.code == "too-long"]
+    assert problem.location == "E1, session of 16 Nov 2026, pair 1, player 1"
+    assert "longer than the 20 characters" in problem.message

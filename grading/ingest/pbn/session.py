@@ -1,16 +1,10 @@
-"""PBN files with results: TotalScoreTable (pair ranking) and ScoreTable (travellers).
-
-FORMATS 3; PBN 2.1 sections 5.2, 5.9, 5.10. Rows are split with a quote-aware tokenizer, not by
-column widths (widths are minimums and programs get them wrong). A PBN file with only hand
-records and bare travellers has no pair results and is refused with a clear message.
-"""
+"""The session a PBN ranking describes: pairs, scores, travellers (FORMATS 3.2-3.4)."""
 
 from __future__ import annotations
 
 import datetime as dt
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
 
 from grading.engine.types import (
     Direction,
@@ -23,205 +17,36 @@ from grading.engine.types import (
     TravellerLine,
     normalise_number,
 )
-from grading.ingest import common
-from grading.ingest.problems import FileMeta, ParseResult, ProblemLog
-
-_TAG = re.compile(r'^\[\s*([A-Za-z0-9_]+)\s+"(.*)"\s*\]\s*$')
-_META = re.compile(r'^%\s*<META\s+name=(\S+)\s+content="(.*)"\s*>', re.I)
-_TOKEN = re.compile(r'"([^"]*)"|(\S+)')
-_NAME_SPLIT = re.compile(r"\s+-\s+|\s*&\s*|\s+and\s+", re.I)
-
-
-@dataclass
-class _Table:
-    name: str
-    columns: list[str]
-    line: int
-    rows: list[tuple[int, list[str]]] = field(default_factory=list)
-
-    def records(self) -> list[tuple[int, dict[str, str]]]:
-        return [(n, dict(zip(self.columns, tokens, strict=False))) for n, tokens in self.rows]
+from grading.ingest import common, limits
+from grading.ingest.pbn.games import (
+    _NAME_SPLIT,
+    Facts,
+    Game,
+    Row,
+    Table,
+    direction_of,
+    game_date,
+    ns_score,
+    pair_label,
+    score_columns,
+    scoring_of,
+)
+from grading.ingest.problems import ProblemLog
 
 
-@dataclass
-class _Facts:
-    """What the ScoreTables say per pair: boards seen and the sum of their MP/IMP column."""
-
-    boards: dict[str, set[int]] = field(default_factory=dict)
-    points: dict[str, float] = field(default_factory=dict)
-    skipped: bool = False
-
-
-@dataclass
-class _Game:
-    tags: dict[str, str] = field(default_factory=dict)
-    tag_lines: dict[str, int] = field(default_factory=dict)
-    tables: list[_Table] = field(default_factory=list)
-
-
-def _decode(data: bytes) -> tuple[str, str]:
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    try:
-        return data.decode("utf-8"), "utf-8"
-    except UnicodeDecodeError:
-        return data.decode("cp1252", errors="replace"), "cp1252"
-
-
-def _columns(spec: str) -> list[str]:
-    """``"Rank\\1R;PairId\\2R"`` -> ["Rank", "PairId"] (PBN 5.2: sort sign, width, alignment)."""
-    names = []
-    for part in spec.split(";"):
-        name = part.split("\\")[0].strip().lstrip("+-")
-        names.append(name)
-    return names
-
-
-def _read_games(text: str) -> tuple[list[_Game], dict[str, str]]:
-    games: list[_Game] = []
-    meta: dict[str, str] = {}
-    game = _Game()
-    table: _Table | None = None
-    previous: dict[str, str] = {}
-    in_comment = False
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if in_comment:
-            in_comment = "}" not in line
-            continue
-        if line.startswith("%"):
-            found = _META.match(line)
-            if found:
-                meta[found.group(1).lower()] = found.group(2).strip()
-            continue
-        if line.startswith("{"):
-            in_comment = "}" not in line
-            continue
-        if not line:
-            if game.tags or game.tables:
-                games.append(game)
-                previous = {**previous, **game.tags}
-            game, table = _Game(), None
-            continue
-        tag = _TAG.match(line)
-        if tag:
-            name, value = tag.group(1), tag.group(2)
-            if value == "#":  # PBN: same value as the previous game
-                value = previous.get(name, "")
-            game.tags[name] = value
-            game.tag_lines[name] = number
-            table = None
-            if name.endswith("Table"):
-                table = _Table(name, _columns(value), number)
-                game.tables.append(table)
-            continue
-        if table is not None and not line.startswith("["):
-            tokens = [
-                m.group(1) if m.group(1) is not None else m.group(2) for m in _TOKEN.finditer(line)
-            ]
-            table.rows.append((number, tokens))
-    if game.tags or game.tables:
-        games.append(game)
-    return games, meta
-
-
-def _scoring(text: str, columns: list[str]) -> Scoring | None:
-    lowered = text.lower()
-    if "butler" in lowered:
-        return Scoring.BUTLER
-    if "cross" in lowered:
-        return Scoring.CROSS_IMP
-    if lowered.startswith(("mp", "matchpoint")) or "matchpoints" in lowered:
-        return Scoring.MP
-    if not lowered and ("TotalPercentage" in columns or "MeanPercentage" in columns):
-        return Scoring.MP
-    return None
-
-
-def _direction(text: str) -> Direction | None:
-    value = text.upper().replace("-", "").replace("/", "").strip()
-    return Direction(value) if value in ("NS", "EW") else None
-
-
-def parse_pbn(data: bytes, club: str) -> ParseResult:
-    log = ProblemLog()
-    text, encoding = _decode(data)
-    games, meta_tags = _read_games(text)
-    version = next((ln[1:].strip() for ln in text.splitlines()[:3] if ln.startswith("% PBN")), "")
-    program = meta_tags.get("generator", "") or _creator(text)
-    meta = FileMeta(
-        format="pbn",
-        format_version=version,
-        program=program,
-        club_name=meta_tags.get("arranger", "") or meta_tags.get("licencee", ""),
-        encoding=encoding,
-    )
-    rankings = [(g, t) for g in games for t in g.tables if t.name == "TotalScoreTable"]
-    if not rankings:
-        log.problem(
-            "file",
-            "This PBN file has hand records and travellers but no pair results (no "
-            "TotalScoreTable), and no membership numbers, so it cannot be graded. Upload the "
-            "USEBIO XML results file your scoring program writes for the EBU instead.",
-            code="pbn-no-results",
-        )
-        return log.result([], meta)
-    session = _Session(rankings, games, meta_tags, club, program, log).build()
-    return log.result([session] if session else [], meta)
-
-
-def _creator(text: str) -> str:
-    for line in text.splitlines()[:10]:
-        if line.lower().startswith("%creator:"):
-            return line.split(":", 1)[1].strip()
-    return ""
-
-
-@dataclass
-class _Row:
-    """One line of a TotalScoreTable. ``pair_id`` is set once every pair kept is known
-    (FORMATS 5.2); a sit-out or phantom has none."""
-
-    number: str
-    line: int
-    section: str
-    players: tuple[Player, Player]
-    direction: Direction | None
-    boards: int | None
-    rank: str
-    record: dict[str, str]
-    score_column: str
-    pair_id: str = ""
-    table: int = 0  # the line of its TotalScoreTable
-
-    @property
-    def left_out(self) -> bool:
-        """FORMATS 5.3: a sit-out or phantom pair (decisions: phantoms and sit-outs). Names
-        may be the partnership's one name (PBN 5.9), so a player with neither name nor number
-        beside a "PHANTOM" does not make the pair real."""
-        named = [p for p in self.players if p.name.strip() or p.number is not None]
-        return self.boards == 0 or common.is_phantom_pair(named)
-
-
-def _score_columns(scoring: Scoring) -> tuple[str, ...]:
-    """The ranking columns a pair's score is read from, in order of preference (PBN 5.10,
-    FORMATS 3.3 for Ruter's TotalScoreIMP)."""
-    if scoring is Scoring.MP:
-        return ("TotalPercentage", "MeanPercentage")
-    return ("TotalIMP", "TotalScoreIMP", "MeanIMP")
-
-
-class _Session:
+class SessionReader:
     def __init__(
         self,
-        rankings: list[tuple[_Game, _Table]],
-        games: list[_Game],
+        rankings: list[tuple[Game, Table]],
+        games: list[Game],
         meta: dict[str, str],
         club: str,
         program: str,
         log: ProblemLog,
+        earliest: dt.date,
     ) -> None:
         self.rankings, self.games, self.meta = rankings, games, meta
+        self.earliest = earliest
         self.game, self.table = rankings[0]
         self.club, self.program, self.log = club, program, log
         self.scoring_text = self.game.tags.get("Scoring", "") or meta.get("scoringtype", "")
@@ -229,7 +54,7 @@ class _Session:
 
     def build(self) -> SessionResult | None:
         date = self._date()
-        scoring = _scoring(self.scoring_text, self.table.columns)
+        scoring = scoring_of(self.scoring_text, self.table.columns)
         if scoring is None:
             self.log.problem(
                 f"line {self.game.tag_lines.get('Scoring', self.table.line)}",
@@ -292,7 +117,7 @@ class _Session:
                 f"line {self.table.line}",
                 f"The ranking gives IMPs as an average per board for {len(self.means_converted)} "
                 "pair(s); each pair's session total (average times boards played, or the sum "
-                "of its traveller IMPs) is used, as grading needs (S3.3).",
+                "of its traveller IMPs) is used, as grading needs.",
                 line=self.table.line,
                 code="mean-imps",
             )
@@ -325,7 +150,7 @@ class _Session:
         )
 
     def _date(self) -> dt.date | None:
-        value = _game_date(self.game) or common.parse_date(self.meta.get("contestdate"))
+        value = game_date(self.game) or common.parse_date(self.meta.get("contestdate"))
         if value is None:
             line = self.game.tag_lines.get("Date", self.table.line)
             self.log.problem(
@@ -336,6 +161,11 @@ class _Session:
                 line=line,
                 code="date",
             )
+            return None
+        too_early = limits.date_problem(value, self.earliest)
+        if too_early:
+            line = self.game.tag_lines.get("Date", self.table.line)
+            self.log.problem(f"line {line}", too_early, line=line, code="date-too-early")
         return value
 
     def _check_rankings_agree(self, date: dt.date, scoring: Scoring) -> None:
@@ -343,12 +173,12 @@ class _Session:
         as a part (e.g. a section) of one session (FORMATS 3.3). A table whose game names
         another date or scoring is not part of it: an upload is one session (S14.1)."""
         for game, table in self.rankings[1:]:
-            other_date = _game_date(game) or date
+            other_date = game_date(game) or date
             other_text = game.tags.get("Scoring", "")
             differs = []
             if other_date != date:
                 differs.append(f"dated {other_date:%d %b %Y} (not {date:%d %b %Y})")
-            if other_text and _scoring(other_text, table.columns) is not scoring:
+            if other_text and scoring_of(other_text, table.columns) is not scoring:
                 differs.append(f'scored "{other_text}" (not "{self.scoring_text}")')
             if not differs:
                 continue
@@ -373,7 +203,7 @@ class _Session:
                     line=table.line,
                     code="pbn-columns",
                 )
-            wanted = _score_columns(scoring) if scoring else ()
+            wanted = score_columns(scoring) if scoring else ()
             what = "percentages" if scoring is Scoring.MP else "IMPs"
             if wanted and not any(c in table.columns for c in wanted):
                 self.log.problem(
@@ -385,10 +215,10 @@ class _Session:
                     code="pbn-columns",
                 )
 
-    def _rows(self, scoring: Scoring) -> list[_Row]:
+    def _rows(self, scoring: Scoring) -> list[Row]:
         rows = []
         for _game, table in self.rankings:
-            column = next(c for c in _score_columns(scoring) if c in table.columns)
+            column = next(c for c in score_columns(scoring) if c in table.columns)
             for line, rec in table.records():
                 row = self._row(line, rec, column)
                 if row is not None:
@@ -396,7 +226,7 @@ class _Session:
                     rows.append(row)
         return rows
 
-    def _row(self, line: int, rec: dict[str, str], score_column: str) -> _Row | None:
+    def _row(self, line: int, rec: dict[str, str], score_column: str) -> Row | None:
         number = rec.get("PairId", "").strip()
         if not number or number in ("-", "?"):
             self.log.problem(
@@ -406,12 +236,12 @@ class _Session:
                 code="pair-number",
             )
             return None
-        return _Row(
+        return Row(
             number=number,
             line=line,
             section=rec.get("Section", ""),
             players=self._players(line, rec),
-            direction=_direction(rec.get("Direction", "")),
+            direction=direction_of(rec.get("Direction", "")),
             boards=common.parse_whole(rec.get("NrBoards")),
             rank=rec.get("Rank", ""),
             record=rec,
@@ -439,7 +269,7 @@ class _Session:
             players.append(Player(number=number, name=name))
         return players[0], players[1]
 
-    def _assign_pair_ids(self, rows: list[_Row]) -> bool:
+    def _assign_pair_ids(self, rows: list[Row]) -> bool:
         """Unique ids within the session (FORMATS 5.2); False, with a problem at each line of a
         pair listed more than once (S12: every problem says where it is)."""
         ids = common.unique_pair_ids(rows)
@@ -456,7 +286,7 @@ class _Session:
                 continue
             self.log.problem(
                 f"line {row.line}",
-                f"{_label(row)} is listed more than once in the ranking (also line "
+                f"{pair_label(row)} is listed more than once in the ranking (also line "
                 f"{', '.join(map(str, others))}). Check the pair numbers in your scoring "
                 "program and export the results again.",
                 line=row.line,
@@ -464,20 +294,20 @@ class _Session:
             )
         return False
 
-    def _left_out(self, row: _Row) -> bool:
+    def _left_out(self, row: Row) -> bool:
         if not row.left_out:
             return False
         why = "played no boards" if row.boards == 0 else "is a sit-out or phantom pair"
         self.log.warn(
             f"line {row.line}",
-            f"{_label(row)} {why}; it is left out of grading and its opponents' boards "
+            f"{pair_label(row)} {why}; it is left out of grading and its opponents' boards "
             "against it are not counted.",
             line=row.line,
             code="phantom",
         )
         return True
 
-    def _travellers(self, rows: list[_Row], scoring: Scoring) -> tuple[list[TravellerLine], _Facts]:
+    def _travellers(self, rows: list[Row], scoring: Scoring) -> tuple[list[TravellerLine], Facts]:
         lookup = common.pairs_by_number(rows)
         boards: dict[str, set[int]] = defaultdict(set)
         points: dict[str, float] = defaultdict(float)
@@ -508,7 +338,7 @@ class _Session:
                     for row, col in ((ns, point_cols[0]), (ew, point_cols[1])):
                         boards[row.pair_id].add(board)
                         points[row.pair_id] += common.parse_decimal(rec.get(col)) or 0.0
-                    score = _ns_score(rec)
+                    score = ns_score(rec)
                     if score is None:
                         skipped.append(f"line {line_no}")
                         continue
@@ -534,9 +364,9 @@ class _Session:
                 f"a score no bridge contract can produce): {shown}.",
                 code="traveller-line",
             )
-        return lines, _Facts(dict(boards), dict(points), bool(skipped))
+        return lines, Facts(dict(boards), dict(points), bool(skipped))
 
-    def _movement(self, rows: list[_Row]) -> Movement:
+    def _movement(self, rows: list[Row]) -> Movement:
         """Two-winner when a ranking restarts for each direction (both have a rank 1 in the same
         TotalScoreTable: sections ranked in tables of their own each have their own rank 1)."""
         firsts: dict[int, set[Direction | None]] = defaultdict(set)
@@ -549,10 +379,10 @@ class _Session:
 
     def _entry(
         self,
-        row: _Row,
+        row: Row,
         scoring: Scoring,
         movement: Movement,
-        per_pair: _Facts,
+        per_pair: Facts,
         complete: bool,
     ) -> PairEntry | None:
         score = self._score(row, scoring, per_pair)
@@ -571,13 +401,13 @@ class _Session:
             section=row.section,
         )
 
-    def _score(self, row: _Row, scoring: Scoring, per_pair: _Facts) -> float | None:
+    def _score(self, row: Row, scoring: Scoring, per_pair: Facts) -> float | None:
         column = row.score_column
         value = common.parse_decimal(row.record.get(column))
         if value is None:
             self.log.problem(
                 f"line {row.line}",
-                f'{_label(row)} has no {column} ("{row.record.get(column, "")}"). Export the '
+                f'{pair_label(row)} has no {column} ("{row.record.get(column, "")}"). Export the '
                 "results again after the session is complete.",
                 line=row.line,
                 code="score",
@@ -587,7 +417,7 @@ class _Session:
             if not 0 <= value <= 100:
                 self.log.problem(
                     f"line {row.line}",
-                    f"{_label(row)}'s percentage {value:g} is not between 0 and 100.",
+                    f"{pair_label(row)}'s percentage {value:g} is not between 0 and 100.",
                     line=row.line,
                     code="score",
                 )
@@ -595,7 +425,7 @@ class _Session:
             return value
         return self._imp_total(row, column, value, per_pair)
 
-    def _imp_total(self, row: _Row, column: str, value: float, per_pair: _Facts) -> float:
+    def _imp_total(self, row: Row, column: str, value: float, per_pair: Facts) -> float:
         """FORMATS 3.4: Ruter writes a per-board mean in TotalScoreIMP. A mean column, or a
         figure the travellers show to be a mean, is turned into the session total (S3.3)."""
         if not row.boards:
@@ -611,30 +441,3 @@ class _Session:
         if every_board and summed is not None:
             return round(summed, 2)  # exact, where the mean was rounded
         return round(value * row.boards, 2)
-
-
-def _game_date(game: _Game) -> dt.date | None:
-    for tag in ("Date", "EventDate"):
-        value = common.parse_date(game.tags.get(tag))
-        if value is not None:
-            return value
-    return None
-
-
-def _label(row: _Row) -> str:
-    """How a message names a pair: as the ranking writes it."""
-    direction = f" {row.direction.value}" if row.direction else ""
-    section = f" in section {row.section}" if row.section else ""
-    return f"Pair {row.number}{direction}{section}"
-
-
-def _ns_score(rec: dict[str, str]) -> int | None:
-    ns = common.parse_whole(rec.get("Score_NS"))
-    if ns is None:
-        ew = common.parse_whole(rec.get("Score_EW"))
-        ns = -ew if ew is not None else None
-    if ns is None and rec.get("Contract", "").lower() == "pass":
-        ns = 0
-    if ns is None or not common.plausible_table_score(ns):
-        return None
-    return ns

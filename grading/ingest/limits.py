@@ -1,0 +1,166 @@
+"""What the database can hold, checked when a file is read (issue 21: a value too long for its
+column must be refused with the place it came from, before anything is stored; S12: uploads are
+all or nothing).
+
+The lengths are copies of the models' ``max_length`` (the parsers are pure Python and may not
+import the models); ``tests/ingest/test_limits.py`` fails when a model and this table disagree.
+The earliest date of play is a parameter of :func:`grading.ingest.parse_file`; the product
+passes its ``EARLIEST_PLAY_DATE`` setting, and this default is that setting's default.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+
+from grading.engine.types import SessionResult
+from grading.ingest.problems import FileMeta, Problem
+
+EARLIEST_PLAY_DATE = dt.date(2000, 1, 1)
+
+# Column lengths, as in the models named beside each one.
+EVENT_ID_LENGTH = 200  # grading.models.Event.event_id
+EVENT_NAME_LENGTH = 255  # grading.models.Event.name
+REASON_LENGTH = 255  # grading.models.SessionVersion.not_graded_reason
+PAIR_ID_LENGTH = 20  # PairResult.pair_id, Match.pair_id, TravellerLine.ns_pair/ew_pair
+SECTION_LENGTH = 20  # grading.models.PairResult.section
+TEAM_LENGTH = 100  # grading.models.PairResult.team
+PLAYER_NAME_LENGTH = 200  # PairResult.player1_name/player2_name, members.Member.name
+MEMBER_NUMBER_LENGTH = 20  # members.Member.national_number
+CLUB_NAME_LENGTH = 200  # clubs.Club.name
+CLUB_NUMBER_LENGTH = 20  # clubs.Club.national_number
+CONTRACT_LENGTH = 20  # grading.models.TravellerLine.contract
+DECLARER_LENGTH = 2  # grading.models.TravellerLine.declarer
+LEAD_LENGTH = 4  # grading.models.TravellerLine.lead
+ADJUSTED_LENGTH = 8  # grading.models.TravellerLine.ns_adjusted/ew_adjusted
+# PositiveSmallIntegerField (session and round numbers, board numbers and counts).
+SMALL_NUMBER_MAX = 32767
+
+_SHOWN = 40  # characters of an over-long value quoted in a message
+
+
+def date_problem(date: dt.date, earliest: dt.date) -> str | None:
+    """Why a date of play cannot be accepted, or None. A date before the earliest date is a
+    typing slip or a damaged file (issue 21: year 1 took a club's pages down)."""
+    if date >= earliest:
+        return None
+    return (
+        f"The date of play, {date.day:02d}/{date.month:02d}/{date.year:04d}, is before "
+        f"{earliest.day:02d}/{earliest.month:02d}/{earliest.year:04d}, the earliest date "
+        "of play the product accepts. Correct the session's date in your scoring program and "
+        "export the results again."
+    )
+
+
+def shown(value: str) -> str:
+    """An over-long value as a message quotes it: its start and its length."""
+    value = " ".join(value.split())
+    if len(value) <= _SHOWN:
+        return f'"{value}"'
+    return f'"{value[:_SHOWN]}..." ({len(value)} characters)'
+
+
+def brief(value: str) -> str:
+    """A value as a location names it: as written, or its start when it is over-long."""
+    return value if len(value) <= _SHOWN else shown(value)
+
+
+def meta_problems(meta: FileMeta) -> list[Problem]:
+    """The club named in the file: an operator's import may create a club from it."""
+    problems = []
+    if len(meta.club_name) > CLUB_NAME_LENGTH:
+        problems.append(_long("the club", "The club's name", meta.club_name, CLUB_NAME_LENGTH))
+    if meta.national_club_id and len(meta.national_club_id) > CLUB_NUMBER_LENGTH:
+        problems.append(
+            _long("the club", "The club's number", meta.national_club_id, CLUB_NUMBER_LENGTH)
+        )
+    return problems
+
+
+def session_problems(session: SessionResult) -> list[Problem]:
+    """Every text and small number of a session checked against its column."""
+    return list(_session_problems(session))
+
+
+def _session_problems(session: SessionResult) -> Iterator[Problem]:
+    event = session.event_name or session.key.event_id
+    name = brief(event)
+    where = f"{name}, session of {session.date:%d %b %Y}" if session.date else name
+    if len(session.key.event_id) > EVENT_ID_LENGTH:
+        yield _long(where, "The event's identifier", session.key.event_id, EVENT_ID_LENGTH)
+    if len(session.event_name) > EVENT_NAME_LENGTH:
+        yield _long(where, "The event's name", session.event_name, EVENT_NAME_LENGTH)
+    if len(session.not_graded_reason) > REASON_LENGTH:
+        yield _long(where, "The reason", session.not_graded_reason, REASON_LENGTH)
+    if not 0 < session.key.session <= SMALL_NUMBER_MAX:
+        yield _number(where, "The session number", session.key.session)
+    if session.boards is not None and not 0 <= session.boards <= SMALL_NUMBER_MAX:
+        yield _number(where, "The number of boards", session.boards)
+    for pair in session.pairs:
+        at = f"{where}, pair {brief(pair.pair_id)}"
+        if len(pair.pair_id) > PAIR_ID_LENGTH:
+            yield _long(at, "The pair number", pair.pair_id, PAIR_ID_LENGTH)
+        if len(pair.section) > SECTION_LENGTH:
+            yield _long(at, "The section", pair.section, SECTION_LENGTH)
+        if len(pair.team) > TEAM_LENGTH:
+            yield _long(at, "The team's name", pair.team, TEAM_LENGTH)
+        for seat, player in enumerate(pair.players, start=1):
+            if len(player.name) > PLAYER_NAME_LENGTH:
+                yield _long(f"{at}, player {seat}", "The name", player.name, PLAYER_NAME_LENGTH)
+            if player.number is not None and len(player.number) > MEMBER_NUMBER_LENGTH:
+                yield _long(
+                    f"{at}, player {seat}",
+                    "The membership number",
+                    player.number,
+                    MEMBER_NUMBER_LENGTH,
+                )
+    yield from _traveller_problems(where, session)
+    for match in session.matches:
+        at = f"{where}, pair {brief(match.pair_id)}, round {match.round}"
+        if not 0 <= match.round <= SMALL_NUMBER_MAX:
+            yield _number(at, "The round number", match.round)
+        if not 0 <= match.boards <= SMALL_NUMBER_MAX:
+            yield _number(at, "The number of boards", match.boards)
+
+
+def _traveller_problems(where: str, session: SessionResult) -> Iterator[Problem]:
+    fields = (
+        ("contract", "The contract", CONTRACT_LENGTH),
+        ("declarer", "The declarer", DECLARER_LENGTH),
+        ("lead", "The opening lead", LEAD_LENGTH),
+        ("ns_adjusted", "The adjusted score", ADJUSTED_LENGTH),
+        ("ew_adjusted", "The adjusted score", ADJUSTED_LENGTH),
+    )
+    for line in session.travellers:
+        at = f"{where}, board {line.board}, pairs {brief(line.ns_pair)} and {brief(line.ew_pair)}"
+        if not 0 < line.board <= SMALL_NUMBER_MAX:
+            yield _number(at, "The board number", line.board)
+        if line.tricks is not None and not 0 <= line.tricks <= 13:
+            yield Problem(
+                at,
+                f"The tricks taken, {line.tricks}, must be from 0 to 13. Correct the traveller "
+                "in your scoring program and export the results again.",
+                code="implausible",
+            )
+        for attr, what, limit in fields:
+            value = getattr(line, attr) or ""
+            if len(value) > limit:
+                yield _long(at, what, value, limit)
+
+
+def _long(where: str, what: str, value: str, limit: int) -> Problem:
+    return Problem(
+        where,
+        f"{what} {shown(value)} is longer than the {limit} characters the product can keep. "
+        "Shorten it in your scoring program and export the results again.",
+        code="too-long",
+    )
+
+
+def _number(where: str, what: str, value: int) -> Problem:
+    return Problem(
+        where,
+        f"{what}, {value}, is not one a club session can have (from 1 to {SMALL_NUMBER_MAX}). "
+        "Correct it in your scoring program and export the results again.",
+        code="implausible",
+    )
