@@ -7,7 +7,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from clubs.models import Club
-from clubs.selectors import member_search, user_can_administer
+from clubs.selectors.access import user_can_administer
+from clubs.selectors.search import member_search
 from grading.common.api_docs import CLUB_SLUG, TextField, errors
 
 

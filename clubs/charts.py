@@ -9,7 +9,8 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from django.utils.html import format_html, json_script
 
-from clubs.selectors import BandDistribution, SeriesPoint
+from clubs.selectors.bands import BandDistribution
+from clubs.selectors.sessions import SeriesPoint
 
 CONFIG = {
     "displaylogo": False,

@@ -7,6 +7,8 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from clubs.models import Club, ClubRole, HostExemptionRequest, PlannedSession
+from clubs.rules import exemption_deadline, planned_session_of
+from clubs.selectors.planning import planned_session_results_in
 from grading.common.audit import audit_record
 from grading.models import AuditEvent
 from members.models import Member
@@ -33,14 +35,6 @@ def club_role_set(*, club: Club, member: Member, role: str = ClubRole.Role.MEMBE
 
 class ExemptionRefused(ValueError):
     """A host-exemption request the rules refuse (S3.9); the message says why."""
-
-
-EXEMPTION_DEADLINE = dt.timedelta(minutes=30)
-
-
-def planned_session_start(planned: PlannedSession) -> dt.datetime:
-    """The session's start as an aware datetime in the site's time zone."""
-    return timezone.make_aware(dt.datetime.combine(planned.date, planned.start))
 
 
 @transaction.atomic
@@ -77,7 +71,7 @@ def exemption_request_create(
     the member does not belong to the club, or when the member names themselves as partner.
     """
     planned = PlannedSession.objects.select_for_update().get(pk=planned_session.pk)
-    deadline = planned_session_start(planned) + EXEMPTION_DEADLINE
+    deadline = exemption_deadline(planned)
     if now > deadline:
         raise ExemptionRefused(
             f"Too late: requests for {planned} close 30 minutes after the start, at "
@@ -127,8 +121,6 @@ def approved_host_numbers(
     results session is (S3.9: one pair per session). A club may run several sessions on a day:
     the planned session is the one starting nearest the results' start, else the one of the
     same event name; only when neither tells them apart do all of the day's approvals apply."""
-    from clubs.selectors import planned_session_of
-
     planned = list(PlannedSession.objects.filter(club=club, date=date))
     chosen = planned_session_of(planned, start=start, event_name=event_name)
     requests = HostExemptionRequest.objects.filter(
@@ -164,8 +156,6 @@ def exemption_decision_record(
 
     Refused once the session's results are in: grading has applied the decision it found then,
     and changing it now would say something that did not happen."""
-    from clubs.selectors import planned_session_results_in
-
     if planned_session_results_in(planned=request.planned_session):
         raise ExemptionRefused(
             f"The results of {request.planned_session} are already in, graded with the "

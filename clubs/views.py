@@ -13,32 +13,35 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
-from clubs import charts, exports
-from clubs.forms import (
-    ExemptionDecisionForm,
-    GradeListForm,
+from clubs import charts
+from clubs.forms import ExemptionDecisionForm, GradeListForm, PlannedSessionForm
+from clubs.handicaps import exports
+from clubs.handicaps.figures import handicap_figures
+from clubs.handicaps.forms import (
     HandicapForm,
-    PlannedSessionForm,
     estimates_as_typed,
     handicap_entries,
+    handicap_form_rows,
 )
-from clubs.handicaps import SLOTS, TEAMS, handicap_form_rows, handicap_table_build
+from clubs.handicaps.players import club_players
+from clubs.handicaps.table import SLOTS, TEAMS, handicap_table_build
 from clubs.models import Club, HostExemptionRequest, PlannedSession
-from clubs.selectors import (
-    ROLLING_WINDOW,
-    band_distribution,
-    club_exemption_rows,
+from clubs.selectors.access import club_members, user_can_administer
+from clubs.selectors.bands import band_distribution
+from clubs.selectors.grades import (
+    RECENT_MONTHS,
     club_grade_rows,
     club_grade_summary,
-    club_members,
+    club_top_grades,
+    year_before,
+)
+from clubs.selectors.planning import club_exemption_rows, planned_sessions_upcoming
+from clubs.selectors.sessions import (
+    ROLLING_WINDOW,
     club_recent_uploads,
     club_session_detail,
     club_session_rows,
-    club_top_grades,
-    handicap_figures,
-    planned_sessions_upcoming,
     sof_series,
-    user_can_administer,
 )
 from clubs.services import (
     ExemptionRefused,
@@ -99,7 +102,11 @@ def _grade_rows(request, club: Club):
     form = GradeListForm(request.GET or None)
     data = form.cleaned_data if form.is_bound and form.is_valid() else {}
     query, sort = data.get("q", ""), data.get("sort") or "name"
-    return form, query, sort, club_grade_rows(club=club, query=query, sort=sort)
+    since = year_before(timezone.localdate()) if data.get("recent") else None
+    rows = club_grade_rows(
+        club=club, query=query, sort=sort, status=data.get("status") or "", recent_since=since
+    )
+    return form, query, sort, rows
 
 
 @login_required
@@ -117,6 +124,8 @@ def club_grades(request, slug: str):
             "query": query,
             "sort": sort,
             "querystring": request.GET.urlencode(),
+            "sort_querystring": _without(request.GET, "sort"),
+            "recent_months": RECENT_MONTHS,
         },
         tab="grades",
     )
@@ -133,7 +142,7 @@ def club_grades_export(request, slug: str, fmt: str):
         return exports.attachment(
             exports.csv_bytes(exports.GRADE_HEADER, lines),
             filename=exports.export_name(club.slug, "grades", stamp, ext="csv"),
-            content_type="text/csv; charset=utf-8",
+            content_type=exports.CSV_TYPE,
         )
     if fmt == "xlsx":
         return exports.attachment(
@@ -276,6 +285,13 @@ def club_exemption_decide(request, slug: str, pk: int):
     return redirect("clubs:exemptions", slug=club.slug)
 
 
+def _without(query, key: str) -> str:
+    """The query string without ``key`` (the sort links keep the filters)."""
+    copy = query.copy()
+    copy.pop(key, None)
+    return copy.urlencode()
+
+
 def _handicap_table(request, club: Club):
     today = timezone.localdate()
     planned = PlannedSession.objects.filter(club=club, date__gte=today).order_by("date", "start")
@@ -300,7 +316,7 @@ def club_handicaps(request, slug: str):
     form, settings, entries, table = _handicap_table(request, club)
     more = request.GET.copy()
     more["rows"] = str(min(settings["rows"] + 4, 60))
-    lines, matches = handicap_figures(table)
+    figures = handicap_figures(table)
     form_rows = estimates_as_typed(handicap_form_rows(entries, table), request.GET)
     return _page(
         request,
@@ -310,12 +326,15 @@ def club_handicaps(request, slug: str):
             "form": form,
             "table": table,
             "form_rows": form_rows,
-            "lines": lines,
-            "match_lines": matches,
+            "lines": figures.lines,
+            "match_lines": figures.matches,
+            "team_factor": figures.team_factor,
             "slots": range(1, SLOTS[table.kind] + 1),
             "querystring": request.GET.urlencode(),
             "more_rows": more.urlencode(),
             "teams": table.kind == TEAMS,
+            "players": club_players(club=club),
+            "conventions": exports.CONVENTIONS.values(),
         },
         tab="handicaps",
     )
@@ -326,15 +345,16 @@ def club_handicaps(request, slug: str):
 def club_handicaps_print(request, slug: str):
     club = administered_club(request, slug)
     _, _, _, table = _handicap_table(request, club)
-    lines, matches = handicap_figures(table)
+    figures = handicap_figures(table)
     return render(
         request,
         "clubs/handicaps_print.html",
         {
             "club": club,
             "table": table,
-            "lines": lines,
-            "match_lines": matches,
+            "lines": figures.lines,
+            "match_lines": figures.matches,
+            "team_factor": figures.team_factor,
             "teams": table.kind == TEAMS,
             "now": timezone.localtime(),
             "querystring": request.GET.urlencode(),
@@ -346,29 +366,41 @@ def club_handicaps_print(request, slug: str):
 @require_GET
 def club_handicaps_export(request, slug: str, fmt: str):
     club = administered_club(request, slug)
-    _, _, _, table = _handicap_table(request, club)
-    base = (club.slug, "handicaps", table.title)
-    if fmt == "players":
-        lines = exports.player_handicap_lines(table)
+    today = timezone.localdate()
+    if fmt in exports.CONVENTIONS:
+        convention = exports.CONVENTIONS[fmt]
+        rows = exports.player_rows(club_players(club=club), convention)
         return exports.attachment(
-            exports.csv_bytes(None, lines),
-            filename=exports.export_name(*base, "players", ext="csv"),
-            content_type="text/csv; charset=utf-8",
+            exports.csv_bytes(exports.PLAYER_HEADER, rows),
+            filename=exports.export_name(
+                club.slug, "handicaps", fmt, f"{today:%Y-%m-%d}", ext="csv"
+            ),
+            content_type=exports.CSV_TYPE,
         )
-    header, rows = exports.handicap_rows(table)
+    form, settings, _, table = _handicap_table(request, club)
+    figures = handicap_figures(table)
+    base = (club.slug, "handicaps", table.title)
+    header, rows = exports.handicap_rows(table, figures)
     if fmt == "csv":
         return exports.attachment(
             exports.csv_bytes(header, rows),
             filename=exports.export_name(*base, ext="csv"),
-            content_type="text/csv; charset=utf-8",
+            content_type=exports.CSV_TYPE,
         )
     if fmt == "xlsx":
         sheets = [("Teams" if table.kind == TEAMS else "Pairs", header, rows)]
         if table.kind == TEAMS:
-            sheets.append(("Matches", *exports.match_rows(table)))
+            sheets.append(("Matches", *exports.match_rows(table, figures)))
+        date = settings["date"]
+        preamble = [
+            ["Event", settings["event"]],
+            ["Date", date] if date else ["Made on", today],
+        ]
+        if settings["start"]:
+            preamble.append(["Start", settings["start"]])
         return exports.attachment(
-            exports.xlsx_bytes(sheets),
+            exports.xlsx_bytes(sheets, preamble=preamble),
             filename=exports.export_name(*base, ext="xlsx"),
             content_type=exports.XLSX_TYPE,
         )
-    raise Http404("Handicap exports are CSV, XLSX or the per-player file.")
+    raise Http404("Handicap exports are CSV, XLSX or a scoring program's per-player file.")

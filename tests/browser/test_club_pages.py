@@ -221,9 +221,13 @@ def test_pair_handicap_table_with_estimate_export_and_print(demo_site, admin_pag
     page.screenshot(path=str(artifacts / "club-handicaps.png"), full_page=True)
 
     with page.expect_download() as download:
-        page.click("[data-testid=export-players]")
-    lines = download.value.path().read_text().splitlines()
-    assert "100004,-5.00" in lines and len(lines) == 4
+        page.click("[data-testid=export-own]")
+    header, *lines = list(csv.reader(io.StringIO(download.value.path().read_text())))
+    assert header == ["membership_number", "first_name", "surname", "handicap"]
+    by_number = {line[0]: line for line in lines}
+    assert "100004" not in by_number  # private: left out, counted on the page
+    assert by_number[published[0].member.national_number][3] == f"{50 - g0:.2f}"
+    expect(page.get_by_test_id("left-out")).to_contain_text("1 private")
 
     page.click("[data-testid=print]")
     page.wait_for_url("**/handicaps/print/**")
@@ -265,3 +269,27 @@ def test_the_club_overview_fits_a_phone(admin_page, demo_site, artifacts):
     width = admin_page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, width
     admin_page.screenshot(path=str(artifacts / "club-overview-390.png"), full_page=True)
+
+
+@pytest.mark.parametrize("kind", ["pairs", "teams"])
+def test_handicap_inputs_fit_a_phone(admin_page, demo_site, artifacts, kind):
+    """At 390 px every name and estimate box of the handicap form is whole on screen (issue
+    19): the rows stack, one player under the other, instead of running off the card."""
+    page = admin_page
+    page.set_viewport_size({"width": 390, "height": 844})
+    guests = "&".join(f"r1p{j}=Guest+{j}" for j in range(1, 3 if kind == "pairs" else 5))
+    query = guests if kind == "pairs" else f"kind=teams&{guests}"
+    page.goto(f"{demo_site.url}/clubs/riverside/handicaps/?{query}")
+    inputs = page.locator(".entry-table input:visible")
+    assert inputs.count() >= (4 if kind == "pairs" else 7)
+    assert page.locator(".entry-table input.estimate:visible").count() >= 1
+    for i in range(inputs.count()):
+        box = inputs.nth(i).bounding_box()
+        assert box is not None and box["width"] >= 100, (i, box)
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 390, (i, box)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, width
+    page.screenshot(path=str(artifacts / f"club-handicaps-{kind}-390.png"), full_page=True)
+    page.locator(".entry-table tbody tr").first.screenshot(
+        path=str(artifacts / f"club-handicaps-{kind}-390-first-row.png")
+    )

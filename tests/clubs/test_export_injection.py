@@ -37,8 +37,11 @@ def read_csv(content: bytes) -> list[list[str]]:
 
 
 def xlsx_cells(content: bytes, sheet=None):
+    """The sheet's table from its header on (a handicap sheet starts with the event and date)."""
     book = load_workbook(io.BytesIO(content))
-    return [list(row) for row in (book[sheet] if sheet else book.active).iter_rows()]
+    rows = [list(row) for row in (book[sheet] if sheet else book.active).iter_rows()]
+    blank = next((i for i, r in enumerate(rows) if all(c.value is None for c in r)), -1)
+    return rows[blank + 1 :]
 
 
 def no_formula_in(content: bytes) -> bool:
@@ -142,9 +145,20 @@ def test_per_player_file_and_pairs_export(admin_client, hostile):
     )
     assert rows[2][3] == "'=Visitor"
     assert rows[1][3] == "'" + NAMES["1001"]
-    lines = (
-        admin_client.get(reverse("clubs:handicaps-export", args=[hostile.slug, "players"]), params)
-        .content.decode()
-        .splitlines()
+    for fmt in ("ebuscore", "scorebridge", "own"):
+        header, *rows = read_csv(
+            admin_client.get(reverse("clubs:handicaps-export", args=[hostile.slug, fmt])).content
+        )
+        assert header == ["membership_number", "first_name", "surname", "handicap"]
+        by_number = {row[0]: row for row in rows}
+        for number in ("1001", "1002", "1004", "1005", "1006", "1007"):
+            first, surname = by_number[number][1:3]
+            for text in (first, surname):
+                assert not text.startswith(("=", "+", "-", "@", "\t", "\r")), (fmt, number)
+            float(by_number[number][3])  # a number, never quoted text
+        assert by_number["1002"][2] == "'+1+2" and by_number["1004"][2] == "'-2+3"
+    # 1001's grade 53.33 is above 50: negative in this site's own file, as a number
+    own = read_csv(
+        admin_client.get(reverse("clubs:handicaps-export", args=[hostile.slug, "own"])).content
     )
-    assert [line.split(",")[0] for line in lines] == ["1001", "1002", "1004"]  # numbers only
+    assert {row[0]: row[3] for row in own}["1001"] == "-3.33"

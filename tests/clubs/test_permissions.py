@@ -23,7 +23,9 @@ def urls(club, planned_pk=0, request_pk=0, session_pk=0):
             reverse("clubs:handicaps-print", args=[slug]) + "?r1p1=1001&r1p2=1002",
             reverse("clubs:handicaps-export", args=[slug, "csv"]) + "?r1p1=1001&r1p2=1002",
             reverse("clubs:handicaps-export", args=[slug, "xlsx"]) + "?r1p1=1001&r1p2=1002",
-            reverse("clubs:handicaps-export", args=[slug, "players"]) + "?r1p1=1001&r1p2=1002",
+            reverse("clubs:handicaps-export", args=[slug, "ebuscore"]),
+            reverse("clubs:handicaps-export", args=[slug, "scorebridge"]),
+            reverse("clubs:handicaps-export", args=[slug, "own"]),
         ],
         "post": [
             (

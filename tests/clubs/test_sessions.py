@@ -6,7 +6,7 @@ import statistics
 import pytest
 from django.urls import reverse
 
-from clubs.selectors import ROLLING_WINDOW, series_name
+from clubs.selectors.sessions import ROLLING_WINDOW, series_name
 from grading.models import CurrentGrade, PairResult, Session, SessionGrade
 from members.models import Member
 

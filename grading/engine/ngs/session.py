@@ -22,7 +22,14 @@ from grading.engine.ngs.types import (
     Status,
     partnership_key,
 )
-from grading.engine.types import Movement, PairEntry, Scoring, SessionResult, TravellerLine
+from grading.engine.types import (
+    Direction,
+    Movement,
+    PairEntry,
+    Scoring,
+    SessionResult,
+    TravellerLine,
+)
 
 __all__ = [
     "PAIRS_SCORING",
@@ -34,6 +41,7 @@ __all__ = [
     "par",
     "teams_cross_imps",
     "host_pair_of",
+    "comparison_group",
 ]
 
 PAIRS_SCORING = frozenset({Scoring.MP, Scoring.BUTLER, Scoring.CROSS_IMP, Scoring.AGGREGATE})
@@ -282,13 +290,19 @@ def _teams_figures(session: SessionResult) -> dict[str, tuple[float, int]]:
     return {}
 
 
-def _group(pair: PairEntry, session: SessionResult) -> str:
-    """The S3.2/S14.3 comparison group: a direction for two-winner pairs and for teams."""
-    if session.scoring in SWISS_PAIRS_SCORING or pair.direction is None:
+def comparison_group(scoring: Scoring, movement: Movement, direction: Direction | None) -> str:
+    """The S3.2/S14.3 comparison group of a pair: its direction ("NS", "EW") for two-winner
+    pairs and for teams, else the whole field (""). Swiss pairs count the whole field. Pages
+    that hide figures for privacy (S14.14) ask this, so they hide what the grading averaged."""
+    if scoring in SWISS_PAIRS_SCORING or direction is None:
         return ""
-    if session.scoring in TEAMS_SCORING or session.movement is Movement.TWO_WINNER:
-        return pair.direction.value
+    if scoring in TEAMS_SCORING or movement is Movement.TWO_WINNER:
+        return direction.value
     return ""
+
+
+def _group(pair: PairEntry, session: SessionResult) -> str:
+    return comparison_group(session.scoring, session.movement, pair.direction)
 
 
 def _matches_of(session: SessionResult, pair_id: str):

@@ -1,4 +1,6 @@
-"""Handicap tables for a club's planned or ad-hoc event (S8, FR 7, FAQ 36).
+"""Handicap tables for a club's planned or ad-hoc event (S8, FR 7, FAQ 36): who is in the
+table and which grade (or estimate) stands for each player. No arithmetic here: the figures
+are ``clubs.handicaps.figures``'s, from ``grading.engine.ngs.handicap``.
 
 A table is built from what the administrator typed (players by membership number or name, and
 estimates) and the members' published grades; nothing is stored. A private or provisional
@@ -10,13 +12,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from decimal import ROUND_HALF_UP, Decimal
 
 from django.db.models import Q
 
 from clubs.models import Club
 from grading.engine.ngs.decay import shown
-from grading.engine.ngs.handicap import match_handicap, pair_handicap, team_handicap
 from grading.engine.types import normalise_number
 from grading.privacy import grade_withheld_reason, published_grade
 from members.models import Member
@@ -27,13 +27,6 @@ SLOTS = {PAIRS: 2, TEAMS: 6}
 SMALLEST = {PAIRS: 2, TEAMS: 4}
 NUMBER_IN_TEXT = re.compile(r"\(\s*([\d ]+)\s*\)\s*$")
 ESTIMATE_NEEDED = "estimate needed"
-
-
-def whole_imps(imps: float | None) -> int | None:
-    """IMPs to the nearest whole one, halves away from zero (FR 7's "= 37 IMPs")."""
-    if imps is None:
-        return None
-    return int(Decimal(repr(imps)).quantize(Decimal(1), rounding=ROUND_HALF_UP))
 
 
 @dataclass(frozen=True)
@@ -71,11 +64,6 @@ class TablePlayer:
             return "grade"
         return "estimate" if self.estimate is not None else ""
 
-    @property
-    def handicap(self) -> float | None:
-        """The player's handicap in percent: ``50 - grade`` (a pair's is the average)."""
-        return None if self.grade is None else 50.0 - self.grade
-
 
 @dataclass
 class TableEntry:
@@ -94,38 +82,9 @@ class TableEntry:
         return all(p.grade is not None for p in self.players)
 
     @property
-    def average(self) -> float | None:
-        if not self.players or not self.complete:
-            return None
-        return sum(p.grade for p in self.players) / len(self.players)
-
-    @property
-    def handicap(self) -> float | None:
-        """Pairs: percentage points added to the score (S8). Teams: IMPs added over the
-        table's boards (FR 7)."""
-        if self.average is None:
-            return None
-        if self.kind == PAIRS:
-            first, second = self.players
-            return pair_handicap(first.grade, second.grade)
-        return team_handicap(self.average, self.boards)
-
-    @property
-    def handicap_whole(self) -> int | None:
-        return whole_imps(self.handicap) if self.kind == TEAMS else None
-
-
-@dataclass(frozen=True)
-class MatchLine:
-    """Between two teams, the weaker starts with ``imps`` (FR 7)."""
-
-    stronger: TableEntry
-    weaker: TableEntry
-    imps: float
-
-    @property
-    def imps_whole(self) -> int:
-        return whole_imps(self.imps)
+    def grades(self) -> list[float] | None:
+        """The grades (or estimates) as shown of every player, or None while one is missing."""
+        return [p.grade for p in self.players] if self.players and self.complete else None
 
 
 @dataclass
@@ -143,26 +102,6 @@ class HandicapTable:
     @property
     def missing_estimates(self) -> list[TablePlayer]:
         return [p for p in self.players if p.grade is None]
-
-    @property
-    def matches(self) -> list[MatchLine]:
-        if self.kind != TEAMS:
-            return []
-        teams = [e for e in self.entries if e.average is not None]
-        lines = []
-        for i, first in enumerate(teams):
-            for second in teams[i + 1 :]:
-                stronger, weaker = (
-                    (first, second) if first.average >= second.average else (second, first)
-                )
-                lines.append(
-                    MatchLine(
-                        stronger,
-                        weaker,
-                        match_handicap(stronger.average, weaker.average, self.boards),
-                    )
-                )
-        return lines
 
 
 def reference_number(text: str) -> str | None:
@@ -263,34 +202,3 @@ def _table_player(slot, text, estimate, by_number, by_name, table) -> TablePlaye
         withheld=withheld,
         estimate=None if estimate is None or not withheld else shown(estimate),
     )
-
-
-@dataclass(frozen=True)
-class FormCell:
-    slot: int
-    text: str
-    estimate_text: str
-    player: TablePlayer | None
-
-
-@dataclass(frozen=True)
-class FormRow:
-    index: int
-    name: str
-    cells: list[FormCell]
-
-
-def handicap_form_rows(entries: list[RawEntry], table: HandicapTable) -> list[FormRow]:
-    """The form's rows as typed, each player with what the table found for them."""
-    found = {(e.index, p.slot): p for e in table.entries for p in e.players}
-    return [
-        FormRow(
-            raw.index,
-            raw.name,
-            [
-                FormCell(j, text, "" if est is None else f"{est:g}", found.get((raw.index, j)))
-                for j, (text, est) in enumerate(zip(raw.players, raw.estimates, strict=True), 1)
-            ],
-        )
-        for raw in entries
-    ]

@@ -1,0 +1,39 @@
+"""Who may administer or belongs to a club (S13)."""
+
+from django.db.models import QuerySet
+
+from clubs.models import Club, ClubRole
+
+
+def clubs_administered_by(*, user) -> QuerySet[Club]:
+    if not user.is_authenticated:
+        return Club.objects.none()
+    if user.is_staff:
+        return Club.objects.all()
+    return Club.objects.filter(roles__member__user=user, roles__role=ClubRole.Role.ADMIN).distinct()
+
+
+def clubs_with_admin_role(*, user) -> QuerySet[Club]:
+    """Clubs where the user holds the administrator role (staff status aside)."""
+    if not user.is_authenticated:
+        return Club.objects.none()
+    return Club.objects.filter(roles__member__user=user, roles__role=ClubRole.Role.ADMIN)
+
+
+def clubs_of_user(*, user) -> QuerySet[Club]:
+    if not user.is_authenticated:
+        return Club.objects.none()
+    return Club.objects.filter(roles__member__user=user).distinct()
+
+
+def user_can_administer(*, user, club: Club) -> bool:
+    """Club administrators of this club and staff (S13)."""
+    if not user.is_authenticated:
+        return False
+    if user.is_staff:
+        return True
+    return ClubRole.objects.filter(club=club, member__user=user, role=ClubRole.Role.ADMIN).exists()
+
+
+def club_members(*, club: Club) -> QuerySet[ClubRole]:
+    return club.roles.select_related("member").order_by("member__name")

@@ -1,0 +1,363 @@
+"""A club's sessions (S3.2, S3.8): the list with each session's SoF, the SoF series, and one
+session's page with every pair's SOpp, par and excess as privacy allows (S7, S14.14)."""
+
+import datetime as dt
+import math
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from django.db.models import Avg, Case, Count, When
+from django.db.models.functions import Length
+from django.shortcuts import get_object_or_404
+
+from clubs.models import Club
+from grading.engine.ngs.session import TEAMS_SCORING
+from grading.engine.ngs.session import comparison_group as engine_comparison_group
+from grading.engine.types import Direction
+from grading.engine.types import Movement as EngineMovement
+from grading.engine.types import Scoring as EngineScoring
+from grading.models import (
+    LedgerEntry,
+    Match,
+    Movement,
+    PairResult,
+    Scoring,
+    Session,
+    SessionVersion,
+    TravellerLine,
+    Upload,
+)
+from grading.privacy import (
+    PRIVATE,
+    PROVISIONAL,
+    SMALLEST_GROUP,
+    grade_withheld_reason,
+    published_grade,
+)
+from members.models import Member
+
+DATE_IN_NAME = re.compile(r"\s*[-–(,]?\s*\b(\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{2,4})\b\)?\s*")
+ROLLING_WINDOW = 5
+
+
+def series_name(event_name: str) -> str:
+    """The session series an event belongs to: its name without any date in it, so
+    "Monday Pairs 2026-11-16" and "Monday Pairs 2026-11-23" are one series."""
+    return DATE_IN_NAME.sub(" ", event_name).strip() or event_name
+
+
+@dataclass
+class SessionRow:
+    session: Session
+    version: SessionVersion
+    pairs: int
+    tables: int
+    known_pairs: int | None
+    sof: float | None
+    ns_sof: float | None = None
+    ew_sof: float | None = None
+    series: str = ""
+
+    @property
+    def graded(self) -> bool:
+        return self.version.state == SessionVersion.State.GRADED
+
+    @property
+    def status(self) -> str:
+        if self.graded:
+            return "Graded"
+        if self.version.state == SessionVersion.State.NOT_GRADED:
+            return "Not graded"
+        return self.version.get_state_display()
+
+    @property
+    def known_share(self) -> float | None:
+        if self.known_pairs is None or not self.pairs:
+            return None
+        return 100.0 * self.known_pairs / self.pairs
+
+    @property
+    def two_winner(self) -> bool:
+        return self.version.movement == Movement.TWO_WINNER
+
+
+def _field_sof(value: float | None, players: int) -> float | None:
+    """A strength of field is an average of grades: suppressed under 5 players (S7)."""
+    return value if value is not None and players >= SMALLEST_GROUP else None
+
+
+def club_session_rows(*, club: Club, series: str = "") -> list[SessionRow]:
+    """Every session of the club with its live version, most recent first (S3.2, S3.8).
+
+    NS and EW SoF of a two-winner movement are the means of the pairs' SOpp in each direction:
+    with SOpp_i the average of the other pairs' grades, the mean of the SOpps over a direction
+    is the average grade of all its players (unknown players at their S3.8 value ``h_u``)."""
+    sessions = list(
+        Session.objects.filter(event__club=club, live_version__isnull=False)
+        .select_related("event", "live_version")
+        .order_by("-date", "-start", "-number", "-pk")
+    )
+    version_ids = [s.live_version_id for s in sessions]
+    groups: dict[int, dict[str, tuple[int, int, float | None]]] = defaultdict(dict)
+    for row in (
+        PairResult.objects.filter(version_id__in=version_ids)
+        .values("version_id", "direction")
+        .annotate(n=Count("id"), with_sopp=Count("sopp"), mean_sopp=Avg("sopp"))
+        .order_by()
+    ):
+        groups[row["version_id"]][row["direction"]] = (row["n"], row["with_sopp"], row["mean_sopp"])
+    rows = []
+    for session in sessions:
+        version = session.live_version
+        by_direction = groups.get(version.pk, {})
+        counted = sum(n for n, _, _ in by_direction.values())
+        pairs = version.total_pairs or counted
+        if version.movement == Movement.TWO_WINNER and (
+            "NS" in by_direction or "EW" in by_direction
+        ):
+            tables = max(by_direction.get(d, (0, 0, None))[0] for d in ("NS", "EW"))
+        else:
+            tables = math.ceil(pairs / 2)
+        row = SessionRow(
+            session=session,
+            version=version,
+            pairs=pairs,
+            tables=tables,
+            known_pairs=version.known_pairs,
+            sof=_field_sof(version.sof, 2 * pairs),
+            series=series_name(session.event.name),
+        )
+        if row.two_winner and row.graded:
+            for direction in ("NS", "EW"):
+                n, with_sopp, mean = by_direction.get(direction, (0, 0, None))
+                value = _field_sof(mean, 2 * n) if n and with_sopp == n else None
+                setattr(row, f"{direction.lower()}_sof", value)
+        rows.append(row)
+    if series:
+        rows = [r for r in rows if r.series == series]
+    return rows
+
+
+@dataclass(frozen=True)
+class SeriesPoint:
+    date: dt.date
+    sof: float
+    rolling: float
+    label: str
+
+
+def sof_series(rows: list[SessionRow], window: int = ROLLING_WINDOW) -> dict[str, list]:
+    """Graded sessions with a SoF by series, oldest first, with the trailing mean of the last
+    ``window`` sessions' SoF (fewer at the start of a series)."""
+    by_series: dict[str, list[SessionRow]] = defaultdict(list)
+    for row in rows:
+        if row.graded and row.sof is not None:
+            by_series[row.series].append(row)
+    out: dict[str, list[SeriesPoint]] = {}
+    for name in sorted(by_series):
+        ordered = sorted(by_series[name], key=lambda r: (r.session.date, r.session.number))
+        points = []
+        for i, row in enumerate(ordered):
+            recent = [r.sof for r in ordered[max(0, i + 1 - window) : i + 1]]
+            points.append(
+                SeriesPoint(
+                    date=row.session.date,
+                    sof=row.sof,
+                    rolling=sum(recent) / len(recent),
+                    label=f"{row.session.event.name}, session {row.session.number}",
+                )
+            )
+        out[name] = points
+    return out
+
+
+@dataclass
+class PlayerCell:
+    name: str
+    number: str
+    grade: float | None  # published current grade, as shown
+    withheld: str
+
+
+@dataclass
+class PairLine:
+    pair: PairResult
+    players: list[PlayerCell]
+    hidden: str = ""  # why SOpp, par and excess are not shown ("" when they are)
+    host: bool = False  # the session's host pair: "host — not graded" (S3.9, S14.4)
+
+    @property
+    def sopp(self):
+        return None if self.hidden else self.pair.sopp
+
+    @property
+    def par(self):
+        return None if self.hidden else self.pair.par
+
+    @property
+    def excess(self):
+        return None if self.hidden else self.pair.excess
+
+
+@dataclass
+class SessionDetail:
+    session: Session
+    version: SessionVersion
+    row: SessionRow
+    lines: list[PairLine] = field(default_factory=list)
+    versions: int = 1
+
+    @property
+    def unit(self) -> str:
+        scoring = self.version.scoring
+        if scoring in (Scoring.MP, Scoring.SWISS_PAIRS_MP):
+            return "%"
+        if scoring == Scoring.AGGREGATE:
+            return "points"
+        return "IMPs"
+
+    @property
+    def by_direction(self) -> bool:
+        """Whether pairs are compared within their direction (a column for it on the page)."""
+        return any(comparison_group(self.version, line.pair) for line in self.lines)
+
+
+def _player_cell(member: Member | None, name: str) -> PlayerCell:
+    withheld = grade_withheld_reason(member) if member is not None else ""
+    return PlayerCell(
+        name=member.name if member is not None else (name or "Unknown player"),
+        number=member.national_number if member is not None else "",
+        grade=published_grade(member) if member is not None else None,
+        withheld=withheld if member is not None else "Unknown",
+    )
+
+
+def comparison_group(version: SessionVersion, pair: PairResult) -> str:
+    """The group whose grades a pair's SOpp averages, as the engine grades it (S3.2, S14.3:
+    ``grading.engine.ngs.session.comparison_group``): its direction for two-winner pairs and
+    for teams, else the whole field ("")."""
+    direction = Direction(pair.direction) if pair.direction in ("NS", "EW") else None
+    return engine_comparison_group(
+        EngineScoring(version.scoring), EngineMovement(version.movement), direction
+    )
+
+
+def opponents_met(version: SessionVersion) -> dict[str, set[str]]:
+    """Per pair of a teams session, the pairs it met at the table (S3.2: a Swiss teams pair's
+    SOpp, and a teams pair's that met fewer than a quarter of the field, averages these, across
+    directions): from the matches, else from the travellers."""
+    met: dict[str, set[str]] = defaultdict(set)
+    for pair_id, opponents in Match.objects.filter(version=version).values_list(
+        "pair_id", "opponents"
+    ):
+        met[pair_id].update(str(o) for o in opponents)
+    if not met:
+        for ns, ew in (
+            TravellerLine.objects.filter(version=version)
+            .values_list("ns_pair", "ew_pair")
+            .distinct()
+        ):
+            met[ns].add(ew)
+            met[ew].add(ns)
+    return met
+
+
+def version_host_pair(version: SessionVersion, pairs: list[PairResult]) -> str | None:
+    """The pair grading treated as the host pair (S3.9, S14.4): an approved request, as the
+    ledger recorded it when it processed this version, wins over the file's marks; else the
+    first pair the file marks non-rateable (``PairResult.host`` is the file's mark only)."""
+    ids = {pair.pair_id for pair in pairs}
+    if version.state == SessionVersion.State.GRADED:
+        requested = (
+            LedgerEntry.objects.filter(version=version, operation=LedgerEntry.Operation.PROCESS)
+            .order_by("-seq")
+            .values_list("host_pair", flat=True)
+            .first()
+        )
+        if requested:
+            return requested if requested in ids else None
+    marked = sorted((pair.pk, pair.pair_id) for pair in pairs if pair.host)
+    return marked[0][1] if marked else None
+
+
+def club_session_detail(*, club: Club, session_id: int) -> SessionDetail:
+    """One session of the club: every pair's score, SOpp, par and excess (S3.5).
+
+    A pair with a private or provisional player shows none of SOpp, par and excess: par and
+    SOpp together give the pair's average grade, and with the partner's grade, the player's
+    (S7). Nor does any other pair of its comparison group (S3.2): each visible pair's grade is
+    ``par - 50 + SOpp`` and the group's total ``(n - 1) SOpp + grade``, so the hidden pair's
+    grade would be the total less the others'; any one of SOpp, par or excess per pair does
+    the same with the SoF, which the page shows (S7 allows it, 5 players or more). What stays
+    is the SoF, the scores and today's published grades: ``n x SoF`` less the other players'
+    grades today still approximates the hidden pair's, off by however far the field's grades
+    have moved since the session (an S7 residual the SoF report carries everywhere). Grades
+    shown are published current grades only."""
+    session = get_object_or_404(
+        Session.objects.select_related("event", "live_version"),
+        pk=session_id,
+        event__club=club,
+        live_version__isnull=False,
+    )
+    version = session.live_version
+    pairs = list(
+        version.pairs.select_related("player1__current_grade", "player2__current_grade")
+        .annotate(
+            direction_order=Case(
+                When(direction="NS", then=0), When(direction="EW", then=1), default=2
+            )
+        )
+        .order_by("direction_order", Length("pair_id"), "pair_id")
+    )
+    rows = {r.version.pk: r for r in club_session_rows(club=club) if r.session.pk == session.pk}
+    detail = SessionDetail(
+        session=session,
+        version=version,
+        row=rows[version.pk],
+        versions=session.versions.count(),
+    )
+    host = version_host_pair(version, pairs)
+    for pair in pairs:
+        players = [
+            _player_cell(pair.player1, pair.player1_name),
+            _player_cell(pair.player2, pair.player2_name),
+        ]
+        hidden = ""
+        for cell, member in zip(players, (pair.player1, pair.player2), strict=True):
+            if member is not None and cell.withheld in (PRIVATE, PROVISIONAL):
+                hidden = f"{cell.withheld.lower()} grade"
+        detail.lines.append(
+            PairLine(pair=pair, players=players, hidden=hidden, host=pair.pair_id == host)
+        )
+    _hide_group_figures(version, detail.lines)
+    return detail
+
+
+def _hide_group_figures(version: SessionVersion, lines: list[PairLine]) -> None:
+    """Hide SOpp, par and excess of every pair whose SOpp averages a withheld grade (S7,
+    S14.14): the pairs of the same comparison group (the engine's), and in a teams session
+    the pairs that met the withheld pair at the table."""
+    withheld = [line for line in lines if line.hidden]
+    if not withheld:
+        return
+    groups = {comparison_group(version, line.pair) for line in withheld}
+    met = opponents_met(version) if EngineScoring(version.scoring) in TEAMS_SCORING else {}
+    withheld_ids = {line.pair.pair_id for line in withheld}
+    for line in lines:
+        if line.hidden:
+            continue
+        group = comparison_group(version, line.pair)
+        if group in groups:
+            line.hidden = f"a withheld grade in the {group + ' ' if group else ''}field"
+        elif met.get(line.pair.pair_id, set()) & withheld_ids:
+            line.hidden = "a withheld grade among the opponents met"
+
+
+def club_recent_uploads(*, club: Club, limit: int = 5) -> list[Upload]:
+    return list(
+        Upload.objects.filter(club=club)
+        .defer("content")
+        .select_related("uploaded_by")
+        .order_by("-created")[:limit]
+    )
