@@ -153,7 +153,7 @@ def ppi_undo(*, entry: SchemeEntry) -> int:
     )
     if processed is None:
         return 0
-    later = live_entries(SchemeEntry.objects.filter(seq__gt=processed.seq))
+    later = live_entries(SchemeEntry.objects.filter(seq__gt=processed.seq, seq__lt=entry.seq))
     sessions = sessions_of([processed, *later])
     since = dict.fromkeys(_numbers(sessions[processed.version_id]), processed.seq)
     replayed = []
