@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -76,7 +76,7 @@ def _ppi_apply_entry(entry: SchemeEntry) -> None:
 
 
 def _ppi_store(
-    players: dict[str, PPIPlayer] | Iterable, since: dict[str, int], versions: dict[int, int]
+    players: Mapping[str, PPIPlayer], since: dict[str, int], versions: dict[int, int]
 ) -> int:
     """Store the PPI of the members in ``since`` from ``players`` (the engine's state): their
     rating, and their history points from event ``since[number]`` on (earlier points are
