@@ -43,7 +43,7 @@ def regrade_brambledown() -> dict:
     (new grades, A, B and pairs lists). Idempotent: a closed quarter is not regraded again."""
     from django.utils import timezone
 
-    from grading.schemes.fold import brambledown_regrade_due
+    from grading.schemes.brambledown import brambledown_regrade_due
 
     done = brambledown_regrade_due(today=timezone.localdate())
     return {slug: list(update.closed) for slug, update in done.items()}

@@ -1,19 +1,49 @@
 """The two other schemes (S10, S11): PPI (national, like the NGS) and Brambledown (per club that
-keeps it). Both are deterministic functions of the ledger: see ``grading/schemes/``."""
+keeps it). Both are deterministic functions of the schemes' log (:class:`SchemeEntry`): see
+``grading/schemes/``."""
 
 from django.db import models
 
 from grading.models.results import SessionVersion
 
 
+class SchemeEntry(models.Model):
+    """The schemes' log (S14.17), append-only: each version PPI and Brambledown were told of,
+    in the order processed, and each version leaving them. It mirrors the NGS ledger for the
+    versions the NGS grades and holds, besides, the versions the NGS stores not graded: the
+    NGS's 2/3 rule is its own, and PPI (S10) and Brambledown (S11) rate such sessions too
+    (their engines decide which sessions they rate). ``seq`` is the schemes' own order."""
+
+    class Operation(models.TextChoices):
+        PROCESS = "process", "Process"
+        WITHDRAW = "withdraw", "Withdraw"
+
+    seq = models.PositiveBigIntegerField(unique=True)
+    operation = models.CharField(max_length=10, choices=Operation.choices)
+    version = models.ForeignKey(
+        SessionVersion, on_delete=models.PROTECT, related_name="scheme_entries"
+    )
+    host_pair = models.CharField(
+        max_length=20, blank=True, help_text="An approved host request's pair (S3.9)."
+    )
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["seq"]
+        verbose_name_plural = "scheme entries"
+
+    def __str__(self) -> str:
+        return f"#{self.seq} {self.operation} {self.version}"
+
+
 class SchemeHead(models.Model):
-    """The single row saying how far PPI has folded the ledger (``ppi_seq``: the last ledger
+    """The single row saying how far PPI has folded the schemes' log (``ppi_seq``: the last
     entry applied). A step whose predecessor is not the one applied rebuilds PPI by replay."""
 
     ppi_seq = models.PositiveBigIntegerField(default=0)
 
     def __str__(self) -> str:
-        return f"PPI at ledger #{self.ppi_seq}"
+        return f"PPI at scheme entry #{self.ppi_seq}"
 
 
 class PPIRating(models.Model):
@@ -41,7 +71,7 @@ class PPIRating(models.Model):
     active = models.BooleanField(default=False)
     suit = models.CharField(max_length=1, choices=Suit.choices)
     as_of = models.DateField()
-    seq = models.PositiveBigIntegerField(default=0, help_text="Ledger entry of the last event.")
+    seq = models.PositiveBigIntegerField(default=0, help_text="Scheme entry of the last event.")
 
     class Meta:
         indexes = [models.Index(fields=["shown", "-ppi"])]
@@ -51,7 +81,7 @@ class PPIRating(models.Model):
 
 
 class PPIPoint(models.Model):
-    """One value of a member's PPI history: after the event of ledger entry ``seq``."""
+    """One value of a member's PPI history: after the event of scheme entry ``seq``."""
 
     member = models.ForeignKey("members.Member", on_delete=models.CASCADE, related_name="+")
     version = models.ForeignKey(

@@ -11,7 +11,8 @@ from django.urls import reverse
 from grading.ledger.check import grades_refresh, ledger_refold
 from grading.ledger.parameters import parameters_change
 from grading.models import CurrentGrade, SessionVersion
-from grading.schemes.fold import brambledown_regrade_club, ppi_refold
+from grading.schemes.brambledown import brambledown_regrade_club
+from grading.schemes.ppi import ppi_refold
 from grading.uploads.services import session_withdraw, upload_create
 from members import pagecache
 from members.models import Member

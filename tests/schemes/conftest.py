@@ -7,6 +7,7 @@ import pytest
 from grading.engine import codec
 from grading.engine.types import SessionResult
 from grading.models import SessionVersion, Upload
+from grading.schemes.log import live_entries
 from grading.uploads.services import upload_create
 from tests.factories import ClubFactory
 
@@ -35,6 +36,4 @@ def session_of(version: SessionVersion) -> SessionResult:
 
 
 def live_sessions_in_processing_order() -> list[SessionResult]:
-    from grading.schemes.fold import live_entries
-
     return [session_of(e.version) for e in live_entries()]

@@ -8,7 +8,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from grading.engine.brambledown import brambledown_replay
+from grading.engine.brambledown import Quarter, brambledown_replay
 from grading.models import (
     BrambledownClubState,
     BrambledownGrade,
@@ -17,7 +17,7 @@ from grading.models import (
     BrambledownQuarter,
     BrambledownRating,
 )
-from grading.schemes.fold import brambledown_regrade_due
+from grading.schemes.brambledown import brambledown_club_update, brambledown_regrade_due
 from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.factories import ClubFactory
 from tests.schemes.conftest import live_sessions_in_processing_order
@@ -160,7 +160,6 @@ def test_an_upload_rewrites_only_the_rows_it_changes_and_matches_a_full_replay(c
     """After each upload only what changed is written (``grading.common.bulk.rows_sync``): four
     newcomers' session leaves the other players' grade rows and histories untouched, and the
     stored rows are exactly those a full replay of the club writes."""
-    from grading.schemes.fold import brambledown_club_update
 
     upload(
         csv_bytes(
@@ -271,8 +270,6 @@ def test_a_quarter_not_yet_over_cannot_be_closed(club):
     """Found by review: --quarter of the current (or a future) quarter closed it early and
     emptied the club's lists (S11: a quarter is regraded once it has ended)."""
     from django.utils import timezone
-
-    from grading.engine.brambledown import Quarter
 
     current = Quarter.of(timezone.localdate())
     for quarter in (current, current.next()):

@@ -5,7 +5,7 @@ import pytest
 
 from grading.engine.ppi import PPIReason, PPIState, ppi_apply, ppi_replay
 from grading.models import PPIPoint, PPIRating, SchemeHead, SessionVersion
-from grading.schemes.fold import ppi_check, ppi_refold
+from grading.schemes.ppi import ppi_check, ppi_refold
 from grading.uploads.services import session_withdraw
 from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.factories import ClubFactory

@@ -1,0 +1,213 @@
+"""Brambledown's fold (SPEC S11): a session recorded in the open quarter, and the quarterly
+regrade with the A, B and pairs lists."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from grading.engine.brambledown.formulas import (
+    A_LIST_PARTNERS,
+    A_LIST_TOURNAMENTS,
+    B_LIST_TOURNAMENTS,
+    NEW_PERFORMANCES,
+    PAIRS_LIST_TOURNAMENTS,
+    regrade,
+    round_half_up,
+)
+from grading.engine.brambledown.quarter import Quarter
+from grading.engine.brambledown.session import SessionRatings, brambledown_session
+from grading.engine.brambledown.state import (
+    BrambledownState,
+    GradePoint,
+    PairRecord,
+    pair_key,
+)
+from grading.engine.types import SessionResult
+
+
+@dataclass(frozen=True)
+class BrambledownStep:
+    """The state after recording one session, and the session's ratings."""
+
+    state: BrambledownState
+    ratings: SessionRatings
+
+
+Counts = tuple[tuple[Quarter, int], ...]
+
+
+def _bump(counts: Counts, quarter: Quarter) -> Counts:
+    table = dict(counts)
+    table[quarter] = table.get(quarter, 0) + 1
+    return tuple(sorted(table.items()))
+
+
+def _add_partner(
+    partners: tuple[tuple[Quarter, tuple[str, ...]], ...], quarter: Quarter, partner: str
+) -> tuple[tuple[Quarter, tuple[str, ...]], ...]:
+    table = dict(partners)
+    table[quarter] = tuple(sorted(set(table.get(quarter, ())) | {partner}))
+    return tuple(sorted(table.items()))
+
+
+def brambledown_apply(
+    state: BrambledownState, session: SessionResult, *, host_pair: str | None = None
+) -> BrambledownStep:
+    """Record one session in the open quarter (S11) and return its ratings.
+
+    Members with a grade add their IPR to the quarter's IPRs (used at the regrade); a new
+    member adds it to their first performances and, at the third, gets the rounded mean of
+    the three as their grade at once. Every member with an IPR counts a graded tournament
+    and the partner. The session must lie in the open quarter (the first session opens it);
+    a session of a closed quarter needs a replay (:func:`brambledown_replay`).
+    """
+    quarter = Quarter.of(session.date)
+    if state.quarter is not None and quarter != state.quarter:
+        raise ValueError(
+            f"session of {session.date} is not in the open quarter {state.quarter}: "
+            + ("regrade the open quarter first" if quarter > state.quarter else "replay")
+        )
+    if state.regraded is not None and quarter <= state.regraded:
+        raise ValueError(f"quarter {quarter} is already regraded: replay")
+    ratings = brambledown_session(state, session, host_pair=host_pair)
+    players = dict(state.players)
+    pairs = dict(state.pairs)
+    for rating in ratings.players:
+        player = state.player(rating.number)
+        if player.grade is None:
+            first = player.first_iprs + (rating.ipr,)
+            if len(first) >= NEW_PERFORMANCES:
+                grade = round_half_up(sum(first) / len(first))
+                point = GradePoint(session.date, quarter, grade, "new")
+                history = player.history + (point,)
+                player = replace(player, grade=grade, first_iprs=first, history=history)
+            else:
+                player = replace(player, first_iprs=first)
+        else:
+            player = replace(player, quarter_iprs=player.quarter_iprs + (rating.ipr,))
+        players[rating.number] = replace(
+            player,
+            tournaments=player.tournaments + 1,
+            quarters=_bump(player.quarters, quarter),
+            partners=_add_partner(player.partners, quarter, rating.partner),
+        )
+    for key in sorted({pair_key(r.number, r.partner) for r in ratings.players}):
+        record = pairs.get(key) or PairRecord(key)
+        pairs[key] = replace(
+            record, tournaments=record.tournaments + 1, quarters=_bump(record.quarters, quarter)
+        )
+    new_state = BrambledownState(players, pairs, state.quarter or quarter, state.regraded)
+    return BrambledownStep(new_state, ratings)
+
+
+@dataclass(frozen=True)
+class GradeChange:
+    """A member's regrade at the end of a quarter: ``old`` -> ``new`` from ``iprs``."""
+
+    number: str
+    old: int
+    new: int
+    iprs: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class ListEntry:
+    """A member on the A or B list: grade, graded tournaments in total and in the quarter,
+    partners in the last six months."""
+
+    number: str
+    grade: int
+    tournaments: int
+    in_quarter: int
+    partners: int
+
+
+@dataclass(frozen=True)
+class PairListEntry:
+    """A partnership on the pairs list: the two grades and their mean (the PPR the system
+    expects of the pair), graded tournaments together in total and in the quarter."""
+
+    players: tuple[str, str]
+    grades: tuple[int, int]
+    grade: float
+    tournaments: int
+    in_quarter: int
+
+
+@dataclass(frozen=True)
+class QuarterResult:
+    """A closed quarter: the state after regrading (open at the next quarter), each regrade,
+    and the A, B and pairs lists (best first; ties by number)."""
+
+    quarter: Quarter
+    state: BrambledownState
+    changes: tuple[GradeChange, ...]
+    a_list: tuple[ListEntry, ...]
+    b_list: tuple[ListEntry, ...]
+    pairs_list: tuple[PairListEntry, ...]
+    sessions: tuple[SessionRatings, ...] = ()
+
+
+def _lists(
+    state: BrambledownState, quarter: Quarter
+) -> tuple[tuple[ListEntry, ...], tuple[ListEntry, ...], tuple[PairListEntry, ...]]:
+    """The A, B and pairs lists at the end of ``quarter`` (S11). "The last quarter" is the
+    quarter regraded; "the last six months" are it and the quarter before."""
+    a_list: list[ListEntry] = []
+    b_list: list[ListEntry] = []
+    six_months = (quarter, quarter.previous())
+    for number, player in state.players.items():
+        in_quarter = player.tournaments_in(quarter)
+        if player.grade is None or in_quarter < 1:
+            continue
+        partners = len(player.partners_in(six_months))
+        entry = ListEntry(number, player.grade, player.tournaments, in_quarter, partners)
+        if player.tournaments >= A_LIST_TOURNAMENTS and partners >= A_LIST_PARTNERS:
+            a_list.append(entry)
+        elif player.tournaments >= B_LIST_TOURNAMENTS:
+            b_list.append(entry)
+    pairs_list: list[PairListEntry] = []
+    for key, record in state.pairs.items():
+        in_quarter = record.tournaments_in(quarter)
+        if record.tournaments < PAIRS_LIST_TOURNAMENTS or in_quarter < 1:
+            continue
+        first, second = state.grade(key[0]), state.grade(key[1])
+        if first is None or second is None:
+            continue
+        mean = (first + second) / 2
+        pairs_list.append(PairListEntry(key, (first, second), mean, record.tournaments, in_quarter))
+
+    def by_grade(entry: ListEntry) -> tuple[int, str]:
+        return (-entry.grade, entry.number)
+
+    return (
+        tuple(sorted(a_list, key=by_grade)),
+        tuple(sorted(b_list, key=by_grade)),
+        tuple(sorted(pairs_list, key=lambda e: (-e.grade, e.players))),
+    )
+
+
+def brambledown_regrade(state: BrambledownState, quarter: Quarter | str) -> QuarterResult:
+    """Close ``quarter`` (S11): every member with IPRs in it gets :func:`regrade` of their
+    grade and those IPRs; the lists are drawn up; the next quarter opens."""
+    quarter = Quarter.parse(quarter) if isinstance(quarter, str) else quarter
+    if state.quarter is not None and state.quarter != quarter:
+        raise ValueError(f"the open quarter is {state.quarter}, not {quarter}")
+    if state.regraded is not None and quarter <= state.regraded:
+        raise ValueError(f"quarter {quarter} is already regraded")
+    players = dict(state.players)
+    changes = []
+    effective = quarter.next().start
+    for number in sorted(players):
+        player = players[number]
+        if player.grade is None or not player.quarter_iprs:
+            continue
+        new = regrade(player.grade, player.quarter_iprs)
+        changes.append(GradeChange(number, player.grade, new, player.quarter_iprs))
+        point = GradePoint(effective, quarter, new, "regrade")
+        players[number] = replace(
+            player, grade=new, quarter_iprs=(), history=player.history + (point,)
+        )
+    closed = BrambledownState(players, state.pairs, quarter.next(), quarter)
+    a_list, b_list, pairs_list = _lists(closed, quarter)
+    return QuarterResult(quarter, closed, tuple(changes), a_list, b_list, pairs_list)
