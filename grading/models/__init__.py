@@ -28,6 +28,7 @@ from grading.models.schemes import (
     BrambledownRating,
     PPIPoint,
     PPIRating,
+    SchemeEntry,
     SchemeHead,
 )
 
