@@ -334,18 +334,24 @@ def _withdrawable(version: SessionVersion) -> None:
 
 
 def _withdrawal_run(upload: Upload) -> Upload:
-    version = SessionVersion.objects.select_related("session__event").get(
-        pk=upload.summary["withdraw"]
-    )
-    try:
-        session_withdraw(version=version, user=upload.uploaded_by)
-    except ValueError as refused:
-        upload.status = Upload.Status.REFUSED
-        upload.problems = [{"location": upload.summary["session"], "message": str(refused)}]
-    else:
-        upload.status = Upload.Status.GRADED
-    upload.finished = timezone.now()
-    upload.save(update_fields=["status", "problems", "finished"])
+    """Run a received withdrawal once: the upload row is locked and checked again, so the
+    sweep and a redelivered task cannot run it twice."""
+    with transaction.atomic():
+        upload = Upload.objects.select_for_update().get(pk=upload.pk)
+        if upload.status != Upload.Status.RECEIVED:
+            return upload
+        version = SessionVersion.objects.select_related("session__event").get(
+            pk=upload.summary["withdraw"]
+        )
+        try:
+            session_withdraw(version=version, user=upload.uploaded_by)
+        except ValueError as refused:
+            upload.status = Upload.Status.REFUSED
+            upload.problems = [{"location": upload.summary["session"], "message": str(refused)}]
+        else:
+            upload.status = Upload.Status.GRADED
+        upload.finished = timezone.now()
+        upload.save(update_fields=["status", "problems", "finished"])
     return upload
 
 

@@ -140,7 +140,7 @@ def upload_badge(upload) -> tuple[str, str]:
         return "duplicate", "Unchanged"
     graded = sum(s == "graded" or s == "withdrawn" for s in states)
     if graded == 0:
-        return "warning", "Stored, not graded"
+        return "duplicate", "Stored, not graded"  # the warning colour
     if graded < len(states):
-        return "warning", f"{graded} of {len(states)} sessions graded"
+        return "duplicate", f"{graded} of {len(states)} sessions graded"
     return "graded", "Graded"
