@@ -14,7 +14,7 @@ def health_ping(token: str) -> dict:
     return {"token": token, "host": socket.gethostname()}
 
 
-@shared_task(name="grading.process_upload", acks_late=True, ignore_result=True)
+@shared_task(name="grading.process_upload", acks_late=True)
 def process_upload(upload_id: int) -> int:
     """Check and store a received file (or run a received withdrawal), then grade every stored
     version in order (issue 21 item 3: the long work is the worker's, never the request's).
@@ -23,7 +23,7 @@ def process_upload(upload_id: int) -> int:
     return versions_grade_pending()
 
 
-@shared_task(name="grading.grade_upload", acks_late=True, ignore_result=True)
+@shared_task(name="grading.grade_upload", acks_late=True)
 def grade_upload(upload_id: int) -> int:
     """Grade every stored version, in order (the upload's among them). Returns how many."""
     return versions_grade_pending()
