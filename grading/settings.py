@@ -243,3 +243,18 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }
+
+# Uploads (issue 21 item 3): a session of more pairs than this is refused before anything is
+# stored or graded (no club session is that large; a file that claims it is a wrong export).
+UPLOAD_MAX_PAIRS_PER_SESSION = int(os.environ.get("UPLOAD_MAX_PAIRS_PER_SESSION", "500"))
+# A broker that is down must not hold a request: publishing gives up within a second (no
+# publish retries, short socket timeouts) and the sweep (grade_pending) takes the upload up.
+CELERY_TASK_PUBLISH_RETRY = False
+CELERY_BROKER_CONNECTION_TIMEOUT = 0.5
+CELERY_BROKER_TRANSPORT_OPTIONS = {  # a producer's connection: one quick retry, then give up
+    "socket_connect_timeout": 0.5,
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
+}

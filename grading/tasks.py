@@ -4,6 +4,9 @@ import socket
 
 from celery import shared_task
 
+from grading.ledger.fold import versions_grade_pending
+from grading.uploads.services import upload_process, uploads_received_process
+
 
 @shared_task(name="grading.health_ping")
 def health_ping(token: str) -> dict:
@@ -11,11 +14,18 @@ def health_ping(token: str) -> dict:
     return {"token": token, "host": socket.gethostname()}
 
 
+@shared_task(name="grading.process_upload", acks_late=True)
+def process_upload(upload_id: int) -> int:
+    """Check and store a received file (or run a received withdrawal), then grade every stored
+    version in order (issue 21 item 3: the long work is the worker's, never the request's).
+    Returns the versions graded."""
+    upload_process(upload_id=upload_id)
+    return versions_grade_pending()
+
+
 @shared_task(name="grading.grade_upload", acks_late=True)
 def grade_upload(upload_id: int) -> int:
     """Grade every stored version, in order (the upload's among them). Returns how many."""
-    from grading.ledger.fold import versions_grade_pending
-
     return versions_grade_pending()
 
 
@@ -31,9 +41,9 @@ def refresh_grades() -> int:
 
 @shared_task(name="grading.grade_pending", acks_late=True)
 def grade_pending() -> int:
-    """A sweep for versions stored but not graded (a broker that was down at upload time)."""
-    from grading.ledger.fold import versions_grade_pending
-
+    """A sweep for uploads received but not checked and versions stored but not graded (a
+    broker that was down at upload time, a worker that died). Returns the versions graded."""
+    uploads_received_process()
     return versions_grade_pending()
 
 

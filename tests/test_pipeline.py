@@ -205,7 +205,7 @@ def test_name_mismatch_is_a_warning(upload):
     rows[0]["player1_name"] = "Somebody Else"
     result = upload(csv_bytes(rows))
     (warning,) = [w for w in result.warnings if "Somebody Else" in w["message"]]
-    assert warning["location"] == "TUE Pairs 17 Nov 2026, pair 1"  # S12: says where
+    assert warning["location"] == "TUE Pairs, 17 Nov 2026, pair 1"  # S12: says where
     assert Member.objects.get(national_number="1001").name == "Player 1001"
 
 
@@ -285,7 +285,8 @@ def test_a_date_of_play_in_the_future_is_refused(upload):
     result = upload(csv_bytes(mp_session_rows(date=next_week.isoformat())))
     assert result.status == Upload.Status.REFUSED
     (problem,) = result.problems
-    assert problem["location"] == "MON Pairs, session 1" and "after today" in problem["message"]
+    assert problem["location"] == f"MON Pairs, {next_week:%-d %b %Y}"
+    assert "after today" in problem["message"]
     assert not SessionVersion.objects.exists()
     tomorrow = timezone.localdate() + dt.timedelta(days=1)  # a day's grace for time zones
     assert upload(csv_bytes(mp_session_rows(date=tomorrow.isoformat()))).status == "graded"
@@ -335,15 +336,29 @@ def test_an_event_without_a_name_is_shown_by_its_identifier(upload):
     assert Event.objects.get().name == "WED-0730"
 
 
-def test_a_duplicate_of_a_withdrawn_upload_says_how_to_grade_it_again(upload):
-    """Found by review: S14.9 makes an identical file a duplicate, but after a withdrawal the
-    plain "not graded again" left the scorer stuck."""
+def test_a_withdrawn_sessions_identical_file_brings_it_back(upload):
+    """S14.9 as amended (issue 19 item 4): an identical file is a duplicate while its session
+    is in force; once every version was withdrawn, the same file restores the session."""
     data = csv_bytes(mp_session_rows())
     upload(data, name="a.csv")
     again = upload(data, name="b.csv")
+    assert again.status == Upload.Status.DUPLICATE
     assert again.summary["message"].endswith("it is not graded again.")
+    assert ".." not in again.summary["message"]
     session_withdraw(version=SessionVersion.objects.get())
     after = upload(data, name="c.csv")
-    assert after.status == Upload.Status.DUPLICATE
-    assert "since been withdrawn" in after.summary["message"]
-    assert "export the results again" in after.summary["message"]
+    assert after.status == Upload.Status.GRADED
+    (session,) = after.summary["sessions"]
+    assert session["outcome"] == "restored" and session["version"] == 2
+    assert SessionVersion.objects.get(number=2).state == SessionVersion.State.GRADED
+    assert SessionGrade.objects.filter(version__number=2, live=True).count() == 16
+    assert ledger_check() == []
+
+
+def test_a_new_file_for_a_withdrawn_session_is_its_correction(upload):
+    upload(csv_bytes(mp_session_rows()))
+    session_withdraw(version=SessionVersion.objects.get())
+    rows = mp_session_rows()
+    rows[0]["score"], rows[1]["score"] = rows[1]["score"], rows[0]["score"]
+    result = upload(csv_bytes(rows))
+    assert result.summary["sessions"][0]["outcome"] == "correction"

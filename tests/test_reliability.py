@@ -20,7 +20,7 @@ def test_a_broker_that_is_down_loses_nothing(monkeypatch, django_capture_on_comm
     def broker_down(*args, **kwargs):
         raise ConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
-    monkeypatch.setattr(grading.tasks.grade_upload, "delay", broker_down)
+    monkeypatch.setattr(grading.tasks.grade_upload, "apply_async", broker_down)
     club = ClubFactory(slug="riverside")
     with django_capture_on_commit_callbacks(execute=True):
         upload = upload_create(club=club, filename="a.csv", data=csv_bytes(mp_session_rows()))

@@ -126,8 +126,8 @@ def upload_sessions(club, monkeypatch) -> list:
     sent = []
     monkeypatch.setattr(
         grading.uploads.services,
-        "_dispatch_grading",
-        lambda upload_id: sent.append(grading.tasks.grade_upload.delay(upload_id)),
+        "dispatch",
+        lambda task_name, upload_id: sent.append(grading.tasks.grade_upload.delay(upload_id)),
     )
     numbers = [(str(5001 + 2 * i), str(5002 + 2 * i)) for i in range(PLAYERS_PER_SESSION // 2)]
     for week in range(UPLOADS):
@@ -232,8 +232,8 @@ def test_a_worker_started_on_a_graded_ledger_folds_it_before_its_pool_forks(
     sent = []
     monkeypatch.setattr(
         grading.uploads.services,
-        "_dispatch_grading",
-        lambda upload_id: sent.append(grading.tasks.grade_upload.delay(upload_id)),
+        "dispatch",
+        lambda task_name, upload_id: sent.append(grading.tasks.grade_upload.delay(upload_id)),
     )
     numbers = [(str(5001 + 2 * i), str(5002 + 2 * i)) for i in range(PLAYERS_PER_SESSION // 2)]
     upload_create(

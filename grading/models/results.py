@@ -17,7 +17,14 @@ class Upload(models.Model):
         GRADED = "graded", "Graded"
         FAILED = "failed", "Grading failed"
 
-    club = models.ForeignKey("clubs.Club", on_delete=models.PROTECT, related_name="uploads")
+    club = models.ForeignKey(
+        "clubs.Club",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="uploads",
+        help_text="Empty only for an operator's import refused before its club was known.",
+    )
     uploaded_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )

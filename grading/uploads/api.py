@@ -19,7 +19,7 @@ from clubs.selectors import user_can_administer
 from grading.common.api_docs import CLUB_SLUG, ApiPagination, errors, path_parameter
 from grading.models import Upload
 from grading.uploads.selectors import club_uploads, upload_progress
-from grading.uploads.services import upload_create, upload_refuse_oversize
+from grading.uploads.services import upload_receive, upload_refuse_oversize
 
 
 class UploadSerializer(serializers.ModelSerializer):
@@ -54,6 +54,10 @@ class UploadSerializer(serializers.ModelSerializer):
                 "not_graded": serializers.IntegerField(
                     help_text="new versions stored but not graded (the reasons are in summary)"
                 ),
+                "reasons": serializers.ListField(
+                    child=serializers.ListField(child=serializers.CharField()),
+                    help_text="[session, reason] of each version not graded",
+                ),
             },
         )
     )
@@ -68,7 +72,7 @@ class UploadedFileField(serializers.FileField):
 
 
 class UploadFileSerializer(serializers.Serializer):
-    file = UploadedFileField(help_text="A USEBIO XML, PBN or S12.1 CSV results file.")
+    file = UploadedFileField(help_text="A USEBIO XML, PBN or the product's CSV results file.")
 
 
 class ClubAdministratorsOnly(permissions.BasePermission):
@@ -96,7 +100,9 @@ class ClubUploadMixin:
     )
 )
 class UploadListCreate(ClubUploadMixin, generics.ListAPIView):
-    """A club's uploads, newest first; POST a file to upload it."""
+    """A club's uploads, newest first; POST a file to upload it: the answer comes at once with
+    status ``received``; poll the upload until it is ``refused``, ``duplicate``, ``graded`` or
+    ``failed`` (the file is checked and graded in the background)."""
 
     serializer_class = UploadSerializer
     parser_classes = [parsers.MultiPartParser]
@@ -120,7 +126,7 @@ class UploadListCreate(ClubUploadMixin, generics.ListAPIView):
                 club=club, user=request.user, filename=uploaded.name, size=uploaded.size
             )
         else:
-            upload = upload_create(
+            upload = upload_receive(
                 club=club, user=request.user, filename=uploaded.name, data=uploaded.read()
             )
         return Response(UploadSerializer(upload).data, status=status.HTTP_201_CREATED)

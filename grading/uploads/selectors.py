@@ -4,6 +4,7 @@ from django.db.models import Count, Prefetch, Q, QuerySet
 
 from clubs.models import Club
 from grading.models import SessionVersion, Upload
+from grading.uploads.wording import reason, upload_badge
 
 
 def club_uploads(*, club: Club, limit: int = 50) -> QuerySet[Upload]:
@@ -11,10 +12,22 @@ def club_uploads(*, club: Club, limit: int = 50) -> QuerySet[Upload]:
     versions = SessionVersion.objects.select_related("session__event").order_by("pk")
     return (
         Upload.objects.filter(club=club)
+        .defer("content")
         .select_related("uploaded_by")
         .prefetch_related(Prefetch("versions", queryset=versions))
         .order_by("-created")[:limit]
     )
+
+
+def club_upload_rows(*, club: Club, limit: int = 50) -> list[Upload]:
+    """The uploads list of the page: each upload with ``badge`` (css class, label) saying what
+    happened (issue 19 item 4)."""
+    rows = list(club_uploads(club=club, limit=limit))
+    for upload in rows:
+        upload.badge = upload_badge(upload)
+        for version in upload.versions.all():
+            version.not_graded_reason = reason(version.not_graded_reason)
+    return rows
 
 
 def upload_progress(*, upload: Upload) -> dict:
@@ -35,4 +48,10 @@ def upload_progress(*, upload: Upload) -> dict:
         "not_graded": counts["not_graded"],
         "graded": total - counts["not_graded"],
         "percent": 100 if finished or not total else round(100 * done / total),
+        "reasons": [
+            (f"{v.session.event.name} {v.session.date:%-d %b %Y}", reason(v.not_graded_reason))
+            for v in upload.versions.filter(state=SessionVersion.State.NOT_GRADED)
+            .select_related("session__event")
+            .order_by("pk")
+        ],
     }

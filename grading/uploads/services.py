@@ -1,9 +1,12 @@
-"""Writes of the grading app: uploads stored all-or-nothing (S12), then graded in order (S5).
+"""Writes of the uploads: a file received at once, checked and graded in the worker (S12, S5).
 
-``upload_create`` parses and validates a file inside one transaction: when anything is wrong
-nothing is stored but the refused upload's record with every problem. Each session in the file
-becomes a new ``SessionVersion`` (a correction when the session exists, S5.3), and grading is
-dispatched once the transaction commits.
+The web request only stores the file as received (``upload_receive``) and answers; the worker
+(``grading.tasks.process_upload``) parses and validates it (``upload_process``) inside one
+transaction: when anything is wrong nothing is stored but the refused upload's record with
+every problem (all-or-nothing). Each session in the file becomes a new ``SessionVersion`` (a
+correction when the session exists, S5.3), graded in order. A withdrawal is received the same
+way and run by the same task (issue 21 item 3). ``upload_create`` does both steps in the
+caller's process, for operators' imports, seed data and simulations.
 """
 
 from __future__ import annotations
@@ -11,45 +14,44 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import logging
-from dataclasses import dataclass, field
 
+from celery import current_app
 from django.conf import settings
-from django.db import transaction
-from django.db.models import F, Q
+from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
-from clubs.models import Club, ClubRole
+from clubs.models import Club
+from clubs.services import club_get_or_create
 from grading.common.audit import audit_record
-from grading.engine import codec
-from grading.engine.types import PairEntry, SessionResult
+from grading.engine.ngs import years_before
 from grading.ingest import parse_file
 from grading.ingest.problems import ParseResult, Problem
-from grading.models import (
-    AuditEvent,
-    Event,
-    Match,
-    PairResult,
-    Session,
-    SessionGrade,
-    SessionVersion,
-    TravellerLine,
-    Upload,
-)
-from members.models import Member
-from members.services import member_get_or_create, member_pages_invalidate
+from grading.ledger.fold import version_withdraw
+from grading.ledger.lock import ledger_head_lock
+from grading.models import AuditEvent, Session, SessionVersion, Upload
+from grading.uploads import wording
+from grading.uploads.store import StoredSessions, session_in_force_q, sessions_store
+from grading.uploads.wording import problem_json, readable_event_name
 
 log = logging.getLogger(__name__)
 
-
-@dataclass
-class StoredSessions:
-    summaries: list[dict] = field(default_factory=list)
-    warnings: list[dict] = field(default_factory=list)
-    new_versions: list[SessionVersion] = field(default_factory=list)
+WINDOW_YEARS = 3  # the grade's window (S4, S14.6), for the old-file warning of S14.16
 
 
-def problem_json(problem: Problem) -> dict:
-    return {"location": problem.location, "message": problem.message, "line": problem.line}
+# ------------------------------------------------------------------------ receiving
+
+
+def upload_receive(*, club: Club, user=None, filename: str, data: bytes) -> Upload:
+    """The web's and the API's upload: store the file as received and answer at once; the
+    worker checks, stores and grades it (``process_upload``, dispatched on commit)."""
+    upload = _upload_new(club=club, user=user, filename=filename, data=data)
+    if len(data) > settings.UPLOAD_MAX_BYTES:
+        return _refuse(upload, [wording.too_large(len(data))], audit_as=user)
+    with transaction.atomic():
+        upload.content = data
+        upload.save()
+        transaction.on_commit(lambda: dispatch("grading.process_upload", upload.pk))
+    return upload
 
 
 def upload_create(
@@ -61,81 +63,134 @@ def upload_create(
     check_club: bool = True,
     future_dates: bool = False,
 ) -> Upload:
-    """Receive one results file for ``club``: refuse it, recognise a duplicate, or store it.
-
-    Stored sessions are graded by a Celery task dispatched when the transaction commits. Every
-    upload, and every correction in it, goes into the audit log. A date of play after
-    tomorrow is refused unless ``future_dates`` (the simulator's worlds run past today).
-    """
-    upload = _upload_receive(
-        club=club,
-        user=user,
-        filename=filename,
-        data=data,
-        check_club=check_club,
-        future_dates=future_dates,
-    )
-    _audit_upload(upload, user)
+    """Receive and check one results file in this process: refuse it, recognise a duplicate,
+    or store it, grading dispatched on commit. A date of play after tomorrow is refused unless
+    ``future_dates`` (the simulator's worlds run past today)."""
+    upload = _upload_new(club=club, user=user, filename=filename, data=data)
+    if len(data) > settings.UPLOAD_MAX_BYTES:
+        return _refuse(upload, [wording.too_large(len(data))], audit_as=user)
+    parsed = parse_file(upload.filename, data, club=club.slug)
+    with transaction.atomic():
+        upload.content = data
+        upload.save()
+        upload, stored = _upload_check_and_store(upload, parsed, check_club, future_dates)
+        if stored:
+            transaction.on_commit(lambda: dispatch("grading.grade_upload", upload.pk))
     return upload
 
 
-def _audit_upload(upload: Upload, user) -> None:
-    audit_record(
-        action=AuditEvent.Action.UPLOAD,
-        subject=upload.filename,
-        actor=user,
-        club=upload.club,
-        upload=upload.pk,
-        status=upload.status,
-        sha256=upload.sha256,
-        problems=len(upload.problems),
-    )
-    for session in upload.summary.get("sessions", []):
-        if session.get("outcome") == "correction":
-            audit_record(
-                action=AuditEvent.Action.CORRECTION,
-                subject=f"{session['event']} {session['date']} version {session['version']}",
-                actor=user,
-                club=upload.club,
-                upload=upload.pk,
-                version=session.get("version_id"),
-            )
+def upload_refuse_oversize(*, club: Club, user=None, filename: str, size: int) -> Upload:
+    """A file over the limit, refused from its declared size without reading it (S12)."""
+    upload = Upload(club=club, uploaded_by=user, filename=_printable(filename)[:255], size=size)
+    return _refuse(upload, [wording.too_large(size)], audit_as=user)
 
 
-def _upload_receive(
-    *, club: Club, user, filename: str, data: bytes, check_club: bool, future_dates: bool
-) -> Upload:
-    digest = hashlib.sha256(data).hexdigest()
-    upload = Upload(
+def _upload_new(*, club: Club | None, user, filename: str, data: bytes) -> Upload:
+    return Upload(
         club=club,
         uploaded_by=user,
         filename=_printable(filename)[:255],
         size=len(data),
-        sha256=digest,
+        sha256=hashlib.sha256(data).hexdigest(),
+        status=Upload.Status.RECEIVED,
     )
-    if len(data) > settings.UPLOAD_MAX_BYTES:
-        return _refuse(upload, [_too_large(len(data))])
-    previous = _previous_upload(club, digest)
+
+
+def _printable(name: str) -> str:
+    """A file name as shown and stored: no control characters (PostgreSQL refuses NUL)."""
+    return "".join(c for c in name if c.isprintable()) or "unnamed"
+
+
+def dispatch(task_name: str, upload_id: int) -> None:
+    """Queue a task. A broker that is down must not turn a stored upload into an error page
+    nor hold the request: publishing gives up at once (settings: no publish retries, short
+    socket timeouts, no result subscription) and the sweep (``grade_pending``, every five
+    minutes) takes the upload up."""
+    try:
+        if task_name not in current_app.tasks:
+            current_app.loader.import_default_modules()  # the app's autodiscovered tasks
+        current_app.tasks[task_name].apply_async((upload_id,), ignore_result=True)
+    except Exception:
+        log.warning(
+            "Could not queue %s for upload %s; the sweep will take it up",
+            task_name,
+            upload_id,
+            exc_info=True,
+        )
+
+
+# ------------------------------------------------------------------------ checking (worker)
+
+
+def upload_process(*, upload_id: int) -> Upload:
+    """Check and store a received upload (a file) or run a received withdrawal. Idempotent:
+    an upload already past ``received`` is left as it is."""
+    upload = Upload.objects.filter(pk=upload_id).first()
+    if upload is None or upload.status != Upload.Status.RECEIVED:
+        return upload
+    try:
+        if upload.summary.get("withdraw"):
+            return _withdrawal_run(upload)
+        parsed = parse_file(upload.filename, bytes(upload.content), club=upload.club.slug)
+        with transaction.atomic():
+            locked = Upload.objects.select_for_update().get(pk=upload_id)
+            if locked.status != Upload.Status.RECEIVED:
+                return locked
+            locked, _ = _upload_check_and_store(locked, parsed, True, False)
+        return locked
+    except (OperationalError, InterfaceError):
+        raise  # the database went away: the task's retry or the sweep takes it up again
+    except Exception:
+        # An error in the product, not in the file: set aside (failed) so that the sweep does
+        # not retry it for ever; the file is kept for support.
+        log.exception("Checking upload %s failed; it is set aside", upload_id)
+        Upload.objects.filter(pk=upload_id, status=Upload.Status.RECEIVED).update(
+            status=Upload.Status.FAILED, finished=timezone.now()
+        )
+        return Upload.objects.get(pk=upload_id)
+
+
+def uploads_received_process() -> int:
+    """The sweep's first half: every upload still waiting to be checked, oldest first (its
+    task was lost to a broker outage or a worker that died)."""
+    done = 0
+    for pk in (
+        Upload.objects.filter(status=Upload.Status.RECEIVED)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    ):
+        upload_process(upload_id=pk)
+        done += 1
+    return done
+
+
+def _upload_check_and_store(
+    upload: Upload, parsed: ParseResult, check_club: bool, future_dates: bool
+) -> tuple[Upload, bool]:
+    """All-or-nothing (S12): a duplicate, a refusal with every problem, or every session
+    stored. Returns the upload and whether versions wait to be graded."""
+    previous = _previous_in_force(upload)
     if previous is not None:
+        when = f"{timezone.localtime(previous.created):%-d %b %Y at %H:%M}"
         upload.status = Upload.Status.DUPLICATE
         upload.duplicate_of = previous
+        upload.content = b""
         upload.finished = timezone.now()
-        upload.summary = {"message": _duplicate_message(previous)}
+        upload.summary = {"message": wording.duplicate_message(when)}
         upload.save()
-        return upload
-
-    parsed = parse_file(upload.filename, data, club=club.slug)
-    problems = list(parsed.problems) + (_club_problems(parsed, club) if check_club else [])
-    if not future_dates:
-        problems += _future_date_problems(parsed, today=timezone.localdate())
+        _audit_upload(upload)
+        return upload, False
+    problems = _problems(upload, parsed, check_club=check_club, future_dates=future_dates)
     if problems:
-        return _refuse(upload, problems, warnings=list(parsed.warnings))
+        return _refuse(upload, problems, warnings=list(parsed.warnings)), False
     with transaction.atomic():
-        upload.content = data
         upload.status = Upload.Status.STORED
-        upload.save()
-        stored = _store_sessions(upload, parsed.sessions)
-        upload.warnings = [problem_json(w) for w in parsed.warnings] + stored.warnings
+        stored = sessions_store(upload, parsed.sessions, parsed.meta)
+        upload.warnings = (
+            [problem_json(w) for w in parsed.warnings]
+            + stored.warnings
+            + _old_date_warnings(parsed)
+        )
         upload.summary = {
             "format": parsed.meta.format,
             "program": parsed.meta.program,
@@ -145,90 +200,54 @@ def _upload_receive(
             upload.status = Upload.Status.GRADED
             upload.finished = timezone.now()
         upload.save()
-        if stored.new_versions:
-            transaction.on_commit(lambda: _dispatch_grading(upload.pk))
-    return upload
+        _audit_upload(upload, stored)
+    return upload, bool(stored.new_versions)
 
 
-def _future_date_problems(parsed: ParseResult, *, today: dt.date) -> list[Problem]:
-    """A date of play after tomorrow (a day's grace for time zones) is a typing slip: graded,
-    it would start every player's window in the future and, the grades as of a date never
-    being recomputed (S5.2), its later withdrawal could not undo that."""
-    latest = today + dt.timedelta(days=1)
+def _problems(
+    upload: Upload, parsed: ParseResult, *, check_club: bool, future_dates: bool
+) -> list[Problem]:
+    problems = list(parsed.problems)
+    if check_club:
+        problems += _club_problems(parsed, upload.club)
+    today = timezone.localdate()
+    for result in parsed.sessions:
+        name = readable_event_name(result, parsed.meta)
+        if len(result.pairs) > settings.UPLOAD_MAX_PAIRS_PER_SESSION:
+            problems.append(wording.too_many_pairs(result, name))
+        if not future_dates and result.date > today + dt.timedelta(days=1):
+            # A day's grace for time zones. A later date is a typing slip: graded, it would
+            # start every player's window in the future (S5.2).
+            problems.append(wording.future_date(result, name, today))
+    return problems
+
+
+def _old_date_warnings(parsed: ParseResult) -> list[dict]:
+    """S14.16: a session dated before today's 3-year window is graded in its place, with a
+    warning that names its date."""
+    start = years_before(timezone.localdate(), WINDOW_YEARS)
     return [
-        Problem(
-            f"{s.event_name or s.key.event_id}, session {s.key.session}",
-            f"The date of play, {s.date:%d %b %Y}, is after today ({today:%d %b %Y}). Correct "
-            "the session's date in your scoring program and export the results again.",
-            code="future-date",
-        )
-        for s in parsed.sessions
-        if s.date > latest
+        wording.old_date(result, readable_event_name(result, parsed.meta), start)
+        for result in parsed.sessions
+        if result.date <= start
     ]
 
 
-def _duplicate_message(previous: Upload) -> str:
-    """S14.9: an identical file is a duplicate. When its sessions have since been withdrawn or
-    replaced, say so, and how to grade them again."""
-    when = f"{timezone.localtime(previous.created):%d %b %Y at %H:%M}"
-    in_force = previous.versions.filter(
-        Q(session__live_version=F("pk")) | Q(state=SessionVersion.State.STORED)
-    ).exists()
-    if in_force or not previous.versions.exists():
-        return f"This file was already uploaded on {when}; it is not graded again."
-    return (
-        f"This file was already uploaded on {when}, and its sessions have since been withdrawn "
-        "or replaced; an identical file is not graded again. To grade them again, upload a "
-        "corrected file, or export the results again from your scoring program."
-    )
-
-
-def _printable(name: str) -> str:
-    """A file name as shown and stored: no control characters (PostgreSQL refuses NUL)."""
-    return "".join(c for c in name if c.isprintable()) or "unnamed"
-
-
-def _dispatch_grading(upload_id: int) -> None:
-    """Queue grading. A broker that is down must not turn a stored upload into an error page:
-    the upload is safe in the database and the five-minute sweep grades it (grade_pending)."""
-    from grading.tasks import grade_upload
-
-    try:
-        grade_upload.delay(upload_id)
-    except Exception:
-        log.warning(
-            "Could not queue grading of upload %s; the sweep will grade it",
-            upload_id,
-            exc_info=True,
-        )
-
-
-def _too_large(size: int) -> Problem:
-    limit_mb = settings.UPLOAD_MAX_BYTES // (1024 * 1024)
-    return Problem(
-        "file",
-        f"The file is {size / (1024 * 1024):.1f} MB; results files are limited to {limit_mb} MB. "
-        "Export one event at a time from your scoring program.",
-    )
-
-
-def _previous_upload(club: Club, digest: str) -> Upload | None:
-    return (
-        Upload.objects.filter(
-            club=club, sha256=digest, status__in=[Upload.Status.STORED, Upload.Status.GRADED]
-        )
-        .order_by("created")
-        .first()
-    )
-
-
-def _refuse(upload: Upload, problems: list[Problem], warnings: list[Problem] = ()) -> Upload:
-    upload.status = Upload.Status.REFUSED
-    upload.problems = [problem_json(p) for p in problems]
-    upload.warnings = [problem_json(w) for w in warnings]
-    upload.finished = timezone.now()
-    upload.save()
-    return upload
+def _previous_in_force(upload: Upload) -> Upload | None:
+    """S14.9 as amended: an identical file is a duplicate while any session it holds is in
+    force; a file whose sessions were all withdrawn is stored again and restores them."""
+    earlier = Upload.objects.filter(
+        club=upload.club,
+        sha256=upload.sha256,
+        status__in=[Upload.Status.STORED, Upload.Status.GRADED],
+    ).order_by("created")
+    if upload.pk:
+        earlier = earlier.exclude(pk=upload.pk)
+    for previous in earlier:
+        versions = previous.versions.all()
+        if not versions.exists() or versions.filter(session_in_force_q()).exists():
+            return previous
+    return None
 
 
 def _club_problems(parsed: ParseResult, club: Club) -> list[Problem]:
@@ -248,207 +267,101 @@ def _club_problems(parsed: ParseResult, club: Club) -> list[Problem]:
     return []
 
 
-def _store_sessions(upload: Upload, sessions: tuple[SessionResult, ...]) -> StoredSessions:
-    stored = StoredSessions()
-    for result in sessions:
-        session = _session_for(upload.club, result)
-        live = session.live_version
-        content_hash = codec.fingerprint(result)
-        summary = {
-            "event": result.event_name or result.key.event_id,
-            "date": result.date.isoformat(),
-            "session": result.key.session,
-            "pairs": len(result.pairs),
-            "known_players": sum(p.known for pair in result.pairs for p in pair.players),
-            "unknown_players": sorted(
-                p.name or "(no name)" for pair in result.pairs for p in pair.players if not p.known
-            ),
-        }
-        latest = session.versions.order_by("-number").first()
-        # The same content as the live (or still waiting) version changes nothing; as one
-        # withdrawn, or set aside because its grading failed, it is stored again.
-        in_force = latest is not None and (
-            latest.pk == session.live_version_id or latest.state == SessionVersion.State.STORED
+def _refuse(
+    upload: Upload, problems: list[Problem], warnings: list[Problem] = (), audit_as=None
+) -> Upload:
+    """Nothing is kept of a refused file but the record of its refusal and its audit entry."""
+    upload.status = Upload.Status.REFUSED
+    upload.content = b""
+    upload.problems = [problem_json(p) for p in problems]
+    upload.warnings = [problem_json(w) for w in warnings]
+    upload.finished = timezone.now()
+    upload.save()
+    _audit_upload(upload, actor=audit_as)
+    return upload
+
+
+def _audit_upload(upload: Upload, stored: StoredSessions | None = None, actor=None) -> None:
+    actor = actor or upload.uploaded_by
+    audit_record(
+        action=AuditEvent.Action.UPLOAD,
+        subject=upload.filename,
+        actor=actor,
+        club=upload.club,
+        upload=upload.pk,
+        status=upload.status,
+        sha256=upload.sha256,
+        problems=len(upload.problems),
+    )
+    for session in stored.summaries if stored else ():
+        if session.get("outcome") in ("correction", "restored"):
+            audit_record(
+                action=AuditEvent.Action.CORRECTION,
+                subject=f"{session['event']} {session['date']} version {session['version']}",
+                actor=actor,
+                club=upload.club,
+                upload=upload.pk,
+                version=session.get("version_id"),
+            )
+
+
+# ------------------------------------------------------------------------ withdrawals
+
+
+def withdrawal_request(*, version: SessionVersion, user=None) -> Upload:
+    """A withdrawal asked for on the uploads page: recorded at once with the uploads (the
+    same progress), run by the worker. Raises ValueError when the version is not graded."""
+    _withdrawable(version)
+    label = f"{version.session.event.name}, {version.session.date:%-d %b %Y}"
+    with transaction.atomic():
+        upload = Upload.objects.create(
+            club=version.session.event.club,
+            uploaded_by=user,
+            filename=f"Withdrawal of {label}"[:255],
+            status=Upload.Status.RECEIVED,
+            summary={"withdraw": version.pk, "session": label},
         )
-        if in_force and latest.content_hash == content_hash:
-            summary.update(outcome="unchanged", version=latest.number)
-            stored.summaries.append(summary)
-            continue
-        version = _version_create(upload, session, result, content_hash, latest)
-        stored.warnings += _pairs_create(version, result, upload.club)
-        summary.update(
-            outcome="correction" if in_force or live is not None else "new",
-            version=version.number,
-            version_id=version.pk,
+        transaction.on_commit(lambda: dispatch("grading.process_upload", upload.pk))
+    return upload
+
+
+def _withdrawable(version: SessionVersion) -> None:
+    if version.state != SessionVersion.State.GRADED:
+        raise ValueError(
+            f"{version.session.event.name} of {version.session.date:%-d %b %Y} is "
+            f"{version.get_state_display().lower()}, not graded, so there is nothing to withdraw."
         )
-        stored.summaries.append(summary)
-        stored.new_versions.append(version)
-    return stored
 
 
-def _session_for(club: Club, result: SessionResult) -> Session:
-    # A file without an event name is shown by its event id (derived from the program's name
-    # and the date when the file has none either, as the upload's warning says).
-    name = (result.event_name or result.key.event_id)[:255]
-    event, created = Event.objects.get_or_create(
-        club=club, event_id=result.key.event_id[:200], defaults={"name": name}
-    )
-    if not created and result.event_name and event.name != result.event_name:
-        event.name = result.event_name[:255]
-        event.save(update_fields=["name"])
-        _pages_of_event_invalidate(event)  # every session of it shows the name
-    session, _ = Session.objects.select_for_update().get_or_create(
-        event=event,
-        number=result.key.session,
-        date=result.date,
-        defaults={"start": result.start},
-    )
-    if result.start and session.start != result.start:
-        session.start = result.start
-        session.save(update_fields=["start"])
-        _pages_of_event_invalidate(event)  # the histories' order of that day
-    return session
-
-
-def _pages_of_event_invalidate(event: Event) -> None:
-    member_pages_invalidate(
-        member_ids=SessionGrade.objects.filter(version__session__event=event).values_list(
-            "member_id", flat=True
+def _withdrawal_run(upload: Upload) -> Upload:
+    """Run a received withdrawal once: the upload row is locked and checked again, so the
+    sweep and a redelivered task cannot run it twice."""
+    with transaction.atomic():
+        upload = Upload.objects.select_for_update().get(pk=upload.pk)
+        if upload.status != Upload.Status.RECEIVED:
+            return upload
+        version = SessionVersion.objects.select_related("session__event").get(
+            pk=upload.summary["withdraw"]
         )
-    )
-
-
-def _version_create(
-    upload: Upload,
-    session: Session,
-    result: SessionResult,
-    content_hash: str,
-    latest: SessionVersion | None,
-) -> SessionVersion:
-    version = SessionVersion.objects.create(
-        session=session,
-        number=(latest.number + 1) if latest else 1,
-        upload=upload,
-        scoring=result.scoring.value,
-        movement=result.movement.value,
-        weighting=result.weighting,
-        boards=result.boards,
-        content_hash=content_hash,
-        payload=codec.dump(result),
-        not_graded_reason=result.not_graded_reason[:255],
-    )
-    Match.objects.bulk_create(
-        Match(
-            version=version,
-            pair_id=m.pair_id,
-            round=m.round,
-            opponents=list(m.opponents),
-            boards=m.boards,
-            score=m.score,
-        )
-        for m in result.matches
-    )
-    TravellerLine.objects.bulk_create(
-        TravellerLine(
-            version=version,
-            board=t.board,
-            ns_pair=t.ns_pair,
-            ew_pair=t.ew_pair,
-            contract=t.contract[:20],
-            declarer=t.declarer[:2],
-            lead=t.lead[:4],
-            tricks=t.tricks,
-            ns_score=t.ns_score,
-            ew_score=t.ew_score,
-            ns_adjusted=t.ns_adjusted or "",
-            ew_adjusted=t.ew_adjusted or "",
-        )
-        for t in result.travellers
-    )
-    return version
-
-
-def _pairs_create(version: SessionVersion, result: SessionResult, club: Club) -> list[dict]:
-    """Pair rows, with members created or matched by number (S14.2); name mismatches warn."""
-    warnings: list[dict] = []
-    rows = []
-    players: set[int] = set()
-    session = f"{result.event_name or result.key.event_id} {result.date:%d %b %Y}" + (
-        f", session {result.key.session}" if result.key.session != 1 else ""
-    )
-    for pair in result.pairs:
-        where = f"{session}, pair {pair.pair_id}"
-        members = [
-            _member_for(player.number, player.name, warnings, where) for player in pair.players
-        ]
-        players |= {member.pk for member in members if member is not None}
-        rows.append(_pair_row(version, pair, members))
-    PairResult.objects.bulk_create(rows)
-    _club_memberships_add(club, players)
-    return warnings
-
-
-def _member_for(number, name, warnings, where: str) -> Member | None:
-    if number is None:
-        return None
-    member, name_warnings = member_get_or_create(number=number, name=name)
-    warnings += [{"location": where, "message": text, "line": None} for text in name_warnings]
-    return member
-
-
-def _club_memberships_add(club: Club, member_ids: set[int]) -> None:
-    """Someone who plays in a club's session is listed among its members (docs/decisions.md):
-    one query and one insert for the whole session, never touching an existing role."""
-    known = set(
-        ClubRole.objects.filter(club=club, member_id__in=member_ids).values_list(
-            "member_id", flat=True
-        )
-    )
-    ClubRole.objects.bulk_create(
-        [ClubRole(club=club, member_id=pk) for pk in sorted(member_ids - known)],
-        ignore_conflicts=True,
-    )
-
-
-def _pair_row(version: SessionVersion, pair: PairEntry, members: list) -> PairResult:
-    first, second = pair.players
-    return PairResult(
-        version=version,
-        pair_id=pair.pair_id[:20],
-        direction=pair.direction.value if pair.direction else "",
-        section=pair.section[:20],
-        team=pair.team[:100],
-        player1=members[0],
-        player1_name=first.name[:200],
-        player2=members[1],
-        player2_name=second.name[:200],
-        score=pair.score,
-        boards=pair.boards,
-        direction_mean=pair.direction_mean,
-        host=not pair.rateable,
-        known=pair.known,
-    )
-
-
-def upload_refuse_oversize(*, club: Club, user=None, filename: str, size: int) -> Upload:
-    """A file over the limit, refused from its declared size without reading it (S12)."""
-    upload = Upload(club=club, uploaded_by=user, filename=filename[:255], size=size, sha256="")
-    _refuse(upload, [_too_large(size)])
-    _audit_upload(upload, user)
+        try:
+            session_withdraw(version=version, user=upload.uploaded_by)
+        except ValueError as refused:
+            upload.status = Upload.Status.REFUSED
+            upload.problems = [{"location": upload.summary["session"], "message": str(refused)}]
+        else:
+            upload.status = Upload.Status.GRADED
+        upload.finished = timezone.now()
+        upload.save(update_fields=["status", "problems", "finished"])
     return upload
 
 
 def session_withdraw(*, version: SessionVersion, user=None) -> SessionVersion:
     """Withdraw a session's live graded version through the ledger (S5.3, S5.4): its session
     grades leave every history and nothing replaces it."""
-    from grading.ledger.fold import version_withdraw
-    from grading.ledger.lock import ledger_head_lock
-
     with transaction.atomic():
         head = ledger_head_lock()
         version = SessionVersion.objects.select_for_update().get(pk=version.pk)
-        if version.state != SessionVersion.State.GRADED:
-            raise ValueError(f"{version} is {version.get_state_display().lower()}, not graded")
+        _withdrawable(version)
         version_withdraw(head=head, version=version)
         Session.objects.filter(pk=version.session_id).update(live_version=None)
         audit_record(
@@ -461,27 +374,57 @@ def session_withdraw(*, version: SessionVersion, user=None) -> SessionVersion:
     return version
 
 
+# ------------------------------------------------------------------------ operators' imports
+
+
 def upload_import(*, filename: str, data: bytes, club: Club | None = None, user=None) -> Upload:
     """An operator's import (the ``import_results`` command). With ``club`` the file must
-    belong to it, as on the upload page; without, the club is the file's national club number
-    or name, created if new (S12)."""
+    belong to it, as on the upload page. Without, the club is found by the file's national
+    club number, else its name (a later file, a correction, finds the club of the first);
+    a new club is created only for a file that is accepted (issue 20 items 4 and 5); a file
+    naming no club is refused, asking for ``--club``."""
     if club is not None:
         return upload_create(club=club, user=user, filename=filename, data=data)
     meta = parse_file(filename, data, club="-").meta
-    club = _club_of_file(meta.national_club_id, meta.club_name, filename)
-    return upload_create(club=club, user=user, filename=filename, data=data, check_club=False)
+    number = (meta.national_club_id or "").strip().lstrip("0")
+    name = (meta.club_name or "").strip()
+    found = _club_of_file(number, name)
+    if found is not None:
+        return upload_create(club=found, user=user, filename=filename, data=data, check_club=False)
+    if not number and not name:
+        upload = _upload_new(club=None, user=user, filename=filename, data=data)
+        return _refuse(upload, [wording.no_club_named(upload.filename)], audit_as=user)
+    try:
+        with transaction.atomic():
+            club = club_get_or_create(name=name or f"Club {number}", national_number=number)
+            upload = upload_create(
+                club=club, user=user, filename=filename, data=data, check_club=False
+            )
+            if upload.status == Upload.Status.REFUSED:
+                raise _RefusedImport(upload)  # no club, member or role of a refused file
+            return upload
+    except _RefusedImport as refused_import:
+        refused = _upload_new(club=None, user=user, filename=filename, data=data)
+        refused.status = Upload.Status.REFUSED
+        refused.problems = refused_import.upload.problems
+        refused.warnings = refused_import.upload.warnings
+        refused.finished = timezone.now()
+        refused.save()
+        _audit_upload(refused, actor=user)
+        return refused
 
 
-def _club_of_file(number: str | None, name: str, filename: str) -> Club:
-    from clubs.services import club_get_or_create
+class _RefusedImport(Exception):
+    def __init__(self, upload: Upload):
+        super().__init__(upload.filename)
+        self.upload = upload
 
+
+def _club_of_file(number: str, name: str) -> Club | None:
     if number:
-        found = Club.objects.filter(national_number=number).first()
-        if found:
-            return found
+        for club in Club.objects.exclude(national_number=""):
+            if club.national_number.lstrip("0") == number:
+                return club
     if name:
-        found = Club.objects.filter(name__iexact=name.strip()).first()
-        if found:
-            return found
-    label = name.strip() or (f"Club {number}" if number else f"Imported from {filename}")
-    return club_get_or_create(name=label, national_number=number or "")
+        return Club.objects.filter(name__iexact=name).first()
+    return None

@@ -7,16 +7,17 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from clubs.views import administered_club
+from clubs.views import administered_club, uploads_path
 from grading.models import SessionVersion, Upload
 from grading.uploads.forms import UploadForm
-from grading.uploads.selectors import club_uploads, upload_progress
-from grading.uploads.services import session_withdraw, upload_create, upload_refuse_oversize
+from grading.uploads.selectors import club_upload_rows, upload_progress
+from grading.uploads.services import upload_receive, upload_refuse_oversize, withdrawal_request
 
 
 @login_required
 def uploads(request, slug: str):
-    """The administrator's upload page (S12): upload files, watch them graded, see the past."""
+    """The administrator's upload page (S12): upload files, watch them checked and graded (in
+    the worker: the request only stores them), see the past and reopen any upload's result."""
     club = administered_club(request, slug)
     if request.method == "POST":
         form = UploadForm(request.POST, request.FILES)
@@ -32,12 +33,14 @@ def uploads(request, slug: str):
         "grading/uploads.html",
         {
             "club": club,
+            "tab": "uploads",
+            "uploads_path": uploads_path(club),
             "form": form,
             "fresh": [
                 (upload, upload_progress(upload=upload))
                 for upload in Upload.objects.filter(club=club, pk__in=shown).order_by("pk")
             ],
-            "uploads": club_uploads(club=club),
+            "uploads": club_upload_rows(club=club),
             "max_mb": settings.UPLOAD_MAX_BYTES // (1024 * 1024),
         },
     )
@@ -48,7 +51,7 @@ def _receive(club, user, uploaded_file) -> Upload:
         return upload_refuse_oversize(
             club=club, user=user, filename=uploaded_file.name, size=uploaded_file.size
         )
-    return upload_create(
+    return upload_receive(
         club=club, user=user, filename=uploaded_file.name, data=uploaded_file.read()
     )
 
@@ -62,22 +65,20 @@ def upload_status(request, slug: str, pk: int):
     context = {"club": club, "upload": upload, "progress": progress}
     if progress["finished"] and request.headers.get("HX-Request"):
         # Refresh the list of past uploads too (an out-of-band swap) now that it changed.
-        context.update(oob=True, uploads=club_uploads(club=club))
+        context.update(oob=True, uploads=club_upload_rows(club=club))
     return render(request, "grading/partials/upload_status.html", context)
 
 
 @login_required
 @require_POST
 def version_withdraw(request, slug: str, pk: int):
-    """Withdraw a graded session: its grades are removed through the ledger (S5.3)."""
+    """Withdraw a graded session: its grades are removed through the ledger (S5.3), in the
+    worker, with the same progress as an upload."""
     club = administered_club(request, slug)
     version = get_object_or_404(SessionVersion, pk=pk, session__event__club=club)
     try:
-        session_withdraw(version=version, user=request.user)
+        withdrawal = withdrawal_request(version=version, user=request.user)
     except ValueError as refused:
         messages.error(request, str(refused))
-    else:
-        messages.success(
-            request, f"{version.session} was withdrawn; its grades are removed from every history."
-        )
-    return redirect("uploads", slug=club.slug)
+        return redirect("uploads", slug=club.slug)
+    return redirect(f"{reverse('uploads', args=[club.slug])}?show={withdrawal.pk}")

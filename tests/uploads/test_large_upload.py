@@ -110,7 +110,9 @@ def test_a_50_mb_file_streamed_to_the_upload_page_is_refused_without_being_kept(
 
 
 @pytest.mark.django_db
-def test_an_oversize_file_beside_a_good_one_is_refused_alone(club_admin, client, settings):
+def test_an_oversize_file_beside_a_good_one_is_refused_alone(
+    club_admin, client, settings, django_capture_on_commit_callbacks
+):
     """The limit is per file (S12): in one POST, the good file is stored and the other refused
     with its true size, though the handler kept none of its bytes past the limit."""
     from django.core.files.uploadedfile import SimpleUploadedFile
@@ -126,7 +128,8 @@ def test_an_oversize_file_beside_a_good_one_is_refused_alone(club_admin, client,
         SimpleUploadedFile("good.csv", good, "text/csv"),
         SimpleUploadedFile("big.xml", big, "text/xml"),
     ]
-    client.post(f"/clubs/{club.slug}/uploads/", {"files": files})
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(f"/clubs/{club.slug}/uploads/", {"files": files})
     stored, refused = Upload.objects.order_by("pk")
     assert (stored.filename, refused.filename) == ("good.csv", "big.xml")
     assert stored.status != Upload.Status.REFUSED and SessionVersion.objects.count() == 1

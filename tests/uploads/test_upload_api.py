@@ -34,6 +34,7 @@ def test_token_upload_then_poll_until_graded(club_admin, django_capture_on_commi
         "percent": 100,
         "graded": 1,
         "not_graded": 0,
+        "reasons": [],
     }
     assert detail["summary"]["sessions"][0]["pairs"] == 8
     listing = client.get(reverse("api-uploads", args=[club.slug])).json()
@@ -41,14 +42,18 @@ def test_token_upload_then_poll_until_graded(club_admin, django_capture_on_commi
 
 
 @pytest.mark.django_db
-def test_refused_file_returns_its_problems(club_admin):
+def test_refused_file_returns_its_problems(club_admin, django_capture_on_commit_callbacks):
+    """The answer comes at once ("received"); the worker's check refuses it (issue 21)."""
     user, _, club = club_admin
     client = APIClient()
     client.force_authenticate(user)
     rows = mp_session_rows()
     rows[0]["movement"] = "SIDEWAYS"
     bad = SimpleUploadedFile("bad.csv", csv_bytes(rows), "text/csv")
-    body = client.post(reverse("api-uploads", args=[club.slug]), {"file": bad}).json()
+    with django_capture_on_commit_callbacks(execute=True):
+        body = client.post(reverse("api-uploads", args=[club.slug]), {"file": bad}).json()
+    assert body["status"] == "received" and body["problems"] == []
+    body = client.get(reverse("api-upload", args=[club.slug, body["id"]])).json()
     assert body["status"] == "refused"
     assert body["problems"][0]["location"] == "line 2, column movement"
     assert not SessionVersion.objects.exists()

@@ -60,8 +60,37 @@ def band(grade: float) -> str:
     return "Two"
 
 
+class _BeforeYearOne:
+    """The day before 0001-01-01 (ordinal 0, as the C kernel's): earlier than every date, so
+    a window reaching below year 1 holds every session up to its end."""
+
+    def toordinal(self) -> int:
+        return 0
+
+    def __lt__(self, other):
+        return isinstance(other, dt.date) or NotImplemented
+
+    def __le__(self, other):
+        return isinstance(other, dt.date) or other is self or NotImplemented
+
+    def __gt__(self, other):
+        return False if isinstance(other, dt.date) else NotImplemented
+
+    def __ge__(self, other):
+        return other is self if not isinstance(other, dt.date) else False
+
+    def __repr__(self) -> str:
+        return "BEFORE_YEAR_ONE"
+
+
+BEFORE_YEAR_ONE = _BeforeYearOne()
+
+
 def years_before(date: dt.date, years: int) -> dt.date:
-    """``date`` minus whole calendar years; 29 February becomes 28 February (S14.6)."""
+    """``date`` minus whole calendar years; 29 February becomes 28 February (S14.6). Before
+    year 1 it is ``BEFORE_YEAR_ONE``, so a bad date already stored cannot raise (issue 21)."""
+    if date.year - years < 1:
+        return BEFORE_YEAR_ONE
     try:
         return date.replace(year=date.year - years)
     except ValueError:

@@ -11,7 +11,9 @@ from grading.uploads.services import upload_import
 class Command(BaseCommand):
     help = (
         "Import results files (USEBIO, PBN, CSV) through the upload service. With --club the "
-        "file must belong to that club; without, the club is found from the file."
+        "file must belong to that club; without, the club is found from the file (its national "
+        "club number, else its name) or created for a file that is accepted; a file naming no "
+        "club is refused."
     )
 
     def add_arguments(self, parser):
@@ -37,7 +39,8 @@ class Command(BaseCommand):
             raise CommandError(f"{refused} file(s) refused.")
 
     def report(self, path: Path, upload: Upload) -> int:
-        self.stdout.write(f"{path}: {upload.get_status_display()} ({upload.club.name})")
+        club = upload.club.name if upload.club else "no club"
+        self.stdout.write(f"{path}: {upload.get_status_display()} ({club})")
         for problem in upload.problems:
             self.stdout.write(f"  problem: {problem['location']}: {problem['message']}")
         for warning in upload.warnings[:20]:
