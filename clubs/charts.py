@@ -73,8 +73,8 @@ def sof_chart(name: str, points: list[SeriesPoint], *, window: int, div_id: str)
         day = points[0].date
         fig.update_xaxes(
             range=[
-                (day - dt.timedelta(days=14)).isoformat(),
-                (day + dt.timedelta(days=14)).isoformat(),
+                dt.date.fromordinal(max(1, day.toordinal() - 14)).isoformat(),
+                dt.date.fromordinal(min(dt.date.max.toordinal(), day.toordinal() + 14)).isoformat(),
             ]
         )
     return _html(fig, div_id)

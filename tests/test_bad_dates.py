@@ -96,12 +96,6 @@ def test_a_stored_year_one_session_takes_nothing_down(client, club_admin):
 
 
 @pytest.mark.django_db
-@pytest.mark.xfail(
-    strict=True,
-    raises=OverflowError,
-    reason="clubs/charts.py: a one-day series draws a fortnight either side, which cannot go "
-    "before year 1 (owner of clubs/ to fix; then drop this mark)",
-)
 def test_a_year_one_session_alone_in_its_series_does_not_take_the_sessions_page_down(
     client, club_admin
 ):

@@ -37,7 +37,11 @@ from grading.privacy import (
 )
 from members.models import Member
 
-DATE_IN_NAME = re.compile(r"\s*[-–(,]?\s*\b(\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{2,4})\b\)?\s*")
+# A date standing apart in an event's name ("Monday Pairs 2026-11-23", "Pairs (23/11/26)"), not
+# one joined to other text ("2022-05-08-KM. par" is a series name of its own).
+DATE_IN_NAME = re.compile(
+    r"\s*[-–(,]?\s*(?<![\w-])(\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}/\d{2,4})(?![\w-])\)?\s*"
+)
 ROLLING_WINDOW = 5
 
 

@@ -50,6 +50,7 @@ __all__ = [
     "PPIRating",
     "PairResult",
     "PartnershipGrade",
+    "SchemeEntry",
     "SchemeHead",
     "Scoring",
     "Session",

@@ -69,7 +69,7 @@ def upload_create(
     upload = _upload_new(club=club, user=user, filename=filename, data=data)
     if len(data) > settings.UPLOAD_MAX_BYTES:
         return _refuse(upload, [wording.too_large(len(data))], audit_as=user)
-    parsed = parse_file(upload.filename, data, club=club.slug)
+    parsed = parse_file(upload.filename, data, club=club.slug, earliest=settings.EARLIEST_PLAY_DATE)
     with transaction.atomic():
         upload.content = data
         upload.save()
@@ -131,7 +131,12 @@ def upload_process(*, upload_id: int) -> Upload:
     try:
         if upload.summary.get("withdraw"):
             return _withdrawal_run(upload)
-        parsed = parse_file(upload.filename, bytes(upload.content), club=upload.club.slug)
+        parsed = parse_file(
+            upload.filename,
+            bytes(upload.content),
+            club=upload.club.slug,
+            earliest=settings.EARLIEST_PLAY_DATE,
+        )
         with transaction.atomic():
             locked = Upload.objects.select_for_update().get(pk=upload_id)
             if locked.status != Upload.Status.RECEIVED:
@@ -385,7 +390,7 @@ def upload_import(*, filename: str, data: bytes, club: Club | None = None, user=
     naming no club is refused, asking for ``--club``."""
     if club is not None:
         return upload_create(club=club, user=user, filename=filename, data=data)
-    meta = parse_file(filename, data, club="-").meta
+    meta = parse_file(filename, data, club="-", earliest=settings.EARLIEST_PLAY_DATE).meta
     number = (meta.national_club_id or "").strip().lstrip("0")
     name = (meta.club_name or "").strip()
     found = _club_of_file(number, name)

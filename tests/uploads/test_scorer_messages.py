@@ -62,7 +62,9 @@ def test_no_section_numbers_reach_the_scorer(admin):
         assert not SECTION.search(text), SECTION.search(text)
         stored = str(upload.problems) + str(upload.warnings)
         assert not SECTION.search(stored)
-    assert "Individual events are not graded" in visible_text(page_of(client, club, individual))
+    assert "Individual events (each player with changing partners) are not graded" in visible_text(
+        page_of(client, club, individual)
+    )
 
 
 def test_plain_keeps_the_sentence_whole():

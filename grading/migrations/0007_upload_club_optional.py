@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
     dependencies = [
         ("clubs", "0003_club_keeps_brambledown"),
-        ("grading", "0005_brambledown_grades_may_be_negative"),
+        ("grading", "0006_schemes_log"),
     ]
 
     operations = [
