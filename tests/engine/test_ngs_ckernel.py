@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from grading.engine.ngs import NGS_2018, LedgerOp, ProcessOp, WithdrawOp, replay, why_not_graded
-from grading.engine.ngs import ckernel as ngs_ckernel
+from grading.engine.ngs import clib as ngs_clib
 from grading.engine.ngs.ckernel import (
     CKernelReplay,
     CKernelUnavailable,
@@ -269,7 +269,7 @@ def test_ledger_errors_match_the_python_kernel():
 
 def test_calendar_matches_python():
     """The 3-year lower bound of S14.6 (29 February becomes 28 February)."""
-    lib = ngs_ckernel._load()
+    lib = ngs_clib.load_library()
     day = dt.date(1999, 12, 1)
     while day < dt.date(2030, 3, 5):
         assert lib.ck_years_before(day.toordinal(), 3) == years_before(day, 3).toordinal()
@@ -286,7 +286,7 @@ def test_falls_back_to_the_python_kernel(monkeypatch):
     with pytest.raises(CKernelUnavailable):
         ckernel_replay(ledger, odd, fallback=False)
     assert isinstance(ckernel_replay(ledger), CKernelReplay)
-    monkeypatch.setattr(ngs_ckernel, "_load", lambda: None)
+    monkeypatch.setattr(ngs_clib, "load_library", lambda: None)
     assert not ckernel_available()
     assert isinstance(ckernel_replay(ledger), KernelReplay)
     with pytest.raises(CKernelUnavailable):
