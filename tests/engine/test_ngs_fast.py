@@ -27,10 +27,12 @@ from grading.engine.ngs import (
     replay,
     why_not_graded,
 )
+from grading.engine.ngs.incremental import IncrementalHistory
 from grading.engine.ngs.kernel import compare_kernel_steps, kernel_replay
 from grading.engine.ngs.params import NGS_DEFAULT
 from grading.engine.ngs.types import HistoryEntry
-from grading.engine.ngs.window import STATUS_CODES, IncrementalHistory, WindowState, rules_for
+from grading.engine.ngs.window import WindowState
+from grading.engine.ngs.windowrules import STATUS_CODES, rules_for
 from grading.engine.types import (
     Direction,
     Movement,
