@@ -193,6 +193,39 @@ def test_ckernel_equals_reference_on_random_ledgers(seed):
     _same_as_reference(random_ledger(seed, operations=60, pool=10))
 
 
+def test_2018_a_host_with_a_visitor_in_a_field_of_unknowns():
+    """S9.1/S3.8: the minimal session that crashed the reference path (no known pair, the
+    host's visitor counted as a graded member): not graded on every path, and a known field
+    after it graded as usual."""
+    key = SessionKey("club", "ev", 1, START)
+    odd = SessionResult(
+        key,
+        "Event",
+        Scoring.AGGREGATE,
+        Movement.ONE_WINNER,
+        (
+            PairEntry("1", (Player("m0"), Player(None)), -10.652522178348892, None, 60),
+            PairEntry(
+                "2", (Player("m3", rateable=False), Player(None)), 3.695292920543494, None, 60
+            ),
+        ),
+    )
+    known = SessionResult(
+        SessionKey("club", "ev", 2, START + dt.timedelta(days=1)),
+        "Event",
+        Scoring.MP,
+        Movement.ONE_WINNER,
+        tuple(
+            PairEntry(str(i), (Player(f"m{2 * i}"), Player(f"m{2 * i + 1}")), s, None, 24)
+            for i, s in enumerate((55.0, 48.5, 46.5))
+        ),
+    )
+    ledger: list[LedgerOp] = [ProcessOp(1, "v1", odd), ProcessOp(2, "v2", known)]
+    assert why_not_graded(odd, NGS_2018) != ""
+    _same_as_reference(ledger, NGS_2018)
+    assert CKernelReplay(NGS_2018).run(ledger).graded == 6
+
+
 @settings(max_examples=8, deadline=None)
 @given(st.integers(0, 10**9))
 def test_ckernel_equals_reference_under_2018_rules(seed):

@@ -118,7 +118,6 @@ class PairColumns:
             for i, pair in enumerate(pairs, start):
                 if pair.pair_id == host:
                     flags[i] |= 4
-                    if not pair.known:  # a host pair counts as known (S14.3)
-                        known += 1
-                        players += sum(not p.known for p in pair.players)
+                    if not pair.known:  # a host pair counts as known (S14.3), its
+                        known += 1  # players without a number do not (S9.1)
         return known, players

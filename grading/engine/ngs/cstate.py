@@ -11,7 +11,7 @@ from typing import Any
 
 from grading.engine.ngs.clib import addr
 from grading.engine.ngs.types import PartnershipKey, PlayerStanding
-from grading.engine.ngs.window import STATUS_CODES
+from grading.engine.ngs.windowrules import STATUS_CODES
 from grading.engine.types import SessionResult
 
 _NAN = math.nan
