@@ -12,7 +12,6 @@ every test here is skipped (the product then uses the Python kernel).
 from __future__ import annotations
 
 import datetime as dt
-import shutil
 
 import pytest
 from hypothesis import given, settings
@@ -22,7 +21,6 @@ from grading.engine.ngs import clib as ngs_clib
 from grading.engine.ngs.ckernel import (
     CKernelReplay,
     CKernelUnavailable,
-    build_ckernel,
     ckernel_available,
     ckernel_replay,
     ckernel_supports,
@@ -42,24 +40,8 @@ from grading.engine.types import (
 from grading.lab.synthetic import synthetic_ledger
 from tests.engine.ledgers import FIELDS, LONG, MIXED, ledgers
 
+pytestmark = pytest.mark.usefixtures("ckernel_built")
 
-@pytest.fixture(scope="module", autouse=True)
-def _library():
-    """Build from the current source whenever a compiler exists (the library's name carries
-    the source's hash, so what is tested is what is in the tree)."""
-    if shutil.which("cc") is None and shutil.which("gcc") is None:
-        if not ckernel_available():
-            pytest.skip("no C compiler: the compiled NGS kernel cannot be built")
-    elif not ckernel_available():
-        build_ckernel()
-    if not ckernel_available():
-        pytest.skip(
-            "the compiled NGS kernel failed to build "
-            "(python -m grading.engine.ngs.ckernel --build shows why)"
-        )
-
-
-# ------------------------------------------------------------------ mixed ledgers
 
 START = dt.date(2016, 2, 22)  # the regression session's date
 

@@ -34,6 +34,7 @@ from typing import Any
 
 from grading.engine.ngs import clib
 from grading.engine.ngs.clib import (
+    REC_VALUES,
     SOURCE,
     Batch,
     CKernelUnavailable,
@@ -49,6 +50,7 @@ from grading.engine.ngs.kernel import KernelReplay, KernelStep, kernel_replay
 from grading.engine.ngs.ledger import LedgerError, LedgerOp, ProcessOp
 from grading.engine.ngs.params import NGS_DEFAULT, NGSParams
 from grading.engine.ngs.session import grade_session, why_not_graded
+from grading.engine.ngs.types import SessionOutcome
 from grading.engine.types import Scoring, SessionResult
 
 __all__ = [
@@ -203,7 +205,7 @@ class CKernelReplay(CState):
         if want:
             ref = array("i", bytes(4 * n))
             rec_id = array("i", bytes(4 * 2 * n_pairs))
-            rec_val = array("d", bytes(8 * 5 * 2 * n_pairs))
+            rec_val = array("d", bytes(8 * REC_VALUES * 2 * n_pairs))
             ps_id = array("i", bytes(4 * n_pairs))
             ps_sg = array("d", bytes(8 * n_pairs))
             keep += [ref, rec_id, rec_val, ps_id, ps_sg]
@@ -279,33 +281,49 @@ class CKernelReplay(CState):
             return
         p0 = len(self._pairs)
         known, players = self._pairs.add_session(session, op.host_pair, self.ids, self._new_id)
-        by_players, num, den = self._known
-        if by_players:
-            ok = players * den > num * 2 * len(pairs)
-        else:
-            ok = known * den > num * len(pairs)
-        if not ok:
+        if not self._known_enough(known, players, len(pairs)):
             self._pairs.truncate(p0)
             self._not_graded(op)
             return
         self._pairs.add_means(session, kind == 3)
-        first, factor = self._weights_of(session.weighting)
-        vidx = self._vidx
-        self._vidx += 1
-        self.live[op.version] = vidx
-        self._kind.append(0)
-        self._seq.append(op.seq)
-        self._vid.append(vidx)
-        self._date.append(session.key.date.toordinal())
-        self._scoring.append(kind)
-        self._first.append(first)
-        self._factor.append(factor)
-        self._pstart.append(p0)
-        self._npairs.append(len(pairs))
+        date = session.key.date.toordinal()
+        self._queue_inline(op.seq, op.version, date, kind, session.weighting, p0, len(pairs))
+        self._queued(op.seq, op.version, players)
         if self.record:
             self._record_process(op, session)
         elif len(self._kind) >= self.chunk:
             self.flush()
+
+    def _known_enough(self, known: int, players: int, n_pairs: int) -> bool:
+        """More than 2/3 of the pairs known, or of the players under S9.1 (S3.8)."""
+        by_players, num, den = self._known
+        if by_players:
+            return players * den > num * 2 * n_pairs
+        return known * den > num * n_pairs
+
+    def _queue_inline(
+        self, seq: int, version: str, date: int, kind: int, weighting: int, p0: int, n: int
+    ) -> None:
+        """Queue a session C grades itself, its pairs already in the pair columns."""
+        first, factor = self._weights_of(weighting)
+        vidx = self._vidx
+        self._vidx += 1
+        self.live[version] = vidx
+        self._kind.append(0)
+        self._seq.append(seq)
+        self._vid.append(vidx)
+        self._date.append(date)
+        self._scoring.append(kind)
+        self._first.append(first)
+        self._factor.append(factor)
+        self._pstart.append(p0)
+        self._npairs.append(n)
+
+    def _queued(self, seq: int, version: str, records: int) -> None:
+        """A session C grades itself was queued with ``records`` member records (a hook)."""
+
+    def _graded_by_reference(self, op: ProcessOp, outcome: SessionOutcome) -> None:
+        """A session was graded by ``grade_session`` (a hook)."""
 
     def _not_graded(self, op: ProcessOp) -> None:
         if self.record:
@@ -335,6 +353,7 @@ class CKernelReplay(CState):
         outcome = grade_session(
             session, standings, params, host_pair=op.host_pair, partnership_grades=pgrades
         )
+        self._graded_by_reference(op, outcome)
         ids = self.ids
         recs = [r for r in outcome.players if r.session_grade is not None]
         first, factor = self._weights_of(session.weighting)
@@ -407,11 +426,11 @@ class CKernelReplay(CState):
         players = tuple(
             (
                 self.numbers[rec_id[j]],
-                rec_val[5 * j],
-                opt(rec_val[5 * j + 1]),
-                opt(rec_val[5 * j + 2]),
-                opt(rec_val[5 * j + 3]),
-                rec_val[5 * j + 4],
+                rec_val[REC_VALUES * j],
+                opt(rec_val[REC_VALUES * j + 1]),
+                opt(rec_val[REC_VALUES * j + 2]),
+                opt(rec_val[REC_VALUES * j + 3]),
+                rec_val[REC_VALUES * j + 4],
             )
             for j in range(b.n_rec)
         )

@@ -20,7 +20,9 @@ from grading.engine.ngs.params import NGSParams
 HERE = Path(__file__).resolve().parent / "csrc"
 SOURCE = HERE / "ngs_kernel.c"
 _SUFFIX = ".dll" if sys.platform == "win32" else ".so"
-ABI = 5
+ABI = 6
+REC_VALUES = 8  # per member record: grade before, SOpp, excess, session grade, adjustment,
+# score term, par, partner's grade (ngs_kernel.c)
 
 I32 = ctypes.c_int32
 P = ctypes.c_void_p
