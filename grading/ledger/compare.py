@@ -1,0 +1,145 @@
+"""``replay --check`` on the compiled kernel: the ledger folded from empty (read as columns,
+``grading.ledger.columns``) and compared with every stored session grade, current grade and
+partnership grade in sorted streams (S5.4, S14.11).
+
+The fold hands each graded version's member records over in sequence order; the stored session
+grades are read in the same order (``entry.seq``, then creation order) through a server-side
+cursor, so the two are merged as they come: memory holds one version's rows, not the ledger's.
+Current and partnership grades are then streamed and each compared with the fold's state.
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections.abc import Iterator
+
+from grading.engine.ngs.cfold import RECORD_PARTS, RecordsReplay
+from grading.engine.ngs.params import NGSParams
+from grading.engine.ngs.types import partnership_key
+from grading.engine.ngs.windowrules import STATUS_CODES
+from grading.ledger.columns import CHUNK_ROWS, FoldStats, Progress, fold_ledger, member_numbers
+from grading.models import CurrentGrade, PartnershipGrade, SessionGrade
+
+__all__ = ["check_compiled", "last_stats"]
+
+# par is in the session's own units (aggregate: points, up to tens of thousands), so it is
+# compared relative to its size; every other part is a grade, compared absolutely
+_RELATIVE = frozenset({"par"})
+last_stats: dict[str, FoldStats] = {}
+
+
+def _differs(part: str, stored: float | None, computed: float, tol: float) -> bool:
+    if math.isnan(computed):
+        return stored is not None
+    if stored is None:
+        return True
+    scale = max(1.0, abs(computed)) if part in _RELATIVE else 1.0
+    return abs(stored - computed) > tol * scale
+
+
+def _shown(value: float) -> float | None:
+    return None if math.isnan(value) else value
+
+
+class _SessionGradeMerge:
+    """The stored session grades, merged with the fold's records as they come."""
+
+    def __init__(self, numbers: list[str], tol: float) -> None:
+        rows = (
+            SessionGrade.objects.filter(entry__isnull=False)
+            .order_by("entry__seq", "pk")
+            .values_list("entry__seq", "version_id", "member_id", *RECORD_PARTS)
+        )
+        self.rows: Iterator[tuple] = rows.iterator(CHUNK_ROWS)
+        self.pending = next(self.rows, None)
+        self.numbers = numbers
+        self.tol = tol
+        self.problems: list[str] = []
+        self._orphans: set[int] = set()
+
+    def _orphan(self, row: tuple) -> None:
+        if row[1] not in self._orphans:
+            self._orphans.add(row[1])
+            self.problems.append(f"version {row[1]}: session grades stored but not in the ledger")
+
+    def __call__(self, seq: int, version: str, ids: array[int], values: array[float]) -> None:
+        mine: dict[int, tuple] = {}
+        while self.pending is not None and self.pending[0] <= seq:
+            row = self.pending
+            if row[0] < seq:
+                self._orphan(row)
+            else:
+                mine[row[2]] = row
+            self.pending = next(self.rows, None)
+        width = len(RECORD_PARTS)
+        for j, member in enumerate(ids):
+            number = self.numbers[member]
+            where = f"seq {seq} version {version} member {number}"
+            row = mine.pop(member, None)
+            if row is None:
+                self.problems.append(f"{where}: session grade missing")
+                continue
+            for k, part in enumerate(RECORD_PARTS):
+                computed = values[width * j + k]
+                if _differs(part, row[3 + k], computed, self.tol):
+                    self.problems.append(
+                        f"{where}: {part} stored {row[3 + k]} computed {_shown(computed)}"
+                    )
+        self.problems += [
+            f"seq {seq}: member {self.numbers[m]} has a grade the fold does not give" for m in mine
+        ]
+
+    def finish(self) -> list[str]:
+        while self.pending is not None:
+            self._orphan(self.pending)
+            self.pending = next(self.rows, None)
+        return self.problems
+
+
+def check_compiled(params: NGSParams, tol: float, progress: Progress | None) -> list[str]:
+    """Every stored figure the compiled fold of the ledger does not reproduce."""
+    numbers = member_numbers()
+    merge = _SessionGradeMerge(numbers, tol)
+    fold = RecordsReplay(params, sink=merge)
+    fold.register(numbers)
+    last_stats["check"] = fold_ledger(fold, progress=progress)
+    problems = merge.finish()
+    problems += _current_grades(fold, tol)
+    problems += _partnerships(fold, tol)
+    return problems
+
+
+def _current_grades(fold: RecordsReplay, tol: float) -> list[str]:
+    problems = []
+    numbers = fold.numbers
+    rows = CurrentGrade.objects.values_list(
+        "member_id", "grade", "status", "boards_in_window", "as_of"
+    ).iterator(CHUNK_ROWS)
+    for member, grade, status, boards, as_of in rows:
+        number = numbers[member]
+        computed = fold.grade(number, as_of.toordinal())
+        if computed is None:
+            problems.append(f"member {number}: current grade stored but never graded")
+            continue
+        value, code, window, _ = computed
+        if abs(grade - value) > tol or (status, boards) != (STATUS_CODES[code].value, window):
+            problems.append(
+                f"member {number}: stored {grade} {status} {boards}, "
+                f"computed {value} {STATUS_CODES[code].value} {window}"
+            )
+    return problems
+
+
+def _partnerships(fold: RecordsReplay, tol: float) -> list[str]:
+    problems = []
+    numbers = fold.numbers
+    rows = PartnershipGrade.objects.values_list("member_a_id", "member_b_id", "grade", "as_of")
+    for a, b, grade, as_of in rows.iterator(CHUNK_ROWS):
+        key = partnership_key(numbers[a], numbers[b])
+        computed = fold.partnership_grade(key, as_of.toordinal())
+        if computed is None:
+            problems.append(f"partnership {key}: stored but never graded")
+        elif abs(grade - computed[0]) > tol:
+            problems.append(f"partnership {key}: stored {grade}, computed {computed[0]}")
+    return problems
