@@ -3,6 +3,7 @@ the nightly refresh of today's grades, and grades as of a date (S5.4, S14.6)."""
 
 from __future__ import annotations
 
+from django.core.cache import cache
 from django.db import transaction
 
 from grading.common.audit import audit_record
@@ -154,6 +155,20 @@ def _check_partnerships(state: ReplayState, tol: float) -> list[str]:
     return problems
 
 
+REFOLD_PROGRESS_KEY = "ledger:refold:progress"
+
+
+def refold_progress_record(done: int, total: int) -> None:
+    """A running refold's progress, for the staff parameters page (outside the refold's
+    transaction: the cache, which every process sees)."""
+    cache.set(REFOLD_PROGRESS_KEY, (done, total), timeout=3600)
+
+
+def refold_progress() -> tuple[int, int] | None:
+    """``(entries refolded, entries)`` of a refold running now, or None."""
+    return cache.get(REFOLD_PROGRESS_KEY)
+
+
 @transaction.atomic
 def ledger_refold(*, actor=None, progress: Progress | None = None) -> int:
     """Recompute every stored grade by folding the ledger from empty. Returns the steps.
@@ -168,8 +183,10 @@ def ledger_refold(*, actor=None, progress: Progress | None = None) -> int:
     state = ReplayState(get_params(head.params_name), ENGINE_PATH)
     entries = list(LedgerEntry.objects.select_related("version").order_by("seq"))
     for done, (entry, op) in enumerate(zip(entries, ledger_ops(entries), strict=True), 1):
-        if progress is not None and done % 500 == 0:
-            progress(done, len(entries))
+        if done % 500 == 0:
+            refold_progress_record(done, len(entries))
+            if progress is not None:
+                progress(done, len(entries))
         step = apply(state, op)
         state.steps.clear()
         if isinstance(op, ProcessOp):
@@ -181,6 +198,7 @@ def ledger_refold(*, actor=None, progress: Progress | None = None) -> int:
             _store_grades(step, state)
     if progress is not None:
         progress(len(entries), len(entries))
+    cache.delete(REFOLD_PROGRESS_KEY)
     _states[head.params_name] = state
     member_pages_invalidate()
     audit_record(

@@ -7,6 +7,7 @@ import datetime as dt
 
 import pytest
 from django.core.management import call_command
+from django.urls import reverse
 
 from grading.lab.simulate import SimConfig, simulate
 from grading.ledger import check
@@ -16,6 +17,7 @@ from grading.ledger.fold import versions_grade_pending
 from grading.ledger.state import ledger_state_forget
 from grading.models import CurrentGrade, LedgerEntry, PartnershipGrade, SessionGrade, Upload
 from grading.uploads.services import upload_create
+from tests.factories import UserFactory
 
 pytestmark = pytest.mark.usefixtures("ckernel_built")
 
@@ -98,3 +100,13 @@ def test_an_interrupted_refold_writes_nothing(world, capsys):
     assert list(SessionGrade.objects.order_by("pk").values_list("pk", "session_grade")) == before
     assert check.ledger_check() == []
     assert check.grades_as_of(as_of=dt.date(2030, 1, 1))
+
+
+def test_the_parameters_page_shows_a_running_refold(world, client):
+    client.force_login(UserFactory(is_staff=True))
+    check.refold_progress_record(500, 2000)
+    page = client.get(reverse("staff-parameters")).content.decode()
+    assert "Refold running: 500 of 2000 ledger entries done." in page
+    check.ledger_refold()
+    assert check.refold_progress() is None
+    assert "Refold running" not in client.get(reverse("staff-parameters")).content.decode()

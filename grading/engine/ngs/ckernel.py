@@ -504,21 +504,5 @@ def ckernel_replay(
     return CKernelReplay(params, record=record).run(ledger)
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if args == ["--build"]:
-        built = build_ckernel(quiet=False)
-        if built is None or not ckernel_available():
-            print("ngs_ckernel: not built; the Python kernel will be used", file=sys.stderr)
-            return 1
-        print(f"ngs_ckernel: built {built}")
-        return 0
-    if args == ["--check"]:
-        print("available" if ckernel_available() else "not available")
-        return 0 if ckernel_available() else 1
-    print("usage: python -m grading.engine.ngs.ckernel --build | --check", file=sys.stderr)
-    return 2
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(clib.main())
