@@ -25,17 +25,8 @@ __all__ = ["check_compiled", "last_stats"]
 
 # par is in the session's own units (aggregate: points, up to tens of thousands), so it is
 # compared relative to its size; every other part is a grade, compared absolutely
-_RELATIVE = frozenset({"par"})
+_PAR = RECORD_PARTS.index("par")
 last_stats: dict[str, FoldStats] = {}
-
-
-def _differs(part: str, stored: float | None, computed: float, tol: float) -> bool:
-    if math.isnan(computed):
-        return stored is not None
-    if stored is None:
-        return True
-    scale = max(1.0, abs(computed)) if part in _RELATIVE else 1.0
-    return abs(stored - computed) > tol * scale
 
 
 def _shown(value: float) -> float | None:
@@ -63,6 +54,10 @@ class _SessionGradeMerge:
             self._orphans.add(row[1])
             self.problems.append(f"version {row[1]}: session grades stored but not in the ledger")
 
+    def _differ(self, seq: int, version: str, member: int, k: int, x, y: float) -> None:
+        where = f"seq {seq} version {version} member {self.numbers[member]}"
+        self.problems.append(f"{where}: {RECORD_PARTS[k]} stored {x} computed {_shown(y)}")
+
     def __call__(self, seq: int, version: str, ids: array[int], values: array[float]) -> None:
         mine: dict[int, tuple] = {}
         while self.pending is not None and self.pending[0] <= seq:
@@ -73,19 +68,21 @@ class _SessionGradeMerge:
                 mine[row[2]] = row
             self.pending = next(self.rows, None)
         width = len(RECORD_PARTS)
+        tol, par = self.tol, _PAR
         for j, member in enumerate(ids):
-            number = self.numbers[member]
-            where = f"seq {seq} version {version} member {number}"
             row = mine.pop(member, None)
             if row is None:
+                where = f"seq {seq} version {version} member {self.numbers[member]}"
                 self.problems.append(f"{where}: session grade missing")
                 continue
-            for k, part in enumerate(RECORD_PARTS):
-                computed = values[width * j + k]
-                if _differs(part, row[3 + k], computed, self.tol):
-                    self.problems.append(
-                        f"{where}: {part} stored {row[3 + k]} computed {_shown(computed)}"
-                    )
+            at = width * j
+            for k in range(width):  # (inline: this loop runs for every stored figure)
+                x, y = row[3 + k], values[at + k]
+                if x is None:
+                    if y == y:  # not NaN: a figure where None is stored
+                        self._differ(seq, version, member, k, x, y)
+                elif not abs(x - y) <= (tol * max(1.0, abs(y)) if k == par else tol):
+                    self._differ(seq, version, member, k, x, y)
         self.problems += [
             f"seq {seq}: member {self.numbers[m]} has a grade the fold does not give" for m in mine
         ]
