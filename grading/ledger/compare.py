@@ -127,8 +127,9 @@ class _SessionGradeTable:
         pack, out = _ROW.pack, self.out
         for j, member in enumerate(ids):
             a, b, c, d, e, f, g, h = values[width * j : width * (j + 1)]
-            out.append(pack(11, 8, seq, 8, v, 4, member, 8, a, 8, b, 8, c, 8, d, 8, e, 8, f,
-                            8, g, 8, h))  # fmt: skip
+            out.append(
+                pack(11, 8, seq, 8, v, 4, member, 8, a, 8, b, 8, c, 8, d, 8, e, 8, f, 8, g, 8, h)
+            )
         if len(out) >= CHUNK_ROWS:
             self._write()
 
