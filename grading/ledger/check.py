@@ -3,6 +3,7 @@ the nightly refresh of today's grades, and grades as of a date (S5.4, S14.6)."""
 
 from __future__ import annotations
 
+from django.core.cache import cache
 from django.db import transaction
 
 from grading.common.audit import audit_record
@@ -14,6 +15,9 @@ from grading.engine.ngs import (
     apply,
     get_params,
 )
+from grading.engine.ngs.clib import ckernel_available, ckernel_supports
+from grading.ledger.columns import Progress
+from grading.ledger.compare import check_compiled
 from grading.ledger.lock import ledger_head_lock
 from grading.ledger.state import (
     ENGINE_PATH,
@@ -54,11 +58,36 @@ SESSION_GRADE_PARTS = (
 )
 
 
-def ledger_check(tol: float = 1e-9) -> list[str]:
-    """Replay the whole ledger from empty and list every stored figure it does not reproduce
-    (S5.4, S14.11). An empty list means the database is exactly the fold of its ledger."""
+def check_engine(params_name: str | None = None) -> str:
+    """Which engine ``ledger_check`` folds with, in words for the terminal."""
+    params = _active_params() if params_name is None else get_params(params_name)
+    if ckernel_available() and ckernel_supports(params):
+        return "the compiled kernel"
+    return (
+        "the Python engine (slower: the compiled kernel is not built; "
+        "`make install` or `python -m grading.engine.ngs.ckernel --build` builds it)"
+    )
+
+
+def _active_params():
     head = LedgerHead.objects.first()
-    params = get_params(head.params_name if head else NGS_DEFAULT.name)
+    return get_params(head.params_name if head else NGS_DEFAULT.name)
+
+
+def ledger_check(tol: float = 1e-9, *, progress: Progress | None = None) -> list[str]:
+    """Replay the whole ledger from empty and list every stored figure it does not reproduce
+    (S5.4, S14.11). An empty list means the database is exactly the fold of its ledger.
+
+    Folds on the compiled kernel, reading the ledger as columns and comparing in sorted
+    streams (``grading.ledger.compare``); without the kernel, on the Python engine
+    (``check_engine`` says which)."""
+    params = _active_params()
+    if ckernel_available() and ckernel_supports(params):
+        return check_compiled(params, tol, progress)
+    return _check_python(params, tol)
+
+
+def _check_python(params, tol: float) -> list[str]:
     state = ReplayState(params, ENGINE_PATH)
     stored: dict[int, dict[str, SessionGrade]] = {}
     for row in SessionGrade.objects.filter(entry__isnull=False).select_related("member"):
@@ -126,10 +155,26 @@ def _check_partnerships(state: ReplayState, tol: float) -> list[str]:
     return problems
 
 
+REFOLD_PROGRESS_KEY = "ledger:refold:progress"
+
+
+def refold_progress_record(done: int, total: int) -> None:
+    """A running refold's progress, for the staff parameters page (outside the refold's
+    transaction: the cache, which every process sees)."""
+    cache.set(REFOLD_PROGRESS_KEY, (done, total), timeout=3600)
+
+
+def refold_progress() -> tuple[int, int] | None:
+    """``(entries refolded, entries)`` of a refold running now, or None."""
+    return cache.get(REFOLD_PROGRESS_KEY)
+
+
 @transaction.atomic
-def ledger_refold(*, actor=None) -> int:
+def ledger_refold(*, actor=None, progress: Progress | None = None) -> int:
     """Recompute every stored grade by folding the ledger from empty. Returns the steps.
-    ``actor``: the staff user who asked for it (the audit log's who), or None for the system."""
+    ``actor``: the staff user who asked for it (the audit log's who), or None for the system.
+    ``progress(done, total)`` is called every 500 entries. One transaction: an interrupted
+    refold is rolled back whole, never leaving half-written grades."""
     head = ledger_head_lock()
     SessionGrade.objects.filter(entry__isnull=False).delete()
     CurrentGrade.objects.all().delete()
@@ -137,7 +182,11 @@ def ledger_refold(*, actor=None) -> int:
     ledger_state_forget()
     state = ReplayState(get_params(head.params_name), ENGINE_PATH)
     entries = list(LedgerEntry.objects.select_related("version").order_by("seq"))
-    for entry, op in zip(entries, ledger_ops(entries), strict=True):
+    for done, (entry, op) in enumerate(zip(entries, ledger_ops(entries), strict=True), 1):
+        if done % 500 == 0:
+            refold_progress_record(done, len(entries))
+            if progress is not None:
+                progress(done, len(entries))
         step = apply(state, op)
         state.steps.clear()
         if isinstance(op, ProcessOp):
@@ -147,6 +196,9 @@ def ledger_refold(*, actor=None) -> int:
             entry.version.state = SessionVersion.State.WITHDRAWN  # _store_step set it graded
             entry.version.save(update_fields=["state"])
             _store_grades(step, state)
+    if progress is not None:
+        progress(len(entries), len(entries))
+    cache.delete(REFOLD_PROGRESS_KEY)
     _states[head.params_name] = state
     member_pages_invalidate()
     audit_record(

@@ -14,6 +14,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from grading.engine.ngs import PARAMETER_SETS
+from grading.ledger.check import refold_progress
 from grading.ledger.parameters import ledger_refold_request, parameters_change
 from grading.staff.forms import ParametersChangeForm
 from grading.staff.parameters import parameters_overview
@@ -142,7 +143,9 @@ def parameters(request):
                 "when it has finished.",
             )
             return redirect("staff-parameters")
-    return render(request, "staff/parameters.html", {"form": form, **parameters_overview()})
+    progress = refold_progress()  # a refold running now: (entries done, entries)
+    context = {"form": form, "refold_progress": progress, **parameters_overview()}
+    return render(request, "staff/parameters.html", context)
 
 
 @staff_member_required

@@ -12,7 +12,6 @@ events, Butler, cross-IMP and aggregate sessions. Tolerance 1e-9 (S14.11).
 from __future__ import annotations
 
 import datetime as dt
-import random
 
 import pytest
 from hypothesis import given, settings
@@ -20,95 +19,21 @@ from hypothesis import strategies as st
 
 from grading.engine.ngs import (
     NGS_2018,
-    LedgerOp,
     ProcessOp,
     WithdrawOp,
     compare_steps,
     replay,
     why_not_graded,
 )
+from grading.engine.ngs.incremental import IncrementalHistory
 from grading.engine.ngs.kernel import compare_kernel_steps, kernel_replay
 from grading.engine.ngs.params import NGS_DEFAULT
 from grading.engine.ngs.types import HistoryEntry
-from grading.engine.ngs.window import STATUS_CODES, IncrementalHistory, WindowState, rules_for
-from grading.engine.types import (
-    Direction,
-    Movement,
-    PairEntry,
-    Player,
-    Scoring,
-    SessionKey,
-    SessionResult,
-)
+from grading.engine.ngs.window import WindowState
+from grading.engine.ngs.windowrules import STATUS_CODES, rules_for
 from grading.lab.bench import replay_benchmark
 from grading.lab.synthetic import synthetic_ledger
-from tests.engine.test_ngs_histories import random_ledger
-
-START = dt.date(2012, 2, 27)  # near a leap day (S14.6)
-
-
-def long_session(rng: random.Random, index: int, date: dt.date, pool: int) -> SessionResult:
-    n_pairs = rng.randint(2, min(5, pool // 2))
-    members = rng.sample(range(pool), 2 * n_pairs)
-    if rng.random() < 0.5:  # steady partnerships: regular pairs (S14.5)
-        members.sort()
-    two = rng.random() < 0.3 and n_pairs >= 4
-    scoring = rng.choice([Scoring.MP] * 6 + [Scoring.BUTLER, Scoring.CROSS_IMP, Scoring.AGGREGATE])
-    boards = rng.choice([18, 24, 27, 60, 110, 240, None])
-    host = rng.randrange(n_pairs) if rng.random() < 0.1 else -1
-    pairs = []
-    for i in range(n_pairs):
-        a, b = f"m{members[2 * i]}", f"m{members[2 * i + 1]}"
-        players = (Player(a, rateable=i != host), Player(None if rng.random() < 0.04 else b))
-        direction = (Direction.NS if i % 2 == 0 else Direction.EW) if two else None
-        score = rng.uniform(-30.0, 30.0) if scoring is not Scoring.MP else rng.uniform(30, 70)
-        if rng.random() < 0.03:
-            score = None
-        pairs.append(PairEntry(str(i + 1), players, score, direction, boards))
-    return SessionResult(
-        key=SessionKey("club", f"e{index}", 1, date),
-        event_name=f"Event {index}",
-        scoring=scoring,
-        movement=Movement.TWO_WINNER if two else Movement.ONE_WINNER,
-        pairs=tuple(pairs),
-        weighting=rng.choice([1, 1, 1, 2, 3]),
-    )
-
-
-def long_ledger(seed: int, operations: int = 160, pool: int = 6) -> list[LedgerOp]:
-    rng = random.Random(seed)
-    ops: list[LedgerOp] = []
-    live: list[tuple[str, SessionResult]] = []
-    date = START
-    seq = 0
-    for index in range(operations):
-        seq += 1
-        roll = rng.random()
-        if live and roll < 0.06:
-            version, _ = live.pop(rng.randrange(len(live)))
-            ops.append(WithdrawOp(seq, version))
-            continue
-        if live and roll < 0.12:
-            version, old = live.pop(rng.randrange(len(live)))
-            ops.append(WithdrawOp(seq, version))
-            seq += 1
-            new = long_session(rng, index, old.date, pool)
-            ops.append(ProcessOp(seq, f"v{seq}", new))
-            if not why_not_graded(new):
-                live.append((f"v{seq}", new))
-            continue
-        step = rng.choice([0, 0, 1, 3, 7, 14, 30, 90])
-        if rng.random() < 0.03:
-            step = rng.choice([1095, 1096, 1200, 1500])
-        date = date + dt.timedelta(days=step)
-        played = date
-        if rng.random() < 0.12:
-            played = date - dt.timedelta(days=rng.choice([1, 20, 200, 700, 1094, 1096]))
-        s = long_session(rng, index, played, pool)
-        ops.append(ProcessOp(seq, f"v{seq}", s))
-        if not why_not_graded(s):
-            live.append((f"v{seq}", s))
-    return ops
+from tests.engine.ledgers import FIELDS, LONG, ledgers, random_ledger
 
 
 def _check_final_grades(reference, fast) -> None:
@@ -130,10 +55,9 @@ def _check_final_grades(reference, fast) -> None:
 
 
 @settings(max_examples=12, deadline=None)
-@given(st.integers(0, 10**9))
-def test_fast_path_equals_reference_on_long_histories(seed):
+@given(ledgers(LONG, operations=140))
+def test_fast_path_equals_reference_on_long_histories(ledger):
     """ReplayState(path="fast") and the kernel give the reference's every step (S5.4)."""
-    ledger = long_ledger(seed, operations=140)
     reference = replay(ledger, path="reference")
     fast = replay(ledger, path="fast")
     assert compare_steps(reference.steps, fast.steps) == []
@@ -143,18 +67,16 @@ def test_fast_path_equals_reference_on_long_histories(seed):
 
 
 @settings(max_examples=15, deadline=None)
-@given(st.integers(0, 10**9))
-def test_kernel_equals_reference_on_random_ledgers(seed):
-    ledger = random_ledger(seed, operations=60, pool=10)
+@given(ledgers(FIELDS, operations=60, pool=10))
+def test_kernel_equals_reference_on_random_ledgers(ledger):
     reference = replay(ledger, path="reference")
     assert compare_kernel_steps(reference.steps, kernel_replay(ledger, record=True).steps) == []
 
 
 @settings(max_examples=8, deadline=None)
-@given(st.integers(0, 10**9))
-def test_kernel_equals_reference_under_2018_rules(seed):
+@given(ledgers(LONG, operations=100))
+def test_kernel_equals_reference_under_2018_rules(ledger):
     """S9.1: the new-partner rule needs each player's graded boards and status."""
-    ledger = long_ledger(seed, operations=100)
     reference = replay(ledger, NGS_2018, path="reference")
     kernel = kernel_replay(ledger, NGS_2018, record=True)
     assert compare_kernel_steps(reference.steps, kernel.steps) == []
@@ -301,7 +223,7 @@ def test_synthetic_ledgers_only_withdraw_live_versions():
 def test_fast_histories_answer_last_date_and_count_as_the_reference(seed):
     """The queries the Django layer stores (last session date, sessions together) without
     rebuilding a history: equal on both paths after late uploads and withdrawals."""
-    ledger = random_ledger(seed, operations=60, pool=10)
+    ledger = random_ledger(seed, FIELDS, operations=60, pool=10)
     fast, reference = replay(ledger, path="fast"), replay(ledger, path="reference")
     for subjects in ("players", "partnerships"):
         mine, theirs = getattr(fast, subjects), getattr(reference, subjects)

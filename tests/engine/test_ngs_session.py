@@ -335,10 +335,31 @@ def test_a_host_pair_counts_as_known():
     # an approved request (S3.9) makes its pair the host just as the file's mark does
     assert why_not_graded(session(unmarked), host_pair="5") == ""
     assert grade_session(session(unmarked), {}, host_pair="5").graded
-    # ngs-2018 counts players: the host's unknown partner counts too (6 of 8, not 5 of 8)
+    # ngs-2018 counts graded members (S9.1): the host's partner without a number is not one,
+    # marked or not (5 of 8 either way); a third known pair makes 7 of 10
     few = [*pairs[:2], pairs[4], pairs[5]]
-    assert why_not_graded(session(few), NGS_2018) == ""
+    assert why_not_graded(session(few), NGS_2018) == Reason.TOO_FEW_KNOWN_PLAYERS
     assert why_not_graded(session([*pairs[:2], unmarked[4], pairs[5]]), NGS_2018) != ""
+    assert why_not_graded(session([*pairs[:3], pairs[4], pairs[5]]), NGS_2018) == ""
+
+
+def test_2018_a_host_with_a_visitor_does_not_make_a_field_of_unknowns_graded():
+    """S9.1, S3.8, S14.3: the minimal session hypothesis found (ckernel equality under ngs-2018)
+    that crashed the reference path with a division by zero: two pairs, each a member with a
+    visitor, one of them the file's host pair. Counting the host's visitor as known made 3 of 4
+    players "known", so a field without one known pair (no SoF) was graded. Graded members are
+    2 of 4: not graded, with the reason, on every path."""
+    pairs = [
+        pair("1", "m0", None, -10.652522178348892, boards=60),
+        pair("2", "m3", None, 3.695292920543494, boards=60, host=True),
+    ]
+    s = session(pairs, scoring=Scoring.AGGREGATE)
+    assert why_not_graded(s, NGS_2018) == Reason.TOO_FEW_KNOWN_PLAYERS
+    outcome = grade_session(s, {"m0": 50.0, "m3": 48.0}, NGS_2018)
+    assert not outcome.graded and outcome.reason == Reason.TOO_FEW_KNOWN_PLAYERS
+    assert outcome.players == ()
+    # the pair rule (S3.8, S14.3) counts the host pair as known: 1 of 2 is not more than 2/3
+    assert why_not_graded(s) == Reason.TOO_FEW_KNOWN
 
 
 def test_non_graded_kinds_and_club_flag():

@@ -22,7 +22,8 @@ from grading.engine.ngs.ledger import LedgerError, LedgerOp, ProcessOp, StepResu
 from grading.engine.ngs.params import NGS_DEFAULT, NGSParams
 from grading.engine.ngs.session import grade_session, host_pair_of, why_not_graded
 from grading.engine.ngs.types import PartnershipKey, PlayerStanding
-from grading.engine.ngs.window import STATUS_CODES, WindowState, rules_for
+from grading.engine.ngs.window import WindowState
+from grading.engine.ngs.windowrules import STATUS_CODES, rules_for
 from grading.engine.types import Movement, Scoring, SessionResult
 
 __all__ = ["KernelReplay", "KernelStep", "kernel_replay", "compare_kernel_steps"]

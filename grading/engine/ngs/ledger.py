@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from grading.engine.ngs.decay import current_grade
+from grading.engine.ngs.incremental import IncrementalHistory
 from grading.engine.ngs.params import NGS_DEFAULT, NGSParams
 from grading.engine.ngs.session import grade_session, why_not_graded
 from grading.engine.ngs.types import (
@@ -175,8 +176,6 @@ class ReplayState:
 
     def new_history(self, initial: float) -> SubjectHistory:
         if self.path == "fast":
-            from grading.engine.ngs.window import IncrementalHistory
-
             return IncrementalHistory(initial)
         return ReferenceHistory(initial)
 

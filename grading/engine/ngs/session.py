@@ -8,20 +8,30 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
 
 from grading.engine.ngs.params import NGS_DEFAULT, NGSParams
+from grading.engine.ngs.records import (
+    WorkingPair,
+    pair_outcome,
+    partnership_record,
+    player_records,
+)
+from grading.engine.ngs.terms import (
+    PAIRS_SCORING,
+    SWISS_PAIRS_SCORING,
+    TEAMS_SCORING,
+    par,
+    score_term,
+)
 from grading.engine.ngs.types import (
-    PairOutcome,
     PartnershipKey,
     PartnershipSessionGrade,
     PlayerSessionGrade,
     PlayerStanding,
     Reason,
     SessionOutcome,
-    Status,
-    partnership_key,
 )
+from grading.engine.scoring import group_by_board, score_session
 from grading.engine.types import (
     Direction,
     Movement,
@@ -43,11 +53,6 @@ __all__ = [
     "host_pair_of",
     "comparison_group",
 ]
-
-PAIRS_SCORING = frozenset({Scoring.MP, Scoring.BUTLER, Scoring.CROSS_IMP, Scoring.AGGREGATE})
-SWISS_PAIRS_SCORING = frozenset({Scoring.SWISS_PAIRS_MP, Scoring.SWISS_PAIRS_IMP})
-TEAMS_SCORING = frozenset({Scoring.SWISS_TEAMS, Scoring.MULTIPLE_TEAMS, Scoring.TEAM_LEAGUE})
-PERCENT_SCORING = frozenset({Scoring.MP, Scoring.SWISS_PAIRS_MP})
 
 
 # --------------------------------------------------------------------------- graded or not
@@ -77,7 +82,10 @@ def why_not_graded(
     share = params.known_threshold
     host, _ = host_pair_of(session, host_pair)
     if params.known_by_players:
-        known = sum(p.known or pair.pair_id == host for pair in session.pairs for p in pair.players)
+        # S9.1 counts graded members: a player without a membership number is not one, even in
+        # the host pair (the host-pair rule of S14.3 is about counting pairs). Counting them
+        # let a session with no known pair at all through, which has no SoF (S3.8).
+        known = sum(p.known for pair in session.pairs for p in pair.players)
         total = 2 * len(session.pairs)
         if known * share.denominator <= share.numerator * total:
             return Reason.TOO_FEW_KNOWN_PLAYERS
@@ -130,8 +138,6 @@ def teams_cross_imps(travellers: Sequence[TravellerLine]) -> dict[str, tuple[flo
     weighted scores are the scoring engine's business (``scoring.score_session``). Returns
     ``{pair_id: (cross_imps, boards)}``; a board played at a single table counts for nobody.
     """
-    from grading.engine.scoring import group_by_board, score_session
-
     compared = [lines for lines in group_by_board(travellers).values() if len(lines) > 1]
     if not compared:
         return {}
@@ -142,70 +148,7 @@ def teams_cross_imps(travellers: Sequence[TravellerLine]) -> dict[str, tuple[flo
 # --------------------------------------------------------------------------- score term, par
 
 
-def score_term(
-    scoring: Scoring,
-    score: float,
-    boards: int,
-    params: NGSParams = NGS_DEFAULT,
-    direction_mean: float | None = None,
-) -> float:
-    """A pair's session result in match-point percentage units above average (S3.3)."""
-    if scoring in PERCENT_SCORING:
-        return score - 50.0
-    if scoring is Scoring.AGGREGATE:
-        if direction_mean is None:
-            raise ValueError("aggregate scoring needs the direction mean")
-        return (score - direction_mean) / (params.f_aggregate * boards)
-    return _imp_factor(scoring, params) * score / boards
-
-
-def _imp_factor(scoring: Scoring, params: NGSParams) -> float:
-    if scoring is Scoring.BUTLER:
-        return params.f_butler
-    if scoring is Scoring.SWISS_PAIRS_IMP:
-        return params.f_swiss_imp
-    if scoring is Scoring.CROSS_IMP or scoring in TEAMS_SCORING:
-        return params.f_cross
-    raise ValueError(f"{scoring.value} is not scored in IMPs")
-
-
-def par(
-    scoring: Scoring,
-    ga: float,
-    gb: float,
-    sopp: float,
-    boards: int,
-    direction_mean: float | None = None,
-    params: NGSParams = NGS_DEFAULT,
-) -> float:
-    """The result that gives zero excess, in the session's own units (S3.5)."""
-    edge = (ga + gb) / 2 - sopp
-    if scoring in PERCENT_SCORING:
-        return 50.0 + edge
-    if scoring is Scoring.AGGREGATE:
-        if direction_mean is None:
-            raise ValueError("aggregate par needs the direction mean")
-        return direction_mean + params.f_aggregate * boards * edge
-    return boards * edge / _imp_factor(scoring, params)
-
-
 # --------------------------------------------------------------------------- grading
-
-
-@dataclass
-class _Pair:
-    """Working figures of one pair while a session is graded."""
-
-    entry: PairEntry
-    group: str
-    boards: int
-    reported: bool
-    score: float | None = None
-    term: float | None = None
-    mean: float | None = None
-    value: float = 0.0
-    grades: tuple[float, float] | None = None  # members' standings (known pairs)
-    sopp: float | None = None
 
 
 def grade_session(
@@ -246,14 +189,14 @@ def grade_session(
     by_id = {item.entry.pair_id: item for item in pairs}
     extra = _assign_sopp(pairs, by_id, session, params)
     warnings += extra
-    pair_outcomes = tuple(_pair_outcome(item, host, session, params) for item in pairs)
+    pair_outcomes = tuple(pair_outcome(item, host, session, params) for item in pairs)
     players: list[PlayerSessionGrade] = []
     partnerships: list[PartnershipSessionGrade] = []
     factor = params.factor(session.weighting)
     for item, outcome in zip(pairs, pair_outcomes, strict=True):
-        records = _player_records(item, outcome, standings, host, factor, params)
+        records = player_records(item, outcome, standings, host, factor, params)
         players.extend(records)
-        ps = _partnership_record(item, records, partnership_grades or {}, factor, params)
+        ps = partnership_record(item, records, partnership_grades or {}, factor, params)
         if ps is not None:
             partnerships.append(ps)
     return SessionOutcome(
@@ -314,7 +257,7 @@ def _working_pair(
     session: SessionResult,
     params: NGSParams,
     ximps: dict[str, tuple[float, int]],
-) -> _Pair:
+) -> WorkingPair:
     matches = _matches_of(session, pair.pair_id)
     boards = pair.boards
     score = pair.score
@@ -324,7 +267,7 @@ def _working_pair(
         boards = sum(m.boards for m in matches)
     reported = boards is not None and boards > 0
     x = boards if boards is not None and boards > 0 else params.default_boards
-    item = _Pair(pair, _group(pair, session), x, reported, score)
+    item = WorkingPair(pair, _group(pair, session), x, reported, score)
     if session.scoring in SWISS_PAIRS_SCORING and matches and all(m.boards for m in matches):
         item.term = _swiss_term(session.scoring, matches, params)
     elif score is not None and session.scoring is not Scoring.AGGREGATE:
@@ -340,7 +283,9 @@ def _swiss_term(scoring: Scoring, matches, params: NGSParams) -> float:
     return params.f_swiss_imp * sum(m.score for m in matches) / boards
 
 
-def _fill_aggregate_means(pairs: list[_Pair], session: SessionResult, params: NGSParams) -> None:
+def _fill_aggregate_means(
+    pairs: list[WorkingPair], session: SessionResult, params: NGSParams
+) -> None:
     """Aggregate: the direction mean as given, else the comparison group's mean (S14.12)."""
     if session.scoring is not Scoring.AGGREGATE:
         return
@@ -359,7 +304,7 @@ def _fill_aggregate_means(pairs: list[_Pair], session: SessionResult, params: NG
         item.term = score_term(Scoring.AGGREGATE, item.score, item.boards, params, mean)
 
 
-def _assign_values(pairs: list[_Pair]) -> float:
+def _assign_values(pairs: list[WorkingPair]) -> float:
     """Each pair's grade as opponents; unknowns get ``h_u = s_u + SoF_group`` (S3.8, S14.3).
 
     Returns the session's SoF: the average grade of all players.
@@ -386,7 +331,10 @@ def _assign_values(pairs: list[_Pair]) -> float:
 
 
 def _assign_sopp(
-    pairs: list[_Pair], by_id: dict[str, _Pair], session: SessionResult, params: NGSParams
+    pairs: list[WorkingPair],
+    by_id: dict[str, WorkingPair],
+    session: SessionResult,
+    params: NGSParams,
 ) -> tuple[str, ...]:
     """SOpp by movement and scoring (S3.2); returns warnings."""
     warnings: list[str] = []
@@ -414,7 +362,7 @@ def _assign_sopp(
 
 
 def _table_opponents(
-    session: SessionResult, by_id: dict[str, _Pair]
+    session: SessionResult, by_id: dict[str, WorkingPair]
 ) -> dict[str, list[tuple[int, tuple[str, ...]]]]:
     """Per pair, ``(boards, opponents)`` it met: from the matches, else from the travellers."""
     met: dict[str, list[tuple[int, tuple[str, ...]]]] = defaultdict(list)
@@ -431,147 +379,12 @@ def _table_opponents(
     return met
 
 
-def _group_sopp(item: _Pair, pairs: list[_Pair]) -> float | None:
+def _group_sopp(item: WorkingPair, pairs: list[WorkingPair]) -> float | None:
     others = [p.value for p in pairs if p is not item and p.group == item.group]
     return sum(others) / len(others) if others else None
 
 
-def _met_sopp(met: list[tuple[int, tuple[str, ...]]], by_id: dict[str, _Pair]) -> float:
+def _met_sopp(met: list[tuple[int, tuple[str, ...]]], by_id: dict[str, WorkingPair]) -> float:
     boards = sum(x for x, _ in met)
     total = sum(x * sum(by_id[o].value for o in opps) / len(opps) for x, opps in met)
     return total / boards
-
-
-def _pair_outcome(
-    item: _Pair, host: str | None, session: SessionResult, params: NGSParams
-) -> PairOutcome:
-    own = item.value
-    excess = par_value = None
-    if item.sopp is not None and item.term is not None:
-        excess = item.term + item.sopp - own
-    if item.sopp is not None and (
-        session.scoring is not Scoring.AGGREGATE or item.mean is not None
-    ):
-        par_value = par(session.scoring, own, own, item.sopp, item.boards, item.mean, params)
-    numbers = (item.entry.players[0].number, item.entry.players[1].number)
-    return PairOutcome(
-        pair_id=item.entry.pair_id,
-        numbers=numbers,
-        known=item.entry.known,
-        host=item.entry.pair_id == host,
-        boards=item.boards,
-        boards_reported=item.reported,
-        score=item.score,
-        score_term=item.term,
-        grade_value=own,
-        sopp=item.sopp,
-        par=par_value,
-        excess=excess,
-        group=item.group,
-    )
-
-
-def _player_records(
-    item: _Pair,
-    outcome: PairOutcome,
-    standings: dict[str, PlayerStanding],
-    host: str | None,
-    factor: float,
-    params: NGSParams,
-) -> list[PlayerSessionGrade]:
-    """Each member's session grade (S3.4) or the reason they have none (S3.8, S3.9, S9.1)."""
-    a, b = item.entry.players
-    records = []
-    for me, partner in ((a, b), (b, a)):
-        if me.number is None:
-            continue
-        mine = standings[me.number]
-        theirs = standings.get(partner.number) if partner.number is not None else None
-        base = PlayerSessionGrade(
-            number=me.number,
-            pair_id=item.entry.pair_id,
-            partner=partner.number,
-            grade_before=mine.grade,
-            partner_grade=None,
-            sopp=None,
-            score_term=None,
-            excess=None,
-            regular_adjustment=0.0,
-            gain=params.gain,
-            par=None,
-            boards=item.boards,
-            boards_reported=item.reported,
-            factor=factor,
-            session_grade=None,
-        )
-        if theirs is None:
-            records.append(replace(base, reason=Reason.PARTNER_UNKNOWN))
-            continue
-        adjustment = 0.0
-        if mine.regular_partner == partner.number and theirs.regular_partner == me.number:
-            adjustment = params.rpcf * (theirs.grade - mine.grade) / 2
-        record = replace(
-            base,
-            partner_grade=theirs.grade,
-            sopp=outcome.sopp,
-            score_term=outcome.score_term,
-            excess=outcome.excess,
-            par=outcome.par,
-            regular_adjustment=adjustment,
-        )
-        reason = _player_reason(outcome, host, mine, theirs, params)
-        if reason or outcome.excess is None:
-            records.append(replace(record, reason=reason))
-        else:
-            sg = mine.grade + adjustment + params.gain * outcome.excess
-            records.append(replace(record, session_grade=sg))
-    return records
-
-
-def _player_reason(
-    outcome: PairOutcome,
-    host: str | None,
-    mine: PlayerStanding,
-    theirs: PlayerStanding,
-    params: NGSParams,
-) -> str:
-    if outcome.pair_id == host:
-        return Reason.HOST
-    if outcome.sopp is None:
-        return Reason.NO_OPPONENTS
-    if outcome.score_term is None:
-        return Reason.NO_SCORE
-    limit = params.new_partner_min_boards
-    if limit is not None and mine.status is Status.MATURE and theirs.graded_boards < limit:
-        return Reason.PARTNER_NEW
-    return ""
-
-
-def _partnership_record(
-    item: _Pair,
-    records: list[PlayerSessionGrade],
-    partnership_grades: Mapping[PartnershipKey, float],
-    factor: float,
-    params: NGSParams,
-) -> PartnershipSessionGrade | None:
-    """S6/S14.10: only when both players got session grades; no regular-pair term."""
-    if len(records) != 2 or not all(r.graded for r in records):
-        return None
-    assert item.grades is not None and item.sopp is not None and item.term is not None
-    a, b = records[0].number, records[1].number
-    key = partnership_key(a, b)
-    average = sum(item.grades) / 2
-    before = partnership_grades.get(key, average)
-    excess = item.term + item.sopp - before
-    return PartnershipSessionGrade(
-        key=key,
-        pair_id=item.entry.pair_id,
-        grade_before=before,
-        pair_average=average,
-        sopp=item.sopp,
-        score_term=item.term,
-        excess=excess,
-        boards=item.boards,
-        factor=factor,
-        session_grade=before + params.gain * excess,
-    )

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CK_ABI 5 /* bumped whenever Batch or an entry point changes (checked by the loader) */
+#define CK_ABI 6 /* bumped whenever Batch or an entry point changes (checked by the loader) */
 #ifndef CK_DIST
 #define CK_DIST 1
 #endif
@@ -841,7 +841,8 @@ typedef struct {
     int32_t *out_ref; /* reference date of each op (may be NULL) */
     /* record mode (may be NULL): player records and partnership session grades */
     int32_t *rec_id;
-    double *rec_val; /* 5 per record: grade_before, sopp, excess, sg, adjustment (NaN: None) */
+    double *rec_val; /* REC_VALUES per record: grade_before, sopp, excess, sg, adjustment,
+                        score term, par, partner's grade (NaN: None) */
     int64_t n_rec;
     int32_t *ps_id;
     double *ps_sg;
@@ -857,8 +858,22 @@ typedef struct {
 
 typedef struct {
     int32_t group, x, ia, ib, host, has_term;
-    double term, ga, gb, own;
+    double term, ga, gb, own, mean; /* mean: aggregate with a score, else NaN */
 } Row;
+
+#define REC_VALUES 8
+
+/* The result that gives zero excess, in the session's units (S3.5); NaN: none (no SOpp, or an
+ * aggregate pair without a score). A known pair's own value is (ga + gb) / 2. */
+static double pair_par(const K *k, int32_t kind, const Row *row, double sopp, int has_sopp) {
+    if (!has_sopp) return NAN;
+    double edge = (row->own + row->own) / 2 - sopp;
+    if (kind == 0) return 50.0 + edge;
+    if (kind == 1) return row->x * edge / k->f_butler;
+    if (kind == 2) return row->x * edge / k->f_cross;
+    if (isnan(row->mean)) return NAN;
+    return row->mean + k->f_aggregate * row->x * edge;
+}
 
 
 static int version_begin(K *k, int32_t vidx, int32_t seq, int32_t d) {
@@ -963,6 +978,7 @@ static void process_inline(K *k, Batch *b, int32_t o, int32_t ref) {
         row->host = (b->flags[i] & 4) != 0;
         int32_t grp = b->flags[i] & 3;
         row->group = grp;
+        row->mean = NAN;
         if (isnan(score)) {
             row->has_term = 0;
             row->term = 0.0;
@@ -978,6 +994,7 @@ static void process_inline(K *k, Batch *b, int32_t o, int32_t ref) {
                 double mean = (b->dmean && !isnan(b->dmean[i])) ? b->dmean[i]
                                                                  : agg_sum[grp] / agg_n[grp];
                 row->term = (score - mean) / (k->f_aggregate * x);
+                row->mean = mean;
             }
         }
         if (na >= 0 && nb >= 0) {
@@ -1077,9 +1094,9 @@ static void process_inline(K *k, Batch *b, int32_t o, int32_t ref) {
                 if (b->rec_id) {
                     int64_t j = b->n_rec++;
                     b->rec_id[j] = me;
-                    double *v = &b->rec_val[5 * j];
+                    double *v = &b->rec_val[REC_VALUES * j];
                     v[0] = mine->g;
-                    v[1] = v[2] = v[3] = NAN;
+                    v[1] = v[2] = v[3] = v[5] = v[6] = v[7] = NAN;
                     v[4] = 0.0;
                 }
                 continue;
@@ -1103,12 +1120,15 @@ static void process_inline(K *k, Batch *b, int32_t o, int32_t ref) {
             if (b->rec_id) {
                 int64_t j = b->n_rec++;
                 b->rec_id[j] = me;
-                double *v = &b->rec_val[5 * j];
+                double *v = &b->rec_val[REC_VALUES * j];
                 v[0] = mine->g;
                 v[1] = sopp;
                 v[2] = excess;
                 v[3] = sg;
                 v[4] = adjustment;
+                v[5] = row->has_term ? row->term : NAN;
+                v[6] = pair_par(k, kind, row, sopp, has_sopp);
+                v[7] = theirs->g;
             }
         }
         if (got == 2) {

@@ -1,0 +1,209 @@
+"""The compiled NGS kernel's library: ``csrc/ngs_kernel.c`` built with the system C compiler and
+loaded with ctypes (``python -m grading.engine.ngs.ckernel --build``). Optional: without it the
+Python kernel folds the ledger (``grading.engine.ngs.ckernel`` says which is used)."""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from array import array
+from pathlib import Path
+from typing import Any
+
+from grading.engine.ngs.params import NGSParams
+
+HERE = Path(__file__).resolve().parent / "csrc"
+SOURCE = HERE / "ngs_kernel.c"
+_SUFFIX = ".dll" if sys.platform == "win32" else ".so"
+ABI = 6
+REC_VALUES = 8  # per member record: grade before, SOpp, excess, session grade, adjustment,
+# score term, par, partner's grade (ngs_kernel.c)
+
+I32 = ctypes.c_int32
+P = ctypes.c_void_p
+
+
+class CKernelUnavailable(RuntimeError):
+    """The compiled kernel cannot be used (not built, no compiler, unsupported parameters)."""
+
+
+class Batch(ctypes.Structure):
+    """Mirror of ``Batch`` in ngs_kernel.c."""
+
+    _fields_ = [
+        ("n_ops", I32),
+        ("kind", P),
+        ("seq", P),
+        ("vidx", P),
+        ("date", P),
+        ("scoring", P),
+        ("first", P),
+        ("factor", P),
+        ("pstart", P),
+        ("npairs", P),
+        ("rstart", P),
+        ("nrec", P),
+        ("qstart", P),
+        ("nq", P),
+        ("pab", P),
+        ("boards", P),
+        ("score", P),
+        ("dmean", P),
+        ("flags", P),
+        ("r_me", P),
+        ("r_partner", P),
+        ("r_x", P),
+        ("r_sg", P),
+        ("q_a", P),
+        ("q_b", P),
+        ("q_x", P),
+        ("q_sg", P),
+        ("q_avg", P),
+        ("n_ids", I32),
+        ("out_sg", P),
+        ("n_out", ctypes.c_int64),
+        ("out_ref", P),
+        ("rec_id", P),
+        ("rec_val", P),
+        ("n_rec", ctypes.c_int64),
+        ("ps_id", P),
+        ("ps_sg", P),
+        ("n_ps", ctypes.c_int64),
+    ]
+
+
+# ------------------------------------------------------------------ build and load
+
+_lib: Any = None
+_load_failed = False
+
+
+def library_path() -> Path:
+    """Where the library built from the current ``ngs_kernel.c`` lives: the name carries a
+    hash of the source, so an edited source is never served by a stale library (and a
+    process that loaded one library never mistakes a rebuilt one for it)."""
+    digest = hashlib.sha1(SOURCE.read_bytes()).hexdigest()[:12] if SOURCE.exists() else "none"
+    return HERE / f"libngs_kernel-{digest}{_SUFFIX}"
+
+
+def build_ckernel(*, quiet: bool = True) -> Path | None:
+    """Compile ``ngs_kernel.c`` with the system C compiler into ``library_path()``; None on
+    failure (no compiler, compile error). Written atomically; older builds are removed."""
+    global _lib, _load_failed
+    compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    if compiler is None or not SOURCE.exists():
+        return None
+    target = library_path()
+    fd, tmp = tempfile.mkstemp(prefix=".build-", suffix=_SUFFIX, dir=HERE)
+    os.close(fd)
+    cmd = [compiler, "-O2", "-std=c99", "-shared", "-fPIC", "-o", tmp, str(SOURCE), "-lm"]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        os.unlink(tmp)
+        if not quiet:
+            print(f"ngs_ckernel: {exc}", file=sys.stderr)
+        return None
+    if done.returncode != 0:
+        os.unlink(tmp)
+        if not quiet:
+            print(done.stderr, file=sys.stderr)
+        return None
+    os.replace(tmp, target)
+    for old in HERE.glob(f"libngs_kernel-*{_SUFFIX}"):
+        if old != target:
+            old.unlink(missing_ok=True)
+    _lib = None
+    _load_failed = False
+    return target
+
+
+def load_library() -> Any:
+    global _lib, _load_failed
+    if _lib is not None or _load_failed:
+        return _lib
+    try:
+        lib = ctypes.CDLL(str(library_path()))
+        lib.ck_abi.restype = ctypes.c_int
+        if lib.ck_abi() != ABI:
+            raise OSError("stale library")
+    except (OSError, AttributeError):
+        _load_failed = True
+        return None
+    lib.ck_new.restype = P
+    lib.ck_new.argtypes = [P, P]
+    lib.ck_free.argtypes = [P]
+    lib.ck_free.restype = None
+    lib.ck_run.restype = I32
+    lib.ck_run.argtypes = [P, ctypes.POINTER(Batch)]
+    lib.ck_latest.restype = I32
+    lib.ck_latest.argtypes = [P]
+    lib.ck_stats.argtypes = [P, P]
+    lib.ck_stats.restype = None
+    lib.ck_has_player.restype = I32
+    lib.ck_has_player.argtypes = [P, I32]
+    lib.ck_player_info.restype = I32
+    lib.ck_player_info.argtypes = [P, I32, I32, P, P]
+    lib.ck_pship_find.restype = I32
+    lib.ck_pship_find.argtypes = [P, I32, I32]
+    lib.ck_pship_info.restype = I32
+    lib.ck_pship_info.argtypes = [P, I32, I32, ctypes.c_double, P, P]
+    lib.ck_pship_ends.restype = I32
+    lib.ck_pship_ends.argtypes = [P, I32, P, P]
+    lib.ck_version.restype = I32
+    lib.ck_version.argtypes = [P, I32, P, I32, P]
+    lib.ck_years_before.restype = I32
+    lib.ck_years_before.argtypes = [I32, I32]
+    _lib = lib
+    return lib
+
+
+def ckernel_available() -> bool:
+    """Whether the compiled kernel is built and loadable."""
+    return load_library() is not None
+
+
+def ckernel_supports(params: NGSParams) -> bool:
+    """Whether the C kernel can replay with ``params`` (factors exact as C floats, a regular
+    share of at least a half so at most one partner is regular, int32 window constants)."""
+    factors = [f for _, f in params.weighting_factors] + [1.0]
+    exact = all(array("f", [f])[0] == f for f in factors)
+    share = params.regular_share
+    ints = (
+        params.window_boards,
+        params.window_years,
+        params.padding_boards,
+        params.mature_boards,
+        params.default_boards,
+    )
+    return (
+        exact
+        and 2 * share.numerator >= share.denominator
+        and all(isinstance(v, int) and 0 < v < 2**31 for v in ints)
+        and params.default_boards > 0
+    )
+
+
+def addr(buf: array[Any]) -> int:
+    return buf.buffer_info()[0] if len(buf) else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args == ["--build"]:
+        built = build_ckernel(quiet=False)
+        if built is None or not ckernel_available():
+            print("ngs_ckernel: not built; the Python kernel will be used", file=sys.stderr)
+            return 1
+        print(f"ngs_ckernel: built {built}")
+        return 0
+    if args == ["--check"]:
+        print("available" if ckernel_available() else "not available")
+        return 0 if ckernel_available() else 1
+    print("usage: python -m grading.engine.ngs.ckernel --build | --check", file=sys.stderr)
+    return 2

@@ -1,0 +1,123 @@
+"""The pairs of the sessions queued for the compiled kernel, as flat columns (one entry per
+pair; ``pab`` holds the two players' integer ids, -1 for a visitor): what ``ngs_kernel.c``
+reads. Filled from ``SessionResult`` objects here; the same columns can be filled straight from
+the database's columnar copy of each version (``grading.ledger.columns``)."""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections.abc import Callable
+from itertools import chain
+from operator import attrgetter
+
+from grading.engine.types import Direction, Movement, SessionResult
+
+_NAN = math.nan
+_NAN_BLOCK = array("d", [math.nan] * 64)
+_ZEROS = array("b", bytes(64))
+_TWO_WINNER = Movement.TWO_WINNER
+_NS = Direction.NS
+_players = attrgetter("players")
+_number = attrgetter("number")
+_score = attrgetter("score")
+_boards = attrgetter("boards")
+_direction = attrgetter("direction")
+_rateable = attrgetter("rateable")
+_chain = chain.from_iterable
+
+# flags per pair: direction (0 none, 1 NS, 2 EW) in the low bits, 4 = the host pair
+HOST_FLAG = 4
+
+
+class PairColumns:
+    """Per-pair columns: ids (two per pair), boards, score, direction mean, flags."""
+
+    __slots__ = ("pab", "boards", "score", "dmean", "flags")
+
+    def __init__(self) -> None:
+        self.pab: array[int] = array("i")
+        self.boards: array[int] = array("i")
+        self.score: array[float] = array("d")
+        self.dmean: array[float] = array("d")
+        self.flags: array[int] = array("b")
+
+    def __len__(self) -> int:
+        return len(self.boards)
+
+    def truncate(self, p0: int) -> None:
+        """Drop the pairs from ``p0`` on (a session that turned out not to be graded)."""
+        for buf in (self.score, self.boards, self.flags):
+            del buf[p0:]
+        del self.pab[2 * p0 :]
+
+    def add_means(self, session: SessionResult, aggregate: bool) -> None:
+        """The direction means of the session's pairs (aggregate scoring; NaN otherwise)."""
+        pairs = session.pairs
+        n = len(pairs)
+        if aggregate:
+            self.dmean.extend(
+                array("d", [_NAN if p.direction_mean is None else p.direction_mean for p in pairs])
+            )
+        else:
+            self.dmean.extend(_NAN_BLOCK[:n] if n <= 64 else array("d", [_NAN] * n))
+
+    def add_session(
+        self,
+        session: SessionResult,
+        host: str | None,
+        ids: dict[str | None, int],
+        new_id: Callable[[str], int],
+    ) -> tuple[int, int]:
+        """Appends the session's pairs; returns (known pairs, known players). The per-pair
+        work runs in C-level iterators (``map``, ``attrgetter``, ``array``) where it can."""
+        pairs = session.pairs
+        n = len(pairs)
+        people = list(_chain(map(_players, pairs)))
+        try:
+            idl = array("i", map(ids.__getitem__, map(_number, people)))
+        except KeyError:  # members seen for the first time
+            got = []
+            for person in people:
+                i = ids.get(person.number)
+                got.append(new_id(person.number) if i is None else i)
+            idl = array("i", got)
+        unknown = idl.count(-1)
+        if unknown:
+            players = 2 * n - unknown
+            known = sum(1 for j in range(0, 2 * n, 2) if idl[j] >= 0 and idl[j + 1] >= 0)
+        else:
+            players, known = 2 * n, n
+        try:
+            scores = array("d", map(_score, pairs))
+        except TypeError:
+            scores = array("d", [_NAN if p.score is None else p.score for p in pairs])
+        try:
+            boards = array("i", map(_boards, pairs))
+        except TypeError:
+            boards = array("i", [p.boards or 0 for p in pairs])
+        start = len(self.flags)
+        self.pab.extend(idl)
+        self.score.extend(scores)
+        self.boards.extend(boards)
+        if session.movement is _TWO_WINNER:
+            self.flags.extend(
+                array(
+                    "b", [0 if d is None else 1 if d is _NS else 2 for d in map(_direction, pairs)]
+                )
+            )
+        else:
+            self.flags.extend(_ZEROS[:n] if n <= 64 else array("b", bytes(n)))
+        if host is None and not all(map(_rateable, people)):
+            for pair in pairs:
+                if not pair.rateable:
+                    host = pair.pair_id
+                    break
+        if host is not None:
+            flags = self.flags
+            for i, pair in enumerate(pairs, start):
+                if pair.pair_id == host:
+                    flags[i] |= 4
+                    if not pair.known:  # a host pair counts as known (S14.3), its
+                        known += 1  # players without a number do not (S9.1)
+        return known, players

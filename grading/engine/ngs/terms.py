@@ -1,0 +1,61 @@
+"""NGS score terms and par (S3.3, S3.5): a pair's result in match-point percentage units above
+average, and the result that gives zero excess, for every scoring type."""
+
+from __future__ import annotations
+
+from grading.engine.ngs.params import NGS_DEFAULT, NGSParams
+from grading.engine.types import Scoring
+
+__all__ = ["PAIRS_SCORING", "SWISS_PAIRS_SCORING", "TEAMS_SCORING", "par", "score_term"]
+
+PAIRS_SCORING = frozenset({Scoring.MP, Scoring.BUTLER, Scoring.CROSS_IMP, Scoring.AGGREGATE})
+SWISS_PAIRS_SCORING = frozenset({Scoring.SWISS_PAIRS_MP, Scoring.SWISS_PAIRS_IMP})
+TEAMS_SCORING = frozenset({Scoring.SWISS_TEAMS, Scoring.MULTIPLE_TEAMS, Scoring.TEAM_LEAGUE})
+PERCENT_SCORING = frozenset({Scoring.MP, Scoring.SWISS_PAIRS_MP})
+
+
+def score_term(
+    scoring: Scoring,
+    score: float,
+    boards: int,
+    params: NGSParams = NGS_DEFAULT,
+    direction_mean: float | None = None,
+) -> float:
+    """A pair's session result in match-point percentage units above average (S3.3)."""
+    if scoring in PERCENT_SCORING:
+        return score - 50.0
+    if scoring is Scoring.AGGREGATE:
+        if direction_mean is None:
+            raise ValueError("aggregate scoring needs the direction mean")
+        return (score - direction_mean) / (params.f_aggregate * boards)
+    return _imp_factor(scoring, params) * score / boards
+
+
+def _imp_factor(scoring: Scoring, params: NGSParams) -> float:
+    if scoring is Scoring.BUTLER:
+        return params.f_butler
+    if scoring is Scoring.SWISS_PAIRS_IMP:
+        return params.f_swiss_imp
+    if scoring is Scoring.CROSS_IMP or scoring in TEAMS_SCORING:
+        return params.f_cross
+    raise ValueError(f"{scoring.value} is not scored in IMPs")
+
+
+def par(
+    scoring: Scoring,
+    ga: float,
+    gb: float,
+    sopp: float,
+    boards: int,
+    direction_mean: float | None = None,
+    params: NGSParams = NGS_DEFAULT,
+) -> float:
+    """The result that gives zero excess, in the session's own units (S3.5)."""
+    edge = (ga + gb) / 2 - sopp
+    if scoring in PERCENT_SCORING:
+        return 50.0 + edge
+    if scoring is Scoring.AGGREGATE:
+        if direction_mean is None:
+            raise ValueError("aggregate par needs the direction mean")
+        return direction_mean + params.f_aggregate * boards * edge
+    return boards * edge / _imp_factor(scoring, params)
