@@ -20,11 +20,13 @@ import ipaddress
 import logging
 import time
 
+from django import forms
 from django.conf import settings
 from django.contrib import admin
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import REDIRECT_FIELD_NAME
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.forms import PasswordResetForm
 from django.core.cache import cache
 from django.urls import reverse, reverse_lazy
 
@@ -173,11 +175,20 @@ class ThrottledAdminLoginView(LoginThrottleMixin, auth_views.LoginView):
         return reverse("admin:index")
 
 
+class ResetForm(PasswordResetForm):
+    email = forms.EmailField(
+        label="Email address",
+        max_length=254,
+        widget=forms.TextInput(attrs={"inputmode": "email", "autocomplete": "email"}),
+    )
+
+
 class ThrottledPasswordResetView(auth_views.PasswordResetView):
     """Django's password reset by email, in the site's words. Each request counts against the
     pair (email address, client address): a sixth within 15 minutes is refused, so the form
     cannot be used to flood a member's mailbox or to probe many addresses quickly."""
 
+    form_class = ResetForm
     template_name = "registration/password_reset_form.html"
     email_template_name = "emails/password_reset.txt"
     html_email_template_name = "emails/password_reset.html"

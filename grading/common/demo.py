@@ -377,7 +377,9 @@ def _ensure_login(member, username: str) -> None:
     user_model = get_user_model()
     user = user_model.objects.filter(username=username).first()
     if user is None:
-        user = user_model.objects.create_user(username=username, password=DEMO_LOGINS[username])
+        user = user_model.objects.create_user(
+            username=username, email=f"{username}@example.org", password=DEMO_LOGINS[username]
+        )
     member_login_link(member=member, user=user, how="demo data")
 
 
@@ -391,6 +393,7 @@ def _ensure_staff(username: str) -> None:
     user, created = user_model.objects.get_or_create(username=username)
     if created:
         user.set_password(DEMO_LOGINS[username])
+        user.email = f"{username}@example.org"
     user.is_staff = True
     user.is_superuser = False
     user.save()

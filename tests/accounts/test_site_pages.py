@@ -126,3 +126,12 @@ def test_error_pages_under_production_settings(tmp_path):
     result = subprocess.run([sys.executable, "-c", SCRIPT], **run)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.count(" ok") == 3
+
+
+@pytest.mark.django_db
+def test_a_refused_form_says_what_to_do():
+    client = Client(enforce_csrf_checks=True)
+    page = client.post(reverse("accounts:sign-up"), {"number": "1"})
+    body = page.content.decode()
+    assert page.status_code == 403
+    assert NAV in body and "Your form was not accepted" in body
