@@ -178,7 +178,7 @@ SESSION_SD = 6.3  # FR 18: a session percentage's spread around par
 # clubs interleaved, as a real year of club scoring looks. A handful arrive weeks late (the
 # scorer was away: S5.2's late upload) and two are corrected after they were first graded
 # (S5.3). Positions are fractions of each club's year, so a short demo has them too.
-UPLOAD_DAYS = (1, 4)  # on time: one to four days after play
+UPLOAD_DAYS = (1, 3)  # on time: one to three days after play, before the other club's next
 LATE = {"riverside": ((0.35, 24),), "hilltop": ((0.55, 17), (0.8, 31))}  # (position, days)
 CORRECTED = {"riverside": ((0.6, 9),), "hilltop": ((0.3, 6),)}  # (position, days after the first)
 
@@ -233,10 +233,15 @@ def _corrected(session: SessionResult, rng: random.Random) -> SessionResult:
     """The same session with one scoring slip put right: two pairs' results had been entered
     the wrong way round (a correction, S5.3)."""
     pairs = list(session.pairs)
-    a, b = rng.sample(range(len(pairs)), 2)
-    # Swap within one comparison group so that each group still averages 50.
-    group = [i for i, p in enumerate(pairs) if p.direction == pairs[a].direction and i != a]
-    b = group[0] if group else b
+    a = rng.randrange(len(pairs))
+    # Within one comparison group, so that each group still averages 50, and two different
+    # results, so that the file really changes.
+    group = [
+        i
+        for i, p in enumerate(pairs)
+        if p.direction == pairs[a].direction and p.score != pairs[a].score
+    ]
+    b = rng.choice(group)
     pairs[a], pairs[b] = (
         replace(pairs[a], score=pairs[b].score),
         replace(pairs[b], score=pairs[a].score),

@@ -9,15 +9,27 @@ from django.contrib.auth import login
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
+from grading.common.auth import client_address, login_failure_record, login_locked
 from members.accounts.forms import ChooseLoginForm, SignUpForm
 from members.accounts.selectors import invitation_by_token
 from members.accounts.services import AccountRefused, invitation_accept, sign_up_request_create
+
+SIGN_UP_LOCKED = (
+    "Too many requests from this connection. Please wait 15 minutes, or ask your club's "
+    "administrator to invite you."
+)
 
 
 @require_http_methods(["GET", "POST"])
 def sign_up(request):
     form = SignUpForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
+    address = client_address(request)
+    if request.method == "POST" and login_locked(username="", address=address, kind="sign-up"):
+        form.is_valid()
+        form.add_error(None, SIGN_UP_LOCKED)
+    elif request.method == "POST" and form.is_valid():
+        # Each request counts, so one address cannot fill the clubs' lists with requests.
+        login_failure_record(username="", address=address, kind="sign-up")
         try:
             sign_up_request_create(
                 number=form.cleaned_data["number"],

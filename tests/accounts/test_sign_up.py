@@ -130,3 +130,11 @@ def test_an_answered_request_cannot_be_answered_again(client, club_with_admin):
     assert response.status_code == 302
     request.refresh_from_db()
     assert request.status == "declined" and not Invitation.objects.exists()
+
+
+def test_one_connection_cannot_flood_the_clubs_with_requests(client, club_with_admin):
+    for i in range(5):
+        sign_up(client, email=f"x{i}@example.org")
+    page = sign_up(client, email="x9@example.org")
+    assert "Too many requests from this connection" in page.content.decode()
+    assert SignUpRequest.objects.count() == 5
