@@ -113,7 +113,11 @@ def club_sign_up_decide(request, slug: str, pk: int):
     sign_up = sign_up_for_club(club=club, pk=pk)
     if sign_up is None:
         raise Http404("No such sign-up for this club.")
-    approve = request.POST.get("decision") == "approve"
+    decision = request.POST.get("decision")
+    if decision not in ("approve", "decline"):
+        messages.error(request, "Choose Approve or Decline.")
+        return redirect("club_members:members", club.slug)
+    approve = decision == "approve"
     try:
         sign_up_decide(
             sign_up=sign_up,

@@ -138,3 +138,13 @@ def test_one_connection_cannot_flood_the_clubs_with_requests(client, club_with_a
     page = sign_up(client, email="x9@example.org")
     assert "Too many requests from this connection" in page.content.decode()
     assert SignUpRequest.objects.count() == 5
+
+
+def test_a_post_without_a_decision_changes_nothing(client, club_with_admin):
+    club, admin_user, _ = club_with_admin
+    sign_up(client)
+    request = SignUpRequest.objects.get()
+    client.force_login(admin_user)
+    client.post(reverse("club_members:decide", args=[club.slug, request.pk]), {})
+    request.refresh_from_db()
+    assert request.status == "waiting"
