@@ -88,6 +88,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "grading.common.middleware.SecurityHeadersMiddleware",
     "grading.common.middleware.RefuseNulMiddleware",
+    # A member's own grade is never kept by a browser or a shared cache (issue 21 item 5).
+    "grading.common.cache.PrivateNoStoreMiddleware",
 ]
 
 # ModelBackend's checks, reading the user's membership in the same query (members/auth.py).
@@ -205,6 +207,30 @@ CACHES = {
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 }
 LOGIN_THROTTLE_DELAY = env_bool("LOGIN_THROTTLE_DELAY", True)
+# The reverse proxies in front of the site (addresses or networks, comma-separated). Only a
+# request arriving from one of them has its X-Forwarded-For believed for the client address
+# (the login throttle locks a username from one address); empty: the connection's own address.
+TRUSTED_PROXIES = env_list("DJANGO_TRUSTED_PROXIES", "")
+
+# Email (invitations, approvals, password resets). Without EMAIL_HOST the messages are written
+# to the server's output (make run: the link to follow appears there); with it, SMTP.
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+EMAIL_BACKEND = os.environ.get(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.smtp.EmailBackend"
+    if EMAIL_HOST
+    else "django.core.mail.backends.console.EmailBackend",
+)
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "587"))
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+EMAIL_TIMEOUT = int(os.environ.get("EMAIL_TIMEOUT", "20"))
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Bridge grading <grades@localhost>")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+# How long an invitation's link stays usable, and a password reset's (Django's setting).
+INVITATION_DAYS = int(os.environ.get("INVITATION_DAYS", "14"))
+PASSWORD_RESET_TIMEOUT = 3 * 24 * 3600
 
 # Results files (S12): refused above this size before they are read into memory.
 UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(10 * 1024 * 1024)))

@@ -1,6 +1,21 @@
-from django.contrib import admin
+"""The staff admin of members, their logins and API tokens (issue 21 item 5).
 
-from members.models import Member
+The link between a login and a member is shown, never edited: it is made only by the product's
+own flows (members/accounts/: invitations and approved sign-ups), each in the audit log, so no
+one (staff included) can link their own login to a member and read a private grade. Tokens are
+shown once, when created, and never again: not in the list, not on a page, not in the admin's
+log of recent actions."""
+
+from django.contrib import admin, messages
+from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry
+from django.contrib.contenttypes.models import ContentType
+from django.http import HttpResponseRedirect
+from django.urls import reverse
+from django.utils.html import format_html
+from rest_framework.authtoken.admin import TokenAdmin
+from rest_framework.authtoken.models import TokenProxy
+
+from members.models import Invitation, Member, SignUpRequest
 
 
 @admin.register(Member)
@@ -8,6 +23,119 @@ class MemberAdmin(admin.ModelAdmin):
     list_display = ["national_number", "name", "user", "grade_private"]
     search_fields = ["national_number", "name"]
     list_filter = ["grade_private"]
-    raw_id_fields = ["user"]
     # S13: each member sets their own privacy (on their privacy page); staff do not set it.
-    readonly_fields = ["grade_private"]
+    # The login is linked only through an invitation or an approved sign-up (audited).
+    readonly_fields = ["grade_private", "user"]
+
+
+@admin.register(Invitation)
+class InvitationAdmin(admin.ModelAdmin):
+    """Read-only: invitations are sent from a club's Members page."""
+
+    list_display = ["member", "email", "club", "invited_by", "created", "expires", "accepted"]
+    search_fields = ["member__national_number", "member__name", "email"]
+    exclude = ["token_digest"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(SignUpRequest)
+class SignUpRequestAdmin(admin.ModelAdmin):
+    """Read-only: a club's administrators answer sign-ups on the club's Members page."""
+
+    list_display = ["member", "name", "email", "status", "created", "decided_by", "decided_at"]
+    list_filter = ["status"]
+    search_fields = ["member__national_number", "member__name", "email"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+def _token_label(token) -> str:
+    return f"API token of {token.user}"
+
+
+class _TokenShown:
+    """What the delete page prints for a token: its owner, not its key."""
+
+    def __init__(self, token):
+        self.pk = token.user_id
+        self.label = _token_label(token)
+
+    def __str__(self) -> str:
+        return self.label
+
+
+admin.site.unregister(TokenProxy)
+
+
+@admin.register(TokenProxy)
+class HiddenTokenAdmin(TokenAdmin):
+    """DRF's token admin without the key (its ``str`` is the key, so every place the admin
+    would print the object is given a label instead)."""
+
+    list_display = ["user", "created", "delete_link"]
+    list_display_links = None
+    fields = ["user"]
+
+    @admin.display(description="")
+    def delete_link(self, token):
+        url = reverse("admin:authtoken_tokenproxy_delete", args=[token.user_id])
+        return format_html('<a href="{}">Delete</a>', url)
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        if object_id is None:  # the add view
+            return super().change_view(request, object_id, form_url, extra_context)
+        self.message_user(
+            request, "A token is shown only when it is created; delete it and add a new one."
+        )
+        return HttpResponseRedirect(reverse("admin:authtoken_tokenproxy_changelist"))
+
+    def response_add(self, request, obj, post_url_continue=None):
+        self.message_user(
+            request,
+            f"The new API token of {obj.user} is {obj.key} — copy it now: it is not shown again.",
+            messages.WARNING,
+        )
+        return HttpResponseRedirect(reverse("admin:authtoken_tokenproxy_changelist"))
+
+    def get_deleted_objects(self, objs, request):
+        _, count, perms, protected = super().get_deleted_objects(objs, request)
+        return [_token_label(obj) for obj in objs], count, perms, protected
+
+    def delete_view(self, request, object_id, extra_context=None):
+        token = self.get_object(request, object_id)
+        shown = {"object": _TokenShown(token)} if token else {}
+        return super().delete_view(request, object_id, {**(extra_context or {}), **shown})
+
+    def response_delete(self, request, obj_display, obj_id):
+        return super().response_delete(request, "API token", obj_id)
+
+    def _log(self, request, obj, flag: int, message) -> LogEntry:
+        return LogEntry.objects.create(
+            user_id=request.user.pk,
+            content_type_id=ContentType.objects.get_for_model(obj, for_concrete_model=False).pk,
+            object_id=str(obj.user_id),
+            object_repr=_token_label(obj)[:200],
+            action_flag=flag,
+            change_message=message if isinstance(message, str) else "",
+        )
+
+    def log_addition(self, request, obj, message):
+        return self._log(request, obj, ADDITION, message)
+
+    def log_change(self, request, obj, message):
+        return self._log(request, obj, CHANGE, message)
+
+    def log_deletions(self, request, queryset):
+        return [self._log(request, obj, DELETION, "") for obj in queryset]

@@ -47,3 +47,74 @@ class Member(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.national_number})"
+
+
+# --- Logins for members (issue 19 item 1; members/accounts/) ---------------------------------
+# A login is linked to a membership record only through these two rows: an invitation a club
+# administrator sends to an email address, or a sign-up request an administrator of one of the
+# member's clubs approves (which sends the same invitation). Following the invitation's link,
+# from that mailbox, makes the link.
+
+
+class Invitation(models.Model):
+    """A single-use link, sent by email, that lets its holder choose a login for ``member``.
+
+    Only a digest of the token is stored: a database read does not give anyone a usable link.
+    """
+
+    member = models.ForeignKey(Member, on_delete=models.CASCADE, related_name="invitations")
+    email = models.EmailField()
+    token_digest = models.CharField(max_length=64, unique=True)
+    club = models.ForeignKey(
+        "clubs.Club", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    expires = models.DateTimeField()
+    accepted = models.DateTimeField(null=True, blank=True)
+    withdrawn = models.BooleanField(default=False, help_text="A newer invitation replaced it.")
+
+    class Meta:
+        ordering = ["-created"]
+        indexes = [models.Index(fields=["member", "-created"])]
+
+    def __str__(self) -> str:
+        return f"Invitation for {self.member} to {self.email}"
+
+
+class SignUpRequest(models.Model):
+    """A person's request for a login to a membership record, waiting for an administrator of
+    one of the member's clubs. Knowing a number is not enough: nothing is linked until an
+    administrator approves, and then only the mailbox given here receives the link."""
+
+    class Status(models.TextChoices):
+        WAITING = "waiting", "Waiting for the club"
+        APPROVED = "approved", "Approved"
+        DECLINED = "declined", "Declined"
+
+    member = models.ForeignKey(Member, on_delete=models.CASCADE, related_name="sign_ups")
+    name = models.CharField(max_length=200, help_text="The name the person gave.")
+    email = models.EmailField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.WAITING)
+    created = models.DateTimeField(auto_now_add=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created"]
+        indexes = [models.Index(fields=["status", "member"])]
+
+    def __str__(self) -> str:
+        return f"Sign-up by {self.name} <{self.email}> for {self.member} ({self.status})"

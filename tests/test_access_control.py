@@ -124,6 +124,19 @@ TABLE = {
     # staff: redirected back to the page after queueing the replay; others: to the admin login
     "staff-parameters-replay": ("post", {}, everyone(302)),
     "admin:index": ("get", {}, STAFF_ONLY),
+    # Accounts (issue 19 item 1, issue 21 item 5)
+    "admin-login": ("get", {}, everyone()),
+    "password_reset": ("get", {}, everyone()),
+    "password_reset_done": ("get", {}, everyone()),
+    "password_reset_confirm": ("get", {"uidb64": "MQ", "token": "no-such-token"}, everyone()),
+    "password_reset_complete": ("get", {}, everyone()),
+    "accounts:sign-up": ("get", {}, everyone()),
+    "accounts:sign-up-sent": ("get", {}, everyone()),
+    "accounts:invitation": ("get", {"token": "no-such-token"}, everyone(410)),
+    "club_members:members": ("get", {"slug": "slug"}, club_admins()),
+    "club_members:invite": ("post", {"slug": "slug"}, club_admins()),  # empty form: 200
+    "club_members:invite-list": ("post", {"slug": "slug"}, club_admins()),
+    "club_members:decide": ("post", {"slug": "slug", "pk": "0"}, club_admins(ok=404)),
 }
 
 

@@ -1,42 +1,71 @@
-"""Login throttling (issue 10): repeated failures slow down, then lock, per username and per
-client address. Counts live in the cache (Redis when REDIS_URL is set, shared by every web
-process), so nothing is written to the database for an attacker's guesses."""
+"""Login throttling (issue 10, issue 21 item 5): repeated failures slow down, then lock, for one
+username from one client address. Every form that checks a password or sends one goes through
+here: the site's login, the admin's login and the password reset.
+
+The lock is on the pair (username, client address): a stranger who knows a username cannot lock
+its owner out from elsewhere, and members behind one shared address do not lock each other out.
+The client address is the connection's, unless that connection comes from a proxy named in the
+``TRUSTED_PROXIES`` setting, in which case it is read from the proxy's ``X-Forwarded-For``.
+
+Counts live in the cache (Redis when REDIS_URL is set, shared by every web process), so nothing
+is written to the database for an attacker's guesses. When the cache cannot be reached, the
+throttle lets the attempt through and logs a warning (fails open) rather than locking everyone
+out.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import ipaddress
+import logging
 import time
 
+from django import forms
 from django.conf import settings
+from django.contrib import admin
+from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.auth import REDIRECT_FIELD_NAME
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.forms import PasswordResetForm
 from django.core.cache import cache
+from django.urls import reverse, reverse_lazy
+
+log = logging.getLogger(__name__)
 
 FAILURES_BEFORE_LOCK = 5
 LOCK_SECONDS = 15 * 60
 WINDOW_SECONDS = 15 * 60
 DELAY_PER_FAILURE = 0.25  # seconds added to each failed attempt after the first
+LOCKED_MESSAGE = (
+    "Too many failed attempts. Please wait 15 minutes before trying again, or ask your club's "
+    "administrator to reset your password."
+)
+RESET_LOCKED_MESSAGE = (
+    "Too many password reset requests for this address. Please wait 15 minutes and look in "
+    "your email (and its spam folder) for the link we have already sent."
+)
 
 
-def _key(kind: str, value: str) -> str:
-    digest = hashlib.sha256(value.strip().lower().encode()).hexdigest()[:32]
-    return f"login-fail:{kind}:{digest}"
+def _key(kind: str, username: str, address: str) -> str:
+    pair = f"{username.strip().lower()}\0{address}"
+    return f"login-fail:{kind}:{hashlib.sha256(pair.encode()).hexdigest()[:32]}"
 
 
-def _keys(username: str, address: str) -> list[str]:
-    return [_key("user", username), _key("addr", address)]
+def login_failures(*, username: str, address: str, kind: str = "login") -> int:
+    try:
+        return cache.get(_key(kind, username, address), 0)
+    except Exception:  # the cache is down: let the attempt through (issue 21 item 3)
+        log.warning("Login throttle: the cache is unreachable; not counting", exc_info=True)
+        return 0
 
 
-def login_failures(*, username: str, address: str) -> int:
-    return max(cache.get(key, 0) for key in _keys(username, address))
+def login_locked(*, username: str, address: str, kind: str = "login") -> bool:
+    return login_failures(username=username, address=address, kind=kind) >= FAILURES_BEFORE_LOCK
 
 
-def login_locked(*, username: str, address: str) -> bool:
-    return login_failures(username=username, address=address) >= FAILURES_BEFORE_LOCK
-
-
-def login_failure_record(*, username: str, address: str) -> int:
-    counts = []
-    for key in _keys(username, address):
+def login_failure_record(*, username: str, address: str, kind: str = "login") -> int:
+    key = _key(kind, username, address)
+    try:
         cache.add(key, 0, WINDOW_SECONDS)
         try:
             count = cache.incr(key)
@@ -45,32 +74,61 @@ def login_failure_record(*, username: str, address: str) -> int:
             count = 1
         if count >= FAILURES_BEFORE_LOCK:
             cache.touch(key, LOCK_SECONDS)
-        counts.append(count)
-    return max(counts)
+    except Exception:
+        log.warning("Login throttle: the cache is unreachable; not counting", exc_info=True)
+        return 0
+    return count
 
 
-def login_failures_clear(*, username: str) -> None:
-    cache.delete(_key("user", username))
+def login_failures_clear(*, username: str, address: str) -> None:
+    try:
+        cache.delete(_key("login", username, address))
+    except Exception:
+        log.warning("Login throttle: the cache is unreachable", exc_info=True)
+
+
+def _trusted(address: str) -> bool:
+    try:
+        ip = ipaddress.ip_address(address.strip())
+    except ValueError:
+        return False
+    for proxy in settings.TRUSTED_PROXIES:
+        try:
+            if ip in ipaddress.ip_network(proxy, strict=False):
+                return True
+        except ValueError:
+            continue
+    return False
 
 
 def client_address(request) -> str:
-    return request.META.get("REMOTE_ADDR", "")
+    """The address the request came from. ``X-Forwarded-For`` is believed only when the
+    connection comes from a trusted proxy (``TRUSTED_PROXIES``), and then read from the right:
+    the first address that is not itself a trusted proxy is the client's. Anyone else can put
+    anything in that header, so without the setting it is ignored."""
+    remote = request.META.get("REMOTE_ADDR", "")
+    if not settings.TRUSTED_PROXIES or not _trusted(remote):
+        return remote
+    forwarded = [
+        hop.strip()
+        for hop in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")
+        if hop.strip()
+    ]
+    for hop in reversed(forwarded):
+        if not _trusted(hop):
+            return hop
+    return forwarded[0] if forwarded else remote
 
 
-class ThrottledLoginView(auth_views.LoginView):
-    """Django's login, refusing while locked and slowing down each failure."""
+class LoginThrottleMixin:
+    """For a LoginView: refuse while the pair is locked, slow down and count each failure."""
 
     def post(self, request, *args, **kwargs):
         username = request.POST.get("username", "")
-        address = client_address(request)
-        if login_locked(username=username, address=address):
+        if login_locked(username=username, address=client_address(request)):
             form = self.get_form()
             form.errors.clear()
-            form.add_error(
-                None,
-                "Too many failed attempts. Please wait 15 minutes before trying again, or ask "
-                "your club's administrator to reset your password.",
-            )
+            form.add_error(None, LOCKED_MESSAGE)
             return self.render_to_response(self.get_context_data(form=form, locked=True))
         return super().post(request, *args, **kwargs)
 
@@ -82,5 +140,66 @@ class ThrottledLoginView(auth_views.LoginView):
         return super().form_invalid(form)
 
     def form_valid(self, form):
-        login_failures_clear(username=form.get_user().get_username())
+        login_failures_clear(
+            username=self.request.POST.get("username", ""), address=client_address(self.request)
+        )
+        return super().form_valid(form)
+
+
+class ThrottledLoginView(LoginThrottleMixin, auth_views.LoginView):
+    """The site's login page."""
+
+
+class ThrottledAdminLoginView(LoginThrottleMixin, auth_views.LoginView):
+    """The admin's login page (``/admin/login/``), with the same throttle as the site's."""
+
+    form_class = AdminAuthenticationForm
+    template_name = "admin/login.html"
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context.update(
+            admin.site.each_context(self.request),
+            title="Log in",
+            subtitle=None,
+            app_path=self.request.get_full_path(),
+            username=self.request.user.get_username(),
+        )
+        if REDIRECT_FIELD_NAME not in self.request.GET and REDIRECT_FIELD_NAME not in (
+            self.request.POST
+        ):
+            context[REDIRECT_FIELD_NAME] = reverse("admin:index")
+        return context
+
+    def get_default_redirect_url(self):
+        return reverse("admin:index")
+
+
+class ResetForm(PasswordResetForm):
+    email = forms.EmailField(
+        label="Email address",
+        max_length=254,
+        widget=forms.TextInput(attrs={"inputmode": "email", "autocomplete": "email"}),
+    )
+
+
+class ThrottledPasswordResetView(auth_views.PasswordResetView):
+    """Django's password reset by email, in the site's words. Each request counts against the
+    pair (email address, client address): a sixth within 15 minutes is refused, so the form
+    cannot be used to flood a member's mailbox or to probe many addresses quickly."""
+
+    form_class = ResetForm
+    template_name = "registration/password_reset_form.html"
+    email_template_name = "emails/password_reset.txt"
+    html_email_template_name = "emails/password_reset.html"
+    subject_template_name = "emails/password_reset_subject.txt"
+    success_url = reverse_lazy("password_reset_done")
+
+    def form_valid(self, form):
+        email = form.cleaned_data["email"]
+        address = client_address(self.request)
+        if login_locked(username=email, address=address, kind="reset"):
+            form.add_error(None, RESET_LOCKED_MESSAGE)
+            return self.render_to_response(self.get_context_data(form=form, locked=True))
+        login_failure_record(username=email, address=address, kind="reset")
         return super().form_valid(form)

@@ -12,7 +12,9 @@ import statistics
 from dataclasses import replace
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group, Permission
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from clubs.models import Club, ClubRole, HostExemptionRequest, PlannedSession
@@ -32,8 +34,12 @@ from grading.engine.types import (
     SessionResult,
 )
 from grading.ingest.csvformat import write_csv
+from grading.ledger.fold import versions_grade_pending
+from grading.models import SessionVersion, Upload
+from grading.uploads.services import upload_create
+from members.accounts.services import member_login_link
 from members.models import Member
-from members.services import member_get_or_create, member_login_create
+from members.services import member_get_or_create
 
 FIRST_NAMES = [
     "Alice",
@@ -99,6 +105,12 @@ DEMO_LOGINS = {
     "demo-admin": "demo-admin",
     "demo-staff": "demo-staff",
 }
+# Shown on the home page of a development server (DEBUG): username, password, what it shows.
+DEMO_LOGIN_ROLES = (
+    ("demo-member", "demo-member", "a member of both clubs: grade card, history, partners"),
+    ("demo-admin", "demo-admin", "Riverside's administrator: uploads, grade lists, members"),
+    ("demo-staff", "demo-staff", "staff: parameters, data quality, the admin (not a superuser)"),
+)
 
 
 def demo_people(count: int = MEMBER_COUNT) -> list[tuple[str, str]]:
@@ -162,9 +174,27 @@ SERIES = {  # club slug -> (event id, event name, weekday (Mon=0), start, scorin
 SESSION_SD = 6.3  # FR 18: a session percentage's spread around par
 
 
+# How the demo's files arrive (issue 19 item 2): each session a few days after play, the two
+# clubs interleaved, as a real year of club scoring looks. A handful arrive weeks late (the
+# scorer was away: S5.2's late upload) and two are corrected after they were first graded
+# (S5.3). Positions are fractions of each club's year, so a short demo has them too.
+UPLOAD_DAYS = (1, 3)  # on time: one to three days after play, before the other club's next
+LATE = {"riverside": ((0.35, 24),), "hilltop": ((0.55, 17), (0.8, 31))}  # (position, days)
+CORRECTED = {"riverside": ((0.6, 9),), "hilltop": ((0.3, 6),)}  # (position, days after the first)
+
+
 def demo_results(today: dt.date, weeks: int = WEEKS) -> list[tuple[str, str, bytes]]:
-    """(club slug, file name, S12.1 CSV) for a year of each club's weekly sessions, one file
-    a month, the last session strictly before ``today``."""
+    """(club slug, file name, S12.1 CSV) for a year of each club's weekly sessions, one file a
+    session, in the order they are uploaded (``demo_upload_plan``); the last session strictly
+    before ``today``."""
+    return [(slug, filename, data) for _, slug, filename, data in demo_upload_plan(today, weeks)]
+
+
+def demo_upload_plan(
+    today: dt.date, weeks: int = WEEKS
+) -> list[tuple[dt.datetime, str, str, bytes]]:
+    """(when uploaded, club slug, file name, CSV), earliest first. Nothing is dated after the
+    evening before ``today``: a session played yesterday is uploaded 'yesterday evening'."""
     people = demo_people()
     rng = random.Random(48)
     strength = {number: rng.gauss(48, 5.5) for number, _ in people}
@@ -172,21 +202,51 @@ def demo_results(today: dt.date, weeks: int = WEEKS) -> list[tuple[str, str, byt
     strength.update({"100031": 53.0, "100033": 51.0, "100037": 49.5})
     names = dict(people)
     rosters = {"riverside": [n for n, _ in people[:40]], "hilltop": [n for n, _ in people[30:]]}
-    files = []
+    latest = dt.datetime.combine(today - dt.timedelta(days=1), dt.time(21, 0))
+    plan = []
     for slug, roster in rosters.items():
         sessions = [
             _demo_session(slug, date, roster, strength, names, random.Random(f"{slug}{date}"))
             for date in _session_dates(SERIES[slug][2], today, weeks)
         ]
         sessions[0] = _county_event(sessions[0])
-        by_month: dict[str, list[SessionResult]] = {}
-        for session in sessions:
-            by_month.setdefault(f"{session.date:%Y-%m}", []).append(session)
-        files += [
-            (slug, f"demo-{slug}-{month}.csv", write_csv(month_sessions))
-            for month, month_sessions in sorted(by_month.items())
-        ]
-    return files
+        late = {int(len(sessions) * at): days for at, days in LATE[slug]}
+        corrected = {int(len(sessions) * at): days for at, days in CORRECTED[slug]}
+        for i, session in enumerate(sessions):
+            timing = random.Random(f"upload{slug}{session.date}")
+            delay = late.get(i) or timing.randint(*UPLOAD_DAYS)
+            at = dt.datetime.combine(session.date + dt.timedelta(days=delay), dt.time(9, 0))
+            at += dt.timedelta(minutes=timing.randint(0, 12 * 60))
+            name = f"demo-{slug}-{session.date:%Y-%m-%d}.csv"
+            plan.append((min(at, latest), slug, name, write_csv([session])))
+            if i in corrected:
+                fixed = _corrected(session, timing)
+                again = min(at + dt.timedelta(days=corrected[i]), latest)
+                plan.append(
+                    (again, slug, name.replace(".csv", "-corrected.csv"), write_csv([fixed]))
+                )
+    plan.sort(key=lambda row: (row[0], row[1], row[2]))
+    return plan
+
+
+def _corrected(session: SessionResult, rng: random.Random) -> SessionResult:
+    """The same session with one scoring slip put right: two pairs' results had been entered
+    the wrong way round (a correction, S5.3)."""
+    pairs = list(session.pairs)
+    a = rng.randrange(len(pairs))
+    # Within one comparison group, so that each group still averages 50, and two different
+    # results, so that the file really changes.
+    group = [
+        i
+        for i, p in enumerate(pairs)
+        if p.direction == pairs[a].direction and p.score != pairs[a].score
+    ]
+    b = rng.choice(group)
+    pairs[a], pairs[b] = (
+        replace(pairs[a], score=pairs[b].score),
+        replace(pairs[b], score=pairs[a].score),
+    )
+    return replace(session, pairs=tuple(pairs))
 
 
 def _session_dates(weekday: int, today: dt.date, weeks: int) -> list[dt.date]:
@@ -275,17 +335,21 @@ def _centred(pairs: list[PairEntry]) -> tuple[PairEntry, ...]:
 
 
 def demo_results_import(*, today: dt.date, weeks: int = WEEKS) -> int:
-    """Upload the demo results that are not in yet, and grade them. Returns files uploaded."""
-    from grading.ledger.fold import versions_grade_pending
-    from grading.models import Upload
-    from grading.uploads.services import upload_create
-
+    """Upload the demo results that are not in yet, in the order a real year would have brought
+    them, and grade them. Each upload (and its versions) is dated when it would have arrived, so
+    the uploads list reads like a year. Returns files uploaded."""
     uploaded = 0
-    for slug, filename, data in demo_results(today, weeks):
-        club = Club.objects.get(slug=slug)
+    clubs = {club.slug: club for club in Club.objects.filter(slug__in=SERIES)}
+    zone = timezone.get_current_timezone()
+    for when, slug, filename, data in demo_upload_plan(today, weeks):
+        club = clubs[slug]
         if Upload.objects.filter(club=club, filename=filename).exists():
             continue
-        upload_create(club=club, filename=filename, data=data)
+        upload = upload_create(club=club, filename=filename, data=data)
+        versions_grade_pending()  # graded in the order received, as the worker would
+        stamp = timezone.make_aware(when, zone)
+        Upload.objects.filter(pk=upload.pk).update(created=stamp, finished=stamp)
+        SessionVersion.objects.filter(upload=upload).update(created=stamp)
         uploaded += 1
     versions_grade_pending()
     return uploaded
@@ -313,16 +377,36 @@ def demo_plans_create(*, today: dt.date) -> None:
 
 
 def _ensure_login(member, username: str) -> None:
-    user = get_user_model().objects.filter(username=username).first()
-    if user is None or member.user_id != user.pk:
-        member_login_create(member=member, username=username, password=DEMO_LOGINS[username])
+    """The demo's logins are linked through the accounts service, so the link is in the audit
+    log like any other."""
+    user_model = get_user_model()
+    user = user_model.objects.filter(username=username).first()
+    if user is None:
+        user = user_model.objects.create_user(
+            username=username, email=f"{username}@example.org", password=DEMO_LOGINS[username]
+        )
+    member_login_link(member=member, user=user, how="demo data")
+
+
+STAFF_APPS = ("grading", "clubs", "members", "authtoken")
 
 
 def _ensure_staff(username: str) -> None:
+    """Staff, not a superuser (issue 21 item 5): the staff pages, and the admin's records to
+    read (plus API tokens to issue), without the power to edit users or grant rights."""
     user_model = get_user_model()
-    if not user_model.objects.filter(username=username, is_staff=True).exists():
-        user, _ = user_model.objects.get_or_create(username=username)
+    user, created = user_model.objects.get_or_create(username=username)
+    if created:
         user.set_password(DEMO_LOGINS[username])
-        user.is_staff = True
-        user.is_superuser = True
-        user.save()
+        user.email = f"{username}@example.org"
+    user.is_staff = True
+    user.is_superuser = False
+    user.save()
+    group, _ = Group.objects.get_or_create(name="Staff")
+    group.permissions.set(
+        Permission.objects.filter(content_type__app_label__in=STAFF_APPS).filter(
+            Q(codename__startswith="view_")
+            | Q(codename__in=["add_tokenproxy", "delete_tokenproxy"])
+        )
+    )
+    user.groups.add(group)

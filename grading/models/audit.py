@@ -16,6 +16,7 @@ class AuditEvent(models.Model):
         PRIVACY = "privacy", "Privacy change"
         REFOLD = "refold", "Ledger refolded"
         PARAMETERS = "parameters", "Parameter change"
+        LOGIN_LINK = "login-link", "Login linked to a member"
 
     # Names, not foreign keys: the record outlives the user or club it names, and no cascade
     # ever needs to touch an append-only row.

@@ -1,0 +1,84 @@
+"""Reads of the accounts flows: an invitation by its link, a club's members with their logins,
+and the sign-ups waiting for a club's answer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import Prefetch
+
+from clubs.models import Club, ClubRole
+from members.accounts.services import invitation_usable, token_digest
+from members.models import Invitation, SignUpRequest
+
+
+def invitation_by_token(*, token: str) -> Invitation | None:
+    """The usable invitation this link names, or None (unknown, used, replaced or expired)."""
+    invitation = (
+        Invitation.objects.select_related("member", "club")
+        .filter(token_digest=token_digest(token))
+        .first()
+    )
+    if invitation is None or not invitation_usable(invitation) or invitation.member.user_id:
+        return None
+    return invitation
+
+
+@dataclass(frozen=True)
+class MemberLoginRow:
+    name: str
+    number: str
+    role: str
+    username: str  # empty: no login
+    invited_to: str  # the address of the open invitation, if any
+    invited_on: object  # its date, or None
+
+
+def club_login_rows(*, club: Club) -> list[MemberLoginRow]:
+    """Each member of the club, whether they have a login, and any invitation still open."""
+    open_invitations = Invitation.objects.filter(accepted__isnull=True, withdrawn=False).order_by(
+        "-created"
+    )
+    roles = (
+        ClubRole.objects.filter(club=club)
+        .select_related("member__user")
+        .prefetch_related(Prefetch("member__invitations", queryset=open_invitations))
+        .order_by("member__name")
+    )
+    rows = []
+    for role in roles:
+        member = role.member
+        pending = [inv for inv in member.invitations.all() if invitation_usable(inv)]
+        rows.append(
+            MemberLoginRow(
+                name=member.name,
+                number=member.national_number,
+                role=role.get_role_display(),
+                username=member.user.get_username() if member.user else "",
+                invited_to=pending[0].email if pending and not member.user else "",
+                invited_on=pending[0].created if pending and not member.user else None,
+            )
+        )
+    return rows
+
+
+def sign_ups_waiting(*, club: Club) -> list[SignUpRequest]:
+    """Sign-ups for members of this club still waiting for an answer (any of the member's
+    clubs may answer; the first answer counts)."""
+    return list(
+        SignUpRequest.objects.filter(
+            status=SignUpRequest.Status.WAITING,
+            member__club_roles__club=club,
+            member__user__isnull=True,
+        )
+        .select_related("member")
+        .order_by("created")
+    )
+
+
+def sign_up_for_club(*, club: Club, pk: int) -> SignUpRequest | None:
+    return (
+        SignUpRequest.objects.filter(pk=pk, member__club_roles__club=club)
+        .select_related("member")
+        .first()
+    )

@@ -1,0 +1,12 @@
+"""The member's side of the accounts flows (/accounts/...)."""
+
+from django.urls import path
+
+from members.accounts import views
+
+app_name = "accounts"
+urlpatterns = [
+    path("sign-up/", views.sign_up, name="sign-up"),
+    path("sign-up/sent/", views.sign_up_sent, name="sign-up-sent"),
+    path("invitation/<str:token>/", views.invitation, name="invitation"),
+]
