@@ -6,7 +6,9 @@ import json
 
 import plotly.graph_objects as go
 
-from members.selectors import ChartPoint, Distribution, band_limits
+from members.selectors.bands import band_limits
+from members.selectors.card import ChartPoint
+from members.selectors.public import Distribution
 
 SHADES = ("rgba(31, 95, 139, 0.10)", "rgba(31, 95, 139, 0.03)")
 FONT = {"family": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif", "size": 13}

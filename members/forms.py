@@ -2,7 +2,9 @@
 
 from django import forms
 
-from members.selectors import HistoryChoices, Series, member_by_number
+from members.selectors.forecast import Series
+from members.selectors.history import HistoryChoices
+from members.selectors.public import member_by_number
 
 
 class HistoryFilterForm(forms.Form):

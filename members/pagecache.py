@@ -32,7 +32,7 @@ TTL_SECONDS = 3600
 # cache hold are as many as their history has pages (and the cache's other keys, such as
 # login-throttling counts, are not pushed out); filtered views render every time.
 CACHEABLE_QUERY = re.compile(r"(page=[1-9][0-9]{0,4})?")
-_SOURCES = ("templates/**/*.html", "members/*.py", "grading/*.py", "grading/engine/*.py")
+_SOURCES = ("templates/**/*.html", "members/**/*.py", "grading/**/*.py")
 
 
 def _code_digest() -> str:

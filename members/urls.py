@@ -2,7 +2,8 @@
 
 from django.urls import path
 
-from members import api, views
+from members import views
+from members.api import views as api
 
 app_name = "members"
 urlpatterns = [

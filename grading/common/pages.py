@@ -6,7 +6,8 @@ from django.shortcuts import render
 from django.views.defaults import page_not_found
 
 from clubs.selectors import clubs_of_user, clubs_with_admin_role
-from members.selectors import grade_card, member_for_user
+from members.selectors.base import member_for_user
+from members.selectors.card import grade_card
 
 
 def home(request):

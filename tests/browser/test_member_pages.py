@@ -79,7 +79,7 @@ def test_grade_card(member_site, member_page, artifacts):
 
 def test_session_history_and_explain(member_site, member_page, artifacts):
     from grading.models import SessionGrade
-    from members.selectors import history_rows
+    from members.selectors.history import history_rows
 
     page = member_page
     page.goto(f"{member_site.url}/me/sessions/")
@@ -104,7 +104,7 @@ def test_session_history_and_explain(member_site, member_page, artifacts):
 
 
 def test_partners(member_site, member_page, artifacts):
-    from members.selectors import partnerships
+    from members.selectors.partners import partnerships
 
     page = member_page
     page.goto(f"{member_site.url}/me/partners/")
@@ -169,7 +169,7 @@ def test_privacy_and_host_exemption(member_site, member_page, artifacts):
 
 
 def test_public_pages(member_site, page, artifacts):
-    from members.selectors import top_grades
+    from members.selectors.public import top_grades
 
     page.goto(f"{member_site.url}/grades/top/")
     expected = top_grades()

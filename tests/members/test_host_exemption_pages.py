@@ -10,7 +10,8 @@ from clubs.models import HostExemptionRequest
 from clubs.services import exemption_decide, planned_session_create
 from grading.engine.ngs import Reason
 from grading.models import SessionGrade
-from members import selectors
+from members.selectors import exemptions
+from members.selectors import history as histories
 from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.factories import ClubFactory
 from tests.members.conftest import url
@@ -86,7 +87,7 @@ def test_only_the_members_clubs_future_sessions_can_be_chosen(me_client, graded,
         date=timezone.localdate() - dt.timedelta(days=1),
         start=dt.time(19, 0),
     )
-    choices = set(selectors.planned_sessions_open(member=graded.me, today=timezone.localdate()))
+    choices = set(exemptions.planned_sessions_open(member=graded.me, today=timezone.localdate()))
     assert planned in choices and elsewhere not in choices and yesterday not in choices
     body = post(me_client, elsewhere, partner_number=graded.people.partner).content.decode()
     assert "Select a valid choice" in body
@@ -116,8 +117,8 @@ def test_states_and_the_approved_pair_is_not_graded(me_client, graded, sender):
     )
     mine = SessionGrade.objects.get(member=graded.me, date=today)
     assert mine.session_grade is None and mine.reason == Reason.HOST
-    history = selectors.history_decorate(
-        member=graded.me, rows=selectors.history_rows(member=graded.me)
+    history = histories.history_decorate(
+        member=graded.me, rows=histories.history_rows(member=graded.me)
     )
     assert history[0].date == today and history[0].flags == ["host: not graded"]
 

@@ -6,7 +6,7 @@ import pytest
 
 from grading.engine.ngs import shown
 from grading.models import CurrentGrade
-from members import selectors
+from members.selectors import public as public_lists
 from tests.factories import ClubFactory, ClubRoleFactory, MemberFactory
 from tests.members.conftest import url
 
@@ -38,7 +38,7 @@ def test_top_grades_per_club(client, graded):
 def test_band_distribution_counts_published_grades_and_suppresses_small_groups(client, graded):
     """S7: a private grade is counted, but not in its band: beside the public top lists a band
     count would tell which band the one member missing from them is in."""
-    national, clubs = selectors.band_distributions()
+    national, clubs = public_lists.band_distributions()
     expected = Counter(
         CurrentGrade.objects.filter(status__in=["E", "M"], member__grade_private=False).values_list(
             "band", flat=True
@@ -75,7 +75,7 @@ def test_bands_of_a_larger_club_are_shown_when_five_or_more():
             initial_grade=42,
             as_of="2026-01-01",
         )
-    _, clubs = selectors.band_distributions()
+    _, clubs = public_lists.band_distributions()
     mine = next(d for d in clubs if d.slug == club.slug)
     eight = next(b for b in mine.bands if b.band.name == "Eight")
     assert eight.count == 5 and mine.total == 5 and mine.private is None  # 1 private: "<5"
