@@ -19,7 +19,8 @@ def _as_dict(fig: go.Figure) -> dict:
 
 
 def grade_chart(points: list[ChartPoint]) -> dict:
-    """The grade after each session over time, with the band boundaries shaded (S4).
+    """The grade at the end of each day played (as of that day, from every result known now),
+    with the band boundaries shaded (S4).
 
     Built as a plain figure dict: plotly.py's per-shape validation cost most of the grade
     card's time (docs/benchmarks.md), and plotly.js needs nothing more than this.

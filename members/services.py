@@ -8,7 +8,7 @@ from django.db.models import Q
 
 from grading.common.audit import audit_record
 from grading.engine.types import normalise_number
-from grading.models import AuditEvent
+from grading.models import AuditEvent, SessionGrade
 from members.models import Member, new_pages_version
 
 
@@ -67,7 +67,13 @@ def member_privacy_set(*, member: Member, private: bool) -> Member:
     if member.grade_private != private:
         member.grade_private = private
         member.save(update_fields=["grade_private"])
-        member_pages_invalidate(member_ids=[member.pk])
+        # Their own pages, and those of everyone who played in a session with them: an SOpp
+        # or SoF over a small field shows or hides with this member's privacy (S14.14).
+        shared = SessionGrade.objects.filter(member=member).values("version_id")
+        Member.objects.filter(
+            Q(pk=member.pk)
+            | Q(pk__in=SessionGrade.objects.filter(version_id__in=shared).values("member_id"))
+        ).update(pages_version=new_pages_version())
         audit_record(
             action=AuditEvent.Action.PRIVACY,
             subject=str(member),

@@ -11,6 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.utils import timezone
 
+from clubs.exports import formula_like
 from clubs.models import Club
 from clubs.services import ExemptionRefused, exemption_request_create
 from grading.schemes.selectors import member_schemes
@@ -121,11 +122,17 @@ CSV_COLUMNS = [
 
 
 def _csv_value(value):
+    """A cell of the member's CSV: numbers as numbers, text never a formula (the club
+    exports' rule, OWASP CSV injection: a leading ``'``)."""
     if isinstance(value, float):
         return f"{value:.4f}"
     if isinstance(value, list):
-        return "; ".join(value)
-    return "" if value is None else value
+        value = "; ".join(value)
+    if value is None:
+        return ""
+    if isinstance(value, str) and formula_like(value):
+        return "'" + value
+    return value
 
 
 @member_required

@@ -8,7 +8,6 @@ from grading.engine.ngs import (
     NGSParams,
 )
 from grading.models import (
-    Match,
     PairResult,
     Scoring,
     SessionGrade,
@@ -16,11 +15,15 @@ from grading.models import (
 )
 from grading.privacy import (
     GradeView,
+    average_view,
     current_of,
     grade_view,
+    group_hides_grades,
+    pair_grade_shown,
 )
 from members.models import Member
 from members.selectors.base import PERCENT_SCORINGS, grading_params, score_text
+from members.selectors.groups import SWISS, met_pairs, opponents_of, players_of
 from members.selectors.history import HistoryRow, _history_row, grade_weights
 
 
@@ -37,7 +40,7 @@ class FieldPlayer:
     direction: str
     names: str
     score: str
-    grades: list[tuple[str, str]]  # (name, grade as shown to the viewer)
+    grades: list[tuple[str, str]]  # (name, grade at the start as shown to the viewer)
     mine: bool
 
 
@@ -53,37 +56,9 @@ class Explanation:
     opponents_words: str
     withdrawn: bool
     partner_grade: GradeView | None
-
-
-def _opponents(grade: SessionGrade, pairs: list[PairResult]) -> tuple[int, int, str]:
-    """How many opponent pairs made up SOpp, how many were unknown, and the group's name (S3.2)."""
-    version = grade.version
-    me = next((p for p in pairs if p.pair_id == grade.pair_id), None)
-    scoring = version.scoring
-    if scoring in {Scoring.SWISS_PAIRS_MP, Scoring.SWISS_PAIRS_IMP, Scoring.SWISS_TEAMS}:
-        met = {
-            o
-            for m in Match.objects.filter(version=version, pair_id=grade.pair_id)
-            for o in m.opponents
-        }
-        others = [p for p in pairs if p.pair_id in met]
-        return len(others), sum(not p.known for p in others), "the pairs you met at the table"
-    if (
-        me is not None
-        and me.direction
-        and (
-            version.movement == "TWO_WINNER"
-            or scoring in {Scoring.MULTIPLE_TEAMS, Scoring.TEAM_LEAGUE}
-        )
-    ):
-        others = [p for p in pairs if p.direction == me.direction and p.pair_id != me.pair_id]
-        return (
-            len(others),
-            sum(not p.known for p in others),
-            f"the other pairs sitting {me.direction}",
-        )
-    others = [p for p in pairs if p.pair_id != grade.pair_id]
-    return len(others), sum(not p.known for p in others), "every other pair in the field"
+    # What the field table says about the grades at the start (S14.14), in words.
+    field_words: str = ""
+    start_grades_shown: bool = True
 
 
 def _score_term_step(
@@ -144,42 +119,52 @@ def session_explain(*, member: Member, grade_id: int) -> Explanation | None:
     partner_view = None
     if grade.partner is not None:
         partner_view = grade_view(grade.partner, current_of(grade.partner), viewer=member)
-    count, unknown, group = _opponents(grade, pairs)
+    met = met_pairs(version, grade.pair_id) if version.scoring in SWISS else None
+    group = opponents_of(version, grade.pair_id, pairs, met)
+    field_players = players_of(pairs)
+    sopp = average_view(grade.sopp, group.players, member)
+    sof = average_view(version.sof, field_players, member)
+    start_shown = not group_hides_grades(field_players, member)
+    count = len(group.pairs)
     opponents = (
-        f"SOpp is the average grade, at the start of the session, of {group}: "
+        f"SOpp is the average grade, at the start of the session, of {group.name}: "
         f"{count} pair{'s' if count != 1 else ''}"
     )
-    if unknown:
+    if group.unknown:
         opponents += (
-            f", {unknown} of them with an unknown player, counted at a grade "
-            "estimated from their score (S3.8)"
+            f", {group.unknown} of them with an unknown player, counted at a grade "
+            "estimated from their score"
         )
     opponents += "."
+    if grade.sopp is not None and sopp is None:
+        opponents += (
+            " It is not shown: it is an average over fewer than 5 players, one of whom keeps "
+            "their grade private."
+        )
     steps: list[Step] = []
     ga, gb = grade.grade_before, grade.partner_grade
     steps.append(Step("Your grade", "Your current grade when the session was graded.", f"{ga:.2f}"))
     if gb is not None:
-        shown_gb = (
-            f"{gb:.2f}"
-            if partner_view is not None and partner_view.shown
-            else (partner_view.text if partner_view is not None else "—")
-        )
+        # S14.14: the pair's grade is the partner's grade read another way.
+        pair_shown = pair_grade_shown(partner_view)
+        withheld = partner_view.text if partner_view is not None else "—"
         steps.append(
             Step(
                 "Partner's grade",
                 f"{row.partner}'s grade at the start of the session (shown only if published).",
-                shown_gb,
+                f"{gb:.2f}" if pair_shown else withheld,
             )
         )
         steps.append(
             Step(
                 "Pair's grade",
-                "The average of the two grades: what the scheme expects of the pair.",
-                f"{(ga + gb) / 2:.2f}",
+                "The average of the two grades: what the scheme expects of the pair."
+                + ("" if pair_shown else " Not shown, as it would give your partner's grade."),
+                f"{(ga + gb) / 2:.2f}" if pair_shown else withheld,
             )
         )
     if grade.sopp is not None:
-        steps.append(Step("SOpp", opponents, f"{grade.sopp:.2f}"))
+        steps.append(Step("SOpp", opponents, f"{sopp:.2f}" if sopp is not None else "—"))
     steps.append(_score_term_step(grade, row.score, grade.pair_direction_mean, params))
     if grade.par is not None and gb is not None and grade.sopp is not None:
         steps.append(
@@ -229,7 +214,7 @@ def session_explain(*, member: Member, grade_id: int) -> Explanation | None:
     else:
         steps.append(Step("Session grade", row.reason or "Not graded.", "not graded"))
     movement, movement_words, faq12 = _movement(grade, row)
-    field_rows = _field(pairs, member, version.scoring)
+    field_rows = _field(pairs, member, version.scoring, _start_grades(version), start_shown)
     return Explanation(
         row=row,
         steps=steps,
@@ -237,8 +222,10 @@ def session_explain(*, member: Member, grade_id: int) -> Explanation | None:
         movement_words=movement_words,
         faq12=faq12,
         field=field_rows,
-        sof=version.sof,
+        sof=sof,
         opponents_words=opponents,
+        field_words=_field_words(start_shown, grade.sopp is not None and sopp is not None),
+        start_grades_shown=start_shown,
         withdrawn=version.state == SessionVersion.State.WITHDRAWN
         or version.session.live_version_id != version.pk,
         partner_grade=partner_view,
@@ -265,7 +252,7 @@ def _movement(grade: SessionGrade, row: HistoryRow) -> tuple[float | None, str, 
         f"Your grade went {direction} by {abs(moved):.2f}, from {grade.grade_before:.2f} "
         f"to {grade.grade_after:.2f}. The session grade of {grade.session_grade:.2f} is "
         f"{'above' if grade.session_grade >= grade.grade_before else 'below'} your grade, "
-        "and it joins the decayed average of your sessions (S4)"
+        "and it joins the decayed average of your sessions"
     )
     if row.weight_percent:
         words += f"; today it carries {row.weight_percent:.2f}% of your grade"
@@ -289,8 +276,42 @@ def _movement(grade: SessionGrade, row: HistoryRow) -> tuple[float | None, str, 
     return moved, words, faq12
 
 
-def _field(pairs: list[PairResult], viewer: Member, scoring: str) -> list[FieldPlayer]:
-    """The field with grades shown only where published (S7); the viewer sees their own."""
+def _start_grades(version: SessionVersion) -> dict[int, float]:
+    """Each known player's grade at the start of the session: the grades SOpp and SoF were
+    computed from (S3.2, S5.2), not today's."""
+    return dict(
+        SessionGrade.objects.filter(version=version).values_list("member_id", "grade_before")
+    )
+
+
+def _field_words(start_shown: bool, sopp_shown: bool) -> str:
+    if not start_shown:
+        return (
+            "One of these players keeps their grade private, so the grades at the start of "
+            "the session are not listed: beside the strength of field they would give it away."
+        )
+    if sopp_shown:
+        return (
+            "Grades at the start of the session, the ones SOpp was worked out from (not "
+            "today's); SOpp is the average of your opponents' among them. A grade is shown only "
+            "where the player publishes it."
+        )
+    return (
+        "Grades at the start of the session (not today's), shown only where the player "
+        "publishes them."
+    )
+
+
+def _field(
+    pairs: list[PairResult],
+    viewer: Member,
+    scoring: str,
+    start: dict[int, float],
+    start_shown: bool,
+) -> list[FieldPlayer]:
+    """The field with each player's grade at the start of the session where the viewer may see
+    it (S7, S14.14): their own always; another's when published and no grade in the field is
+    private."""
     out = []
     for pair in pairs:
         grades = []
@@ -298,11 +319,7 @@ def _field(pairs: list[PairResult], viewer: Member, scoring: str) -> list[FieldP
         for player, name in ((pair.player1, pair.player1_name), (pair.player2, pair.player2_name)):
             label = player.name if player else (name or "Unknown")
             names.append(label)
-            if player is None:
-                grades.append((label, "Not a member"))
-            else:
-                grades.append((label, grade_view(player, current_of(player), viewer=viewer).text))
-        mine = viewer.pk in {pair.player1_id, pair.player2_id}
+            grades.append((label, _start_text(player, viewer, start, start_shown)))
         out.append(
             FieldPlayer(
                 pair.pair_id,
@@ -310,7 +327,23 @@ def _field(pairs: list[PairResult], viewer: Member, scoring: str) -> list[FieldP
                 " & ".join(names),
                 score_text(pair.score, scoring),
                 grades,
-                mine,
+                viewer.pk in {pair.player1_id, pair.player2_id},
             )
         )
     return out
+
+
+def _start_text(
+    player: Member | None, viewer: Member, start: dict[int, float], start_shown: bool
+) -> str:
+    if player is None:
+        return "Not a member"
+    value = start.get(player.pk)
+    if value is None:
+        return "—"
+    if player.pk == viewer.pk:
+        return f"{value:.2f}"
+    view = grade_view(player, current_of(player), viewer=viewer)
+    if not view.shown:
+        return view.text
+    return f"{value:.2f}" if start_shown else "not listed"

@@ -27,6 +27,7 @@ from grading.privacy import (
 )
 from members.models import Member
 from members.selectors.base import grading_params, score_text, score_unit
+from members.selectors.groups import sopp_hidden
 
 # --------------------------------------------------------------------------- weights
 
@@ -53,6 +54,9 @@ class Weights:
     by_grade_id: dict[int, float]
     padding_percent: float
     padding_boards: int
+    # Graded sessions of the current career in the last 3 years: the same sessions as the
+    # card's "boards in window" (S14.8), not only those inside the 2000-board cut.
+    sessions_in_window: int = 0
 
 
 def grade_weights(
@@ -96,11 +100,17 @@ def grade_weights(
     if total <= 0:
         return Weights({}, 0.0, 0)
     return Weights(
-        {k: 100 * w / total for k, w in weights.items()}, 100 * padding_weight / total, padding
+        {k: 100 * w / total for k, w in weights.items()},
+        100 * padding_weight / total,
+        padding,
+        len(recent),
     )
 
 
 # --------------------------------------------------------------------------- session history
+
+# S5.2: a late upload is graded with the grades as they stood when it arrived.
+LATE_FLAG = "late upload: graded after sessions played later"
 
 
 @dataclass
@@ -132,6 +142,8 @@ class HistoryRow:
     graded: bool
     reason: str
     flags: list[str]
+    # SOpp over fewer than 5 players, one with someone else's private grade (S7, S14.14).
+    sopp_withheld: bool = False
 
     @property
     def score_text(self) -> str:
@@ -142,7 +154,7 @@ class HistoryRow:
         return score_text(self.par, self.scoring)
 
 
-def _history_row(row: SessionGrade, weights: Weights) -> HistoryRow:
+def _history_row(row: SessionGrade, weights: Weights, *, sopp_shown: bool = True) -> HistoryRow:
     version = row.version
     event = version.session.event
     host = row.reason == Reason.HOST
@@ -155,7 +167,7 @@ def _history_row(row: SessionGrade, weights: Weights) -> HistoryRow:
     if version.number > 1:
         flags.append(f"correction (version {version.number})")
     if version.late:
-        flags.append("late upload")
+        flags.append(LATE_FLAG)
     if not row.boards_reported:
         flags.append("boards not reported")
     partner = row.partner
@@ -176,7 +188,7 @@ def _history_row(row: SessionGrade, weights: Weights) -> HistoryRow:
         boards_reported=row.boards_reported,
         score=row.pair_score,
         score_unit=score_unit(version.scoring),
-        sopp=row.sopp,
+        sopp=row.sopp if sopp_shown else None,
         par=row.par,
         excess=row.excess,
         session_grade=row.session_grade,
@@ -189,6 +201,7 @@ def _history_row(row: SessionGrade, weights: Weights) -> HistoryRow:
         graded=graded,
         reason=row.reason or version.not_graded_reason,
         flags=flags,
+        sopp_withheld=not sopp_shown and row.sopp is not None,
     )
 
 
@@ -212,8 +225,10 @@ def history_filtered(*, member: Member, filters: HistoryFilters) -> QuerySet[Ses
 
 def history_decorate(*, member: Member, rows) -> list[HistoryRow]:
     """History rows with weights and flags; ``rows`` is one page of ``history_filtered``."""
+    rows = list(rows)
     weights = grade_weights(member=member)
-    return [_history_row(row, weights) for row in rows]
+    hidden = sopp_hidden(viewer=member, grades=rows)
+    return [_history_row(row, weights, sopp_shown=row.pk not in hidden) for row in rows]
 
 
 @dataclass

@@ -104,8 +104,8 @@ def test_history_flags(graded):
     )
     flags = {r.date.isoformat(): r.flags for r in rows}
     assert flags["2026-09-10"] == ["host: not graded"]
-    assert flags["2026-06-15"] == ["correction (version 2)", "late upload"]
-    assert flags["2026-05-25"] == ["late upload"]
+    assert flags["2026-06-15"] == ["correction (version 2)", histories.LATE_FLAG]
+    assert flags["2026-05-25"] == [histories.LATE_FLAG]
     assert flags["2026-06-22"] == []
     by_date = {r.date.isoformat(): r for r in rows}
     assert (
