@@ -115,7 +115,6 @@ def session_explain(*, member: Member, grade_id: int) -> Explanation | None:
     grade.pair_score = mine.score if mine else None
     grade.pair_direction_mean = mine.direction_mean if mine else None
     weights = grade_weights(member=member, params=params)
-    row = _history_row(grade, weights)
     partner_view = None
     if grade.partner is not None:
         partner_view = grade_view(grade.partner, current_of(grade.partner), viewer=member)
@@ -123,6 +122,7 @@ def session_explain(*, member: Member, grade_id: int) -> Explanation | None:
     group = opponents_of(version, grade.pair_id, pairs, met)
     field_players = players_of(pairs)
     sopp = average_view(grade.sopp, group.players, member)
+    row = _history_row(grade, weights, sopp_shown=sopp is not None or grade.sopp is None)
     sof = average_view(version.sof, field_players, member)
     start_shown = not group_hides_grades(field_players, member)
     count = len(group.pairs)
