@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from clubs.exports import formula_like
 from clubs.models import Club
-from clubs.services import ExemptionRefused, exemption_request_create
+from clubs.services import ExemptionRefused
 from grading.schemes.selectors import member_schemes
 from members import charts, pagecache
 from members.forms import ForecastForm, HistoryFilterForm, HostExemptionForm, PrivacyForm
@@ -24,7 +24,11 @@ from members.selectors import forecast as forecasts
 from members.selectors import history as histories
 from members.selectors import partners as partner_reads
 from members.selectors import public as public_lists
-from members.services import member_privacy_set
+from members.services import (
+    exemption_request_cancel,
+    exemption_request_make,
+    member_privacy_set,
+)
 
 HISTORY_PAGE_SIZE = 25
 
@@ -220,19 +224,29 @@ def privacy(request, member):
 
 @member_required
 def host_exemption(request, member):
-    today = timezone.localdate()
+    now = timezone.now()
+    if request.method == "POST" and "cancel" in request.POST:
+        try:
+            exemption_request_cancel(
+                member=member, request_id=_int(request.POST["cancel"]), now=now
+            )
+        except ExemptionRefused as refused:
+            messages.error(request, str(refused))
+        else:
+            messages.success(request, "Your request has been cancelled.")
+        return redirect("members:host-exemption")
     form = HostExemptionForm(
         request.POST or None,
-        sessions=exemptions.planned_sessions_open(member=member, today=today),
+        sessions=exemptions.planned_sessions_open(member=member, now=now),
         partners=[r.partner for r in partner_reads.partnerships(member=member)],
     )
     if request.method == "POST" and form.is_valid():
         try:
-            exemption_request_create(
+            exemption_request_make(
                 member=member,
                 partner=form.cleaned_data["partner_member"],
                 planned_session=form.cleaned_data["planned_session"],
-                now=timezone.now(),
+                now=now,
             )
         except ExemptionRefused as refused:
             form.add_error(None, str(refused))
@@ -244,11 +258,15 @@ def host_exemption(request, member):
         "members/host_exemption.html",
         {
             "form": form,
-            "requests": exemptions.exemption_requests(member=member),
+            "rows": exemptions.exemption_rows(member=member, now=now),
             "member": member,
             "nav": "host",
         },
     )
+
+
+def _int(value: str) -> int:
+    return int(value) if value.isdigit() else 0
 
 
 # --------------------------------------------------------------------------- public pages

@@ -14,7 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from clubs.models import Club
-from clubs.services import ExemptionRefused, exemption_request_create
+from clubs.services import ExemptionRefused
 from grading.common.api_docs import ApiPagination, errors, path_parameter
 from members.api.serializers import (
     DistributionSerializer,
@@ -40,7 +40,7 @@ from members.selectors import forecast as forecasts
 from members.selectors import history as histories
 from members.selectors import partners as partner_reads
 from members.selectors import public as public_lists
-from members.services import member_privacy_set
+from members.services import exemption_request_make, member_privacy_set
 
 
 class MemberAPIView(APIView):
@@ -211,7 +211,7 @@ class HostExemptionAPI(MemberAPIView):
                 {
                     "requests": exemptions.exemption_requests(member=member),
                     "open_sessions": exemptions.planned_sessions_open(
-                        member=member, today=timezone.localdate()
+                        member=member, now=timezone.now()
                     ),
                 }
             ).data
@@ -228,13 +228,13 @@ class HostExemptionAPI(MemberAPIView):
         incoming.is_valid(raise_exception=True)
         form = HostExemptionForm(
             incoming.validated_data,
-            sessions=exemptions.planned_sessions_open(member=member, today=timezone.localdate()),
+            sessions=exemptions.planned_sessions_open(member=member, now=timezone.now()),
             partners=[],
         )
         if not form.is_valid():
             raise ValidationError(form.errors)
         try:
-            made = exemption_request_create(
+            made = exemption_request_make(
                 member=member,
                 partner=form.cleaned_data["partner_member"],
                 planned_session=form.cleaned_data["planned_session"],
