@@ -287,6 +287,22 @@ def top_grades(request):
     )
 
 
+def member_search(request):
+    """Find a member by name among published grades (S7)."""
+    query = (request.GET.get("q") or "").strip()[:100]
+    return render(
+        request,
+        "members/search.html",
+        {
+            "query": query,
+            "rows": public_lists.member_search(query=query) if query else [],
+            "too_short": bool(query)
+            and len(query.replace(" ", "")) < public_lists.SEARCH_MIN_LENGTH,
+            "limit": public_lists.SEARCH_LIMIT,
+        },
+    )
+
+
 def band_distribution(request):
     national, clubs = public_lists.band_distributions()
     selected = next((d for d in clubs if d.slug == request.GET.get("club")), None)

@@ -208,6 +208,10 @@ class TopQuerySerializer(serializers.Serializer):
     )
 
 
+class SearchQuerySerializer(serializers.Serializer):
+    q = serializers.CharField(max_length=100, help_text="words of the member's name")
+
+
 class NumberSerializer(serializers.Serializer):
     number = serializers.CharField(max_length=20)
 

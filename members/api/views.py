@@ -29,6 +29,7 @@ from members.api.serializers import (
     PartnerSerializer,
     PrivacySerializer,
     PublicMemberSerializer,
+    SearchQuerySerializer,
     TopQuerySerializer,
     TopSerializer,
 )
@@ -294,3 +295,18 @@ class PublicMemberAPI(APIView):
         if view is None:
             raise NotFound("No member has that number.")
         return Response(PublicMemberSerializer(view).data)
+
+
+class MemberSearchAPI(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        responses={200: TopSerializer(many=True), **errors(400)},
+        summary="Find members by name, among published grades (S7)",
+        parameters=[SearchQuerySerializer],
+    )
+    def get(self, request):
+        query = SearchQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        rows = public_lists.member_search(query=query.validated_data["q"])
+        return Response(TopSerializer(rows, many=True).data)

@@ -21,6 +21,8 @@ from grading.privacy import (
     GradeView,
     current_of,
     grade_view,
+    public_q,
+    published_grade_q,
     suppressed,
 )
 from members.models import Member
@@ -41,7 +43,7 @@ class TopRow:
 
 def top_grades(*, club: Club | None = None, limit: int = 50) -> list[TopRow]:
     """Published grades, best first (S7: public and non-provisional only)."""
-    rows = CurrentGrade.objects.filter(member__grade_private=False, status__in=PUBLISHED_STATUSES)
+    rows = CurrentGrade.objects.filter(published_grade_q("member__"))
     if club is not None:
         rows = rows.filter(member__club_roles__club=club)
     rows = rows.select_related("member").order_by("-grade", "member__name")[:limit]
@@ -111,12 +113,9 @@ def band_distributions() -> tuple[Distribution, list[Distribution]]:
     per group instead ("only in counts", S7), and any group smaller than 5 is suppressed."""
     graded = CurrentGrade.objects.filter(status__in=PUBLISHED_STATUSES)
     national = dict(
-        graded.filter(member__grade_private=False)
-        .values_list("band")
-        .annotate(n=Count("id"))
-        .order_by()
+        graded.filter(public_q("member__")).values_list("band").annotate(n=Count("id")).order_by()
     )
-    national_private = graded.filter(member__grade_private=True).count()
+    national_private = graded.exclude(public_q("member__")).count()
     per_club: dict[int, dict[str, int]] = defaultdict(dict)
     private_per_club: dict[int, int] = defaultdict(int)
     for club_id, band_name, private, n in (
@@ -171,3 +170,30 @@ def member_by_number(*, number: str) -> Member | None:
     if normalised is None:
         return None
     return Member.objects.filter(national_number=normalised).first()
+
+
+SEARCH_MIN_LENGTH = 2
+SEARCH_LIMIT = 50
+
+
+def member_search(*, query: str, limit: int = SEARCH_LIMIT) -> list[TopRow]:
+    """Members whose name holds every word of ``query``, among published grades only (S7: a
+    private or provisional member is not found, so a search cannot tell that they exist)."""
+    words = query.split()
+    if len("".join(words)) < SEARCH_MIN_LENGTH:
+        return []
+    rows = CurrentGrade.objects.filter(published_grade_q("member__"))
+    for word in words[:5]:
+        rows = rows.filter(member__name__icontains=word)
+    rows = rows.select_related("member").order_by("member__name", "member__national_number")
+    return [
+        TopRow(
+            i,
+            r.member.national_number,
+            r.member.name,
+            shown(r.grade),
+            band_card(band(r.grade)),
+            r.get_status_display(),
+        )
+        for i, r in enumerate(rows[:limit], start=1)
+    ]

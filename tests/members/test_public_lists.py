@@ -6,6 +6,7 @@ import pytest
 
 from grading.engine.ngs import shown
 from grading.models import CurrentGrade
+from members.models import Member
 from members.selectors import public as public_lists
 from tests.factories import ClubFactory, ClubRoleFactory, MemberFactory
 from tests.members.conftest import url
@@ -83,3 +84,24 @@ def test_bands_of_a_larger_club_are_shown_when_five_or_more():
 
     fig = band_chart(mine)
     assert fig["data"][0]["y"][fig["data"][0]["x"].index("Eight")] == 5
+
+
+def test_search_by_name_finds_published_grades_only(client, graded):
+    """Issue 19: members find another member by name; private and provisional grades are not
+    found (S7), in the page and the API."""
+    public = Member.objects.get(national_number=graded.people.public)
+    public.name = "Harriet Quillfeather"
+    public.save()
+    graded.private.name = "Quentin Quillfeather"
+    graded.private.save()
+    newcomer = graded.member(graded.people.newcomers[0])
+    newcomer.name = "Una Quillfeather"
+    newcomer.save()
+    body = client.get(url("search"), {"q": "quillfeather"}).content.decode()
+    assert "Harriet Quillfeather" in body
+    assert "Quentin" not in body and "Una" not in body
+    found = client.get(url("api-search"), {"q": "QUILLFEATHER harriet"}).json()
+    assert [r["number"] for r in found] == [graded.people.public]
+    assert client.get(url("api-search"), {"q": "quentin"}).json() == []
+    assert "at least two letters" in client.get(url("search"), {"q": "q"}).content.decode()
+    assert client.get(url("api-search")).status_code == 400
