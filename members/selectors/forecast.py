@@ -18,10 +18,12 @@ from grading.models import (
     SessionVersion,
 )
 from grading.privacy import (
+    SMALLEST_GROUP,
     GradeView,
 )
 from members.models import Member
 from members.selectors.base import grading_params
+from members.selectors.groups import sof_hidden_versions
 from members.selectors.partners import partnerships
 
 FORECAST_THRESHOLDS = (45.0, 50.0, 55.0, 60.0, 65.0)
@@ -43,15 +45,21 @@ class Series:
 
 def club_series(*, member: Member) -> list[Series]:
     """Each of the member's clubs' session series (same event name) with the average SoF of
-    its last 10 graded sessions: the recent strength of field (FR 5)."""
+    its last 10 graded sessions: the recent strength of field (FR 5). A session whose SoF
+    the member may not see (fewer than 5 players, one with a private grade: S7) is left out."""
     clubs = ClubRole.objects.filter(member=member).values("club_id")
+    versions = SessionVersion.objects.filter(
+        session__event__club_id__in=clubs,
+        state="graded",
+        sof__isnull=False,
+        session__live_version=F("pk"),
+    )
+    hidden = sof_hidden_versions(
+        viewer=member,
+        version_ids=versions.filter(total_pairs__lt=SMALLEST_GROUP).values_list("pk", flat=True),
+    )
     rows = (
-        SessionVersion.objects.filter(
-            session__event__club_id__in=clubs,
-            state="graded",
-            sof__isnull=False,
-            session__live_version=F("pk"),
-        )
+        versions.exclude(pk__in=hidden)
         .order_by("-session__date", "-pk")
         .values_list(
             "session__event__club_id", "session__event__club__name", "session__event__name", "sof"

@@ -8,8 +8,11 @@ import io
 
 import pytest
 
-from grading.models import SessionGrade
+from clubs.exports import formula_like
+from grading.models import Event, SessionGrade
+from members.models import Member
 from members.selectors import explain as explanations
+from members.selectors import forecast as forecasts
 from members.selectors import history as histories
 from members.services import member_privacy_set
 from tests.csvfiles import csv_bytes, mp_session_rows
@@ -168,3 +171,30 @@ def test_history_flags_explain_a_late_upload(graded):
     late = [r for r in rows if r.late]
     assert late and all(histories.LATE_FLAG in r.flags for r in late)
     assert "graded after sessions played later" in histories.LATE_FLAG
+
+
+def test_the_members_csv_never_writes_a_formula(me_client, graded):
+    """Issue 21 item 4: names and event names come from uploads; a cell that a spreadsheet
+    would read as a formula is written with a leading ' as the club exports do."""
+    row = SessionGrade.objects.filter(member=graded.me, partner__isnull=False).first()
+    Event.objects.filter(pk=row.version.session.event_id).update(name='=HYPERLINK("http://x")')
+    Member.objects.filter(pk=row.partner_id).update(name="@SUM(1+1)")
+    exported = list(csv.reader(io.StringIO(me_client.get(url("sessions-csv")).content.decode())))
+    header, body = exported[0], exported[1:]
+    cells = [cell for line in body for cell in line]
+    assert '\'=HYPERLINK("http://x")' in cells and "'@SUM(1+1)" in cells
+    text_columns = [header.index(c) for c in ("club", "event", "partner", "flags")]
+    for line in body:
+        for i in text_columns:
+            assert not formula_like(line[i]), line[i]
+    # numbers stay numbers: a negative excess is not quoted
+    excess = [line[header.index("excess")] for line in body if line[header.index("excess")]]
+    assert any(v.startswith("-") for v in excess)
+
+
+def test_the_forecasts_series_leaves_out_a_small_field_with_a_private_grade(graded, two_pairs):
+    mine, theirs = two_pairs
+    mine_series = {s.event: s for s in forecasts.club_series(member=graded.me)}
+    assert "DUO Pairs" not in mine_series
+    theirs_series = {s.event: s for s in forecasts.club_series(member=graded.private)}
+    assert theirs_series["DUO Pairs"].sof == pytest.approx(theirs.version.sof)
