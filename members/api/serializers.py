@@ -35,7 +35,9 @@ class StatusSerializer(serializers.Serializer):
 
 class PointSerializer(serializers.Serializer):
     date = serializers.DateField()
-    grade = serializers.FloatField()
+    grade = serializers.FloatField(
+        help_text="your grade at the end of that day, from every result known now"
+    )
     event = serializers.CharField()
     club = serializers.CharField()
 
@@ -69,12 +71,20 @@ class HistoryRowSerializer(serializers.Serializer):
     boards_reported = serializers.BooleanField()
     score = serializers.FloatField(allow_null=True)
     score_unit = serializers.CharField()
-    sopp = serializers.FloatField(allow_null=True)
+    sopp = serializers.FloatField(
+        allow_null=True,
+        help_text="null also where it is an average over fewer than 5 players that would give "
+        "another member's private grade away",
+    )
     par = serializers.FloatField(allow_null=True)
     excess = serializers.FloatField(allow_null=True)
     session_grade = serializers.FloatField(allow_null=True)
-    grade_before = serializers.FloatField()
-    grade_after = serializers.FloatField(allow_null=True)
+    grade_before = serializers.FloatField(help_text="your grade when the session was graded")
+    grade_after = serializers.FloatField(
+        allow_null=True,
+        help_text="your grade just after the session, when it was graded (a late upload is "
+        "graded with the grades as they stood on arrival)",
+    )
     weight_percent = serializers.FloatField(allow_null=True)
     version = serializers.IntegerField()
     late = serializers.BooleanField()
@@ -112,9 +122,18 @@ class ExplanationSerializer(serializers.Serializer):
     movement_words = serializers.CharField()
     faq12 = serializers.ListField(child=serializers.CharField())
     opponents_words = serializers.CharField()
-    sof = serializers.FloatField(allow_null=True)
+    sof = serializers.FloatField(
+        allow_null=True,
+        help_text="null also where it is an average over fewer than 5 players that would give "
+        "another member's private grade away",
+    )
     withdrawn = serializers.BooleanField()
     field = FieldSerializer(many=True)
+    field_words = serializers.CharField(help_text="what the field's grades are")
+    start_grades_shown = serializers.BooleanField(
+        help_text="false where a grade in the field is private: the field's grades at the "
+        "start are then not listed beside its average"
+    )
 
 
 class PartnerSerializer(serializers.Serializer):
