@@ -119,7 +119,7 @@ def session_explain(*, member: Member, grade_id: int) -> Explanation | None:
     if grade.partner is not None:
         partner_view = grade_view(grade.partner, current_of(grade.partner), viewer=member)
     met = met_pairs(version, grade.pair_id) if version.scoring in SWISS else None
-    group = opponents_of(version, grade.pair_id, pairs, met)
+    group = opponents_of(version, grade.pair_id, pairs, met, params.multiple_teams_share)
     field_players = players_of(pairs)
     sopp = average_view(grade.sopp, group.players, member)
     row = _history_row(grade, weights, sopp_shown=sopp is not None or grade.sopp is None)

@@ -10,13 +10,17 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from fractions import Fraction
 
+from grading.engine.ngs import NGS_DEFAULT, NGSParams
 from grading.models import Match, Movement, PairResult, Scoring, SessionGrade, SessionVersion
 from grading.privacy import SMALLEST_GROUP, average_shown
 from members.models import Member
 
-SWISS = {Scoring.SWISS_PAIRS_MP, Scoring.SWISS_PAIRS_IMP, Scoring.SWISS_TEAMS}
-DIRECTION_GROUPS = {Scoring.MULTIPLE_TEAMS, Scoring.TEAM_LEAGUE}
+SWISS_PAIRS = {Scoring.SWISS_PAIRS_MP, Scoring.SWISS_PAIRS_IMP}
+TEAMS = {Scoring.SWISS_TEAMS, Scoring.MULTIPLE_TEAMS, Scoring.TEAM_LEAGUE}
+SWISS = SWISS_PAIRS | TEAMS  # the scorings whose SOpp may be over the pairs met at the table
+MET = "the pairs you met at the table"
 
 
 @dataclass(frozen=True)
@@ -41,20 +45,30 @@ def players_of(pairs: Iterable[PairResult]) -> list[Member | None]:
 
 
 def opponents_of(
-    version: SessionVersion, pair_id: str, pairs: list[PairResult], met: set[str] | None = None
+    version: SessionVersion,
+    pair_id: str,
+    pairs: list[PairResult],
+    met: set[str] | None = None,
+    share: Fraction = NGS_DEFAULT.multiple_teams_share,
 ) -> Opponents:
-    """The S3.2 group of ``pair_id``: the pairs met at the table (Swiss, ``met``), the other
-    pairs of its direction (two-winner movements, team leagues) or the whole field."""
-    if version.scoring in SWISS:
-        return Opponents(
-            [p for p in pairs if p.pair_id in (met or set())], "the pairs you met at the table"
-        )
+    """The group SOpp averaged over, as the engine takes it (S3.2, ``_assign_sopp``): Swiss
+    pairs, the pairs met (``met``, from the matches); teams, the pairs met unless they are at
+    least ``share`` of the field (multiple teams, FAQ 46), else the direction; pairs, the other
+    pairs of the direction in a two-winner movement, else every other pair."""
     me = next((p for p in pairs if p.pair_id == pair_id), None)
+    met = {m for m in (met or set()) if m != pair_id}
+    if version.scoring in SWISS_PAIRS and met:
+        return Opponents([p for p in pairs if p.pair_id in met], MET)
     if (
-        me is not None
-        and me.direction
-        and (version.movement == Movement.TWO_WINNER or version.scoring in DIRECTION_GROUPS)
+        version.scoring in TEAMS
+        and met
+        and len(met) * share.denominator < share.numerator * len(pairs)
     ):
+        return Opponents([p for p in pairs if p.pair_id in met], MET)
+    by_direction = version.scoring in TEAMS or (
+        version.scoring not in SWISS_PAIRS and version.movement == Movement.TWO_WINNER
+    )
+    if me is not None and me.direction and by_direction:
         others = [p for p in pairs if p.direction == me.direction and p.pair_id != pair_id]
         return Opponents(others, f"the other pairs sitting {me.direction}")
     return Opponents([p for p in pairs if p.pair_id != pair_id], "every other pair in the field")
@@ -71,12 +85,14 @@ def _may_be_small(version: SessionVersion) -> bool:
     total = version.total_pairs
     if total is None or version.scoring in SWISS:
         return True
-    if version.movement == Movement.TWO_WINNER or version.scoring in DIRECTION_GROUPS:
+    if version.movement == Movement.TWO_WINNER:
         return True  # a direction can be small in any field
     return 2 * (total - 1) < SMALLEST_GROUP
 
 
-def sopp_hidden(*, viewer: Member, grades: list[SessionGrade]) -> set[int]:
+def sopp_hidden(
+    *, viewer: Member, grades: list[SessionGrade], params: NGSParams = NGS_DEFAULT
+) -> set[int]:
     """The ids of ``grades`` (the viewer's own rows) whose SOpp the viewer may not see: an
     average over fewer than 5 players that includes someone else's private grade (S7,
     S14.14). Two queries at most, whatever the number of rows."""
@@ -98,7 +114,11 @@ def sopp_hidden(*, viewer: Member, grades: list[SessionGrade]) -> set[int]:
     hidden = set()
     for g in small:
         group = opponents_of(
-            g.version, g.pair_id, pairs[g.version_id], met.get((g.version_id, g.pair_id))
+            g.version,
+            g.pair_id,
+            pairs[g.version_id],
+            met.get((g.version_id, g.pair_id)),
+            params.multiple_teams_share,
         )
         if not average_shown(group.players, viewer):
             hidden.add(g.pk)

@@ -226,8 +226,9 @@ def history_filtered(*, member: Member, filters: HistoryFilters) -> QuerySet[Ses
 def history_decorate(*, member: Member, rows) -> list[HistoryRow]:
     """History rows with weights and flags; ``rows`` is one page of ``history_filtered``."""
     rows = list(rows)
-    weights = grade_weights(member=member)
-    hidden = sopp_hidden(viewer=member, grades=rows)
+    params = grading_params()
+    weights = grade_weights(member=member, params=params)
+    hidden = sopp_hidden(viewer=member, grades=rows, params=params)
     return [_history_row(row, weights, sopp_shown=row.pk not in hidden) for row in rows]
 
 

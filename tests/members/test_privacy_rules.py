@@ -1,5 +1,6 @@
 """grading/privacy.py's small-group rules (S7, S14.14), on members that are never saved."""
 
+from grading.models import Movement, PairResult, Scoring, SessionVersion
 from grading.privacy import (
     GradeView,
     average_shown,
@@ -9,6 +10,7 @@ from grading.privacy import (
     pair_grade_shown,
 )
 from members.models import Member
+from members.selectors.groups import opponents_of
 
 
 def people(*private: bool) -> list[Member]:
@@ -43,3 +45,37 @@ def test_the_pairs_grade_follows_the_partners():
     assert not pair_grade_shown(GradeView(None, "Private"))
     assert not pair_grade_shown(None)
     assert pair_grade_shown(GradeView(50.0, "50.00"))
+
+
+def _pairs(n: int, directions: str = "") -> list[PairResult]:
+    out = []
+    for i in range(n):
+        a, b = people(i == 1, False)
+        out.append(
+            PairResult(
+                pair_id=str(i + 1),
+                direction=directions[i] if directions else "",
+                player1=a,
+                player2=b,
+            )
+        )
+    return out
+
+
+def test_sopps_group_is_the_engines():
+    """S3.2: teams take the pairs met unless they are a quarter of the field (FAQ 46); Swiss
+    pairs the pairs met; a two-winner movement the pair's direction; else the whole field."""
+    teams = SessionVersion(scoring=Scoring.TEAM_LEAGUE, movement=Movement.TWO_WINNER)
+    field = _pairs(16, "NS" * 8)
+    met = opponents_of(teams, "1", field, {"2", "4"})
+    assert [p.pair_id for p in met.pairs] == ["2", "4"]
+    assert not average_shown(met.players, None)  # 4 players, pair 2 holds a private grade
+    many = opponents_of(teams, "1", field, {"2", "4", "6", "8"})  # a quarter: multiple teams
+    assert len(many.pairs) == 7 and all(p.direction == "N" for p in many.pairs)
+    swiss = SessionVersion(scoring=Scoring.SWISS_PAIRS_MP, movement=Movement.ONE_WINNER)
+    assert [p.pair_id for p in opponents_of(swiss, "1", field, {"3"}).pairs] == ["3"]
+    assert len(opponents_of(swiss, "1", field, set()).pairs) == 15
+    mitchell = SessionVersion(scoring=Scoring.MP, movement=Movement.TWO_WINNER)
+    assert len(opponents_of(mitchell, "1", field).pairs) == 7
+    howell = SessionVersion(scoring=Scoring.MP, movement=Movement.ONE_WINNER)
+    assert len(opponents_of(howell, "1", field).pairs) == 15
