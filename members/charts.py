@@ -6,7 +6,9 @@ import json
 
 import plotly.graph_objects as go
 
-from members.selectors import ChartPoint, Distribution, band_limits
+from members.selectors.bands import band_limits
+from members.selectors.card import ChartPoint
+from members.selectors.public import Distribution
 
 SHADES = ("rgba(31, 95, 139, 0.10)", "rgba(31, 95, 139, 0.03)")
 FONT = {"family": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif", "size": 13}
@@ -17,7 +19,8 @@ def _as_dict(fig: go.Figure) -> dict:
 
 
 def grade_chart(points: list[ChartPoint]) -> dict:
-    """The grade after each session over time, with the band boundaries shaded (S4).
+    """The grade at the end of each day played (as of that day, from every result known now),
+    with the band boundaries shaded (S4).
 
     Built as a plain figure dict: plotly.py's per-shape validation cost most of the grade
     card's time (docs/benchmarks.md), and plotly.js needs nothing more than this.

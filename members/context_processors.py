@@ -1,7 +1,7 @@
 """What the navigation bar needs: who is signed in and which clubs they administer."""
 
 from clubs.selectors import clubs_with_admin_role
-from members.selectors import member_for_user
+from members.selectors.base import member_for_user
 
 
 def navigation(request):

@@ -1,8 +1,11 @@
 """Forms of the member pages. Validation only: the reads and writes are in selectors/services."""
 
 from django import forms
+from django.utils.dateformat import format as date_format
 
-from members.selectors import HistoryChoices, Series, member_by_number
+from members.selectors.forecast import Series
+from members.selectors.history import HistoryChoices
+from members.selectors.public import member_by_number
 
 
 class HistoryFilterForm(forms.Form):
@@ -112,7 +115,14 @@ class PrivacyForm(forms.Form):
 
 class HostExemptionForm(forms.Form):
     planned_session = forms.ModelChoiceField(
-        queryset=None, label="Session you will host", empty_label="Choose a session"
+        queryset=None,
+        label="Session you will host",
+        empty_label="Choose a session",
+        error_messages={
+            "invalid_choice": "That session is not open to a host request: requests close 30 "
+            "minutes after the start, only your clubs' sessions can be chosen, and only one "
+            "pair per session can ask."
+        },
     )
     partner = forms.TypedChoiceField(
         required=False, coerce=int, empty_value=None, label="Your partner"
@@ -125,7 +135,7 @@ class HostExemptionForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["planned_session"].queryset = sessions
         self.fields["planned_session"].label_from_instance = lambda p: (
-            f"{p.club.name}: {p.event_name}, {p.date:%a %d %b %Y} at {p.start:%H:%M}"
+            f"{p.club.name}: {p.event_name}, {date_format(p.date, 'D j M Y')} at {p.start:%H:%M}"
         )
         self.partner_members = {p.pk: p for p in partners}
         self.fields["partner"].choices = [("", "—")] + [

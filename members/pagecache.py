@@ -7,7 +7,9 @@ every write that changes what these pages show bumps in its own transaction
 nightly refresh, PPI and Brambledown updates, a privacy change), and under today's date (PPI
 and Brambledown figures are as of today). The version is read with the member, so a cached
 page costs no extra query, and every web process sees a bump at once, whatever the cache.
-The page around the content (navigation, messages, the log-out form's CSRF token) is
+Values the pages are built from and that cost a recomputation (the grade chart's as-of
+points) are kept the same way (``member_page_value``), so the API reads them too. The page
+around the content (navigation, messages, the log-out form's CSRF token) is
 rendered for each request. A cache that is down only means rendering every time.
 """
 
@@ -16,6 +18,7 @@ import logging
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from django.conf import settings
 from django.core.cache import cache
@@ -25,6 +28,7 @@ from django.utils.safestring import SafeString, mark_safe
 from members.models import Member
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 # A safety net for writes that do not go through a service (a club renamed in the admin).
 TTL_SECONDS = 3600
@@ -32,7 +36,7 @@ TTL_SECONDS = 3600
 # cache hold are as many as their history has pages (and the cache's other keys, such as
 # login-throttling counts, are not pushed out); filtered views render every time.
 CACHEABLE_QUERY = re.compile(r"(page=[1-9][0-9]{0,4})?")
-_SOURCES = ("templates/**/*.html", "members/*.py", "grading/*.py", "grading/engine/*.py")
+_SOURCES = ("templates/**/*.html", "members/**/*.py", "grading/**/*.py")
 
 
 def _code_digest() -> str:
@@ -82,7 +86,18 @@ def member_page_content(
     return mark_safe(content)  # noqa: S308 - our own rendered template, kept as a string
 
 
-def _cache_get(key: str) -> str | None:
+def member_page_value(*, member: Member, page: str, build: Callable[[], T]) -> T:
+    """A value the member's pages are built from (the grade chart's as-of points), kept under
+    the same key as the pages: a new ``pages_version`` or a new day builds it afresh."""
+    key = page_key(member=member, page=page, variant="value")
+    value = _cache_get(key)
+    if value is None:
+        value = build()
+        _cache_set(key, value)
+    return value
+
+
+def _cache_get(key: str):
     try:
         return cache.get(key)
     except Exception:  # a cache that is down (Redis restarting) is no reason to fail a page
@@ -90,7 +105,7 @@ def _cache_get(key: str) -> str | None:
         return None
 
 
-def _cache_set(key: str, content: str) -> None:
+def _cache_set(key: str, content) -> None:
     try:
         cache.set(key, content, TTL_SECONDS)
     except Exception:

@@ -1,14 +1,18 @@
 """Writes to members. Keyword-only arguments; each function names the thing and the verb."""
 
+import datetime as dt
 from collections.abc import Iterable
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Q
 
+from clubs.models import HostExemptionRequest, PlannedSession
+from clubs.rules import EXEMPTION_DEADLINE, planned_session_start
+from clubs.services import ExemptionRefused, exemption_request_create
 from grading.common.audit import audit_record
 from grading.engine.types import normalise_number
-from grading.models import AuditEvent
+from grading.models import AuditEvent, SessionGrade
 from members.models import Member, new_pages_version
 
 
@@ -67,7 +71,13 @@ def member_privacy_set(*, member: Member, private: bool) -> Member:
     if member.grade_private != private:
         member.grade_private = private
         member.save(update_fields=["grade_private"])
-        member_pages_invalidate(member_ids=[member.pk])
+        # Their own pages, and those of everyone who played in a session with them: an SOpp
+        # or SoF over a small field shows or hides with this member's privacy (S14.14).
+        shared = SessionGrade.objects.filter(member=member).values("version_id")
+        Member.objects.filter(
+            Q(pk=member.pk)
+            | Q(pk__in=SessionGrade.objects.filter(version_id__in=shared).values("member_id"))
+        ).update(pages_version=new_pages_version())
         audit_record(
             action=AuditEvent.Action.PRIVACY,
             subject=str(member),
@@ -90,3 +100,64 @@ def member_pages_invalidate(
             Q(national_number__in=set(numbers or ())) | Q(pk__in=set(member_ids or ()))
         )
     return members.update(pages_version=new_pages_version())
+
+
+# --------------------------------------------------------------------------------------------
+# Host exemptions, member side (S3.9, FAQ 10): the club's rules are in clubs.services.
+
+
+def exemption_request_make(
+    *, member: Member, partner: Member, planned_session: PlannedSession, now: dt.datetime
+) -> HostExemptionRequest:
+    """The member asks to host ``planned_session`` with ``partner``. A second request for a
+    session they (or their partner, naming them) already asked for is told it is their own;
+    every other rule is the club's (``clubs.services.exemption_request_create``)."""
+    own = (
+        HostExemptionRequest.objects.filter(planned_session=planned_session)
+        .filter(Q(member=member) | Q(partner=member))
+        .select_related("member", "partner")
+        .first()
+    )
+    if own is not None:
+        other = own.partner if own.member_id == member.pk else own.member
+        asked = "You have" if own.member_id == member.pk else f"{own.member.name} has"
+        raise ExemptionRefused(
+            f"{asked} already asked to host this session with "
+            f"{'you' if own.member_id != member.pk else other.name} "
+            f"({own.get_status_display().lower()}). To change the partner, cancel that "
+            "request first."
+        )
+    return exemption_request_create(
+        member=member, partner=partner, planned_session=planned_session, now=now
+    )
+
+
+@transaction.atomic
+def exemption_request_cancel(*, member: Member, request_id: int, now: dt.datetime) -> None:
+    """The member withdraws their own request while it waits for the club and the session's
+    requests are still open."""
+    request = (
+        HostExemptionRequest.objects.select_for_update()
+        .select_related("planned_session__club")
+        .filter(pk=request_id, member=member)
+        .first()
+    )
+    if request is None:
+        raise ExemptionRefused("That request is not yours to cancel.")
+    if request.status != HostExemptionRequest.Status.WAITING:
+        raise ExemptionRefused(
+            f"The club has already decided ({request.get_status_display().lower()}); ask its "
+            "organiser to change it."
+        )
+    planned = request.planned_session
+    if now > planned_session_start(planned) + EXEMPTION_DEADLINE:
+        raise ExemptionRefused("The session has started and its requests have closed.")
+    audit_record(
+        action=AuditEvent.Action.EXEMPTION_DECISION,
+        subject=str(request),
+        actor=member.user,
+        club=planned.club,
+        request=request.pk,
+        status="cancelled by the member",
+    )
+    request.delete()

@@ -2,7 +2,8 @@
 
 from django.urls import path
 
-from members import api, views
+from members import views
+from members.api import views as api
 
 app_name = "members"
 urlpatterns = [
@@ -16,6 +17,7 @@ urlpatterns = [
     path("me/host-exemption/", views.host_exemption, name="host-exemption"),
     path("grades/top/", views.top_grades, name="top"),
     path("grades/bands/", views.band_distribution, name="bands"),
+    path("members/", views.member_search, name="search"),
     path("members/<str:number>/", views.member_public, name="public"),
     path("api/v1/me/", api.GradeCardAPI.as_view(), name="api-card"),
     path("api/v1/me/sessions/", api.HistoryAPI.as_view(), name="api-sessions"),
@@ -26,5 +28,6 @@ urlpatterns = [
     path("api/v1/me/host-exemptions/", api.HostExemptionAPI.as_view(), name="api-host-exemptions"),
     path("api/v1/grades/top/", api.TopGradesAPI.as_view(), name="api-top"),
     path("api/v1/grades/bands/", api.BandsAPI.as_view(), name="api-bands"),
+    path("api/v1/members/", api.MemberSearchAPI.as_view(), name="api-search"),
     path("api/v1/members/<str:number>/", api.PublicMemberAPI.as_view(), name="api-public"),
 ]

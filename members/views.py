@@ -12,11 +12,23 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 
 from clubs.models import Club
-from clubs.services import ExemptionRefused, exemption_request_create
+from clubs.services import ExemptionRefused
+from grading.common.spreadsheet import cell_text
 from grading.schemes.selectors import member_schemes
-from members import charts, pagecache, selectors
+from members import charts, pagecache
 from members.forms import ForecastForm, HistoryFilterForm, HostExemptionForm, PrivacyForm
-from members.services import member_privacy_set
+from members.selectors import base, exemptions
+from members.selectors import card as cards
+from members.selectors import explain as explanations
+from members.selectors import forecast as forecasts
+from members.selectors import history as histories
+from members.selectors import partners as partner_reads
+from members.selectors import public as public_lists
+from members.services import (
+    exemption_request_cancel,
+    exemption_request_make,
+    member_privacy_set,
+)
 
 HISTORY_PAGE_SIZE = 25
 
@@ -27,7 +39,7 @@ def member_required(view):
     @login_required
     @functools.wraps(view)
     def wrapper(request, *args, **kwargs):
-        member = selectors.member_for_user(user=request.user)
+        member = base.member_for_user(user=request.user)
         if member is None:
             return render(request, "members/no_member.html")
         return view(request, member, *args, **kwargs)
@@ -44,7 +56,7 @@ def grade_card(request, member):
 
 
 def _grade_card_content(request, member) -> str:
-    card = selectors.grade_card(member=member)
+    card = cards.grade_card(member=member)
     # PPI (S10) and Brambledown (S11) beside the NGS grade, with the same privacy (S7).
     context = {
         "card": card,
@@ -57,11 +69,11 @@ def _grade_card_content(request, member) -> str:
 
 
 def _history(request, member):
-    choices = selectors.history_choices(member=member)
+    choices = histories.history_choices(member=member)
     form = HistoryFilterForm(request.GET or None, choices=choices)
     data = form.cleaned_data if form.is_valid() else {}
-    filters = selectors.HistoryFilters(data.get("club"), data.get("partner"), data.get("year"))
-    return form, selectors.history_filtered(member=member, filters=filters)
+    filters = histories.HistoryFilters(data.get("club"), data.get("partner"), data.get("year"))
+    return form, histories.history_filtered(member=member, filters=filters)
 
 
 @member_required
@@ -85,7 +97,7 @@ def _session_history_content(request, member) -> str:
         {
             "form": form,
             "page": page,
-            "rows": selectors.history_decorate(member=member, rows=page),
+            "rows": histories.history_decorate(member=member, rows=page),
             "query": query.urlencode(),
             "nav": "sessions",
         },
@@ -113,14 +125,6 @@ CSV_COLUMNS = [
 ]
 
 
-def _csv_value(value):
-    if isinstance(value, float):
-        return f"{value:.4f}"
-    if isinstance(value, list):
-        return "; ".join(value)
-    return "" if value is None else value
-
-
 @member_required
 def session_history_csv(request, member):
     """The member's own history as CSV, with the page's filters (S7: one's own data only)."""
@@ -131,14 +135,14 @@ def session_history_csv(request, member):
     )
     writer = csv.writer(response)
     writer.writerow([name for name, _ in CSV_COLUMNS])
-    for row in selectors.history_decorate(member=member, rows=rows):
-        writer.writerow([_csv_value(getattr(row, attr)) for _, attr in CSV_COLUMNS])
+    for row in histories.history_decorate(member=member, rows=rows):
+        writer.writerow([cell_text(getattr(row, attr), decimals=4) for _, attr in CSV_COLUMNS])
     return response
 
 
 @member_required
 def session_explain(request, member, grade_id: int):
-    explanation = selectors.session_explain(member=member, grade_id=grade_id)
+    explanation = explanations.session_explain(member=member, grade_id=grade_id)
     if explanation is None:
         raise Http404("No such session in your history.")
     return render(request, "members/explain.html", {"x": explanation, "nav": "sessions"})
@@ -150,7 +154,7 @@ def partners(request, member):
         request,
         "members/partners.html",
         {
-            "rows": selectors.partnerships(member=member),
+            "rows": partner_reads.partnerships(member=member),
             "nav": "partners",
         },
     )
@@ -158,15 +162,15 @@ def partners(request, member):
 
 @member_required
 def forecast(request, member):
-    card = selectors.grade_card(member=member)
+    card = cards.grade_card(member=member)
     form = ForecastForm(
         request.GET or None,
-        partners=selectors.forecast_partners(member=member),
-        series=selectors.club_series(member=member),
+        partners=forecasts.forecast_partners(member=member),
+        series=forecasts.club_series(member=member),
     )
     result = None
     if card.has_grade and form.is_valid():
-        result = selectors.forecast_build(own_grade=card.grade, **form.resolved())
+        result = forecasts.forecast_build(own_grade=card.grade, **form.resolved())
     return render(
         request,
         "members/forecast.html",
@@ -206,19 +210,29 @@ def privacy(request, member):
 
 @member_required
 def host_exemption(request, member):
-    today = timezone.localdate()
+    now = timezone.now()
+    if request.method == "POST" and "cancel" in request.POST:
+        try:
+            exemption_request_cancel(
+                member=member, request_id=_int(request.POST["cancel"]), now=now
+            )
+        except ExemptionRefused as refused:
+            messages.error(request, str(refused))
+        else:
+            messages.success(request, "Your request has been cancelled.")
+        return redirect("members:host-exemption")
     form = HostExemptionForm(
         request.POST or None,
-        sessions=selectors.planned_sessions_open(member=member, today=today),
-        partners=[r.partner for r in selectors.partnerships(member=member)],
+        sessions=exemptions.planned_sessions_open(member=member, now=now),
+        partners=[r.partner for r in partner_reads.partnerships(member=member)],
     )
     if request.method == "POST" and form.is_valid():
         try:
-            exemption_request_create(
+            exemption_request_make(
                 member=member,
                 partner=form.cleaned_data["partner_member"],
                 planned_session=form.cleaned_data["planned_session"],
-                now=timezone.now(),
+                now=now,
             )
         except ExemptionRefused as refused:
             form.add_error(None, str(refused))
@@ -230,11 +244,15 @@ def host_exemption(request, member):
         "members/host_exemption.html",
         {
             "form": form,
-            "requests": selectors.exemption_requests(member=member),
+            "rows": exemptions.exemption_rows(member=member, now=now),
             "member": member,
             "nav": "host",
         },
     )
+
+
+def _int(value: str) -> int:
+    return int(value) if value.isdigit() else 0
 
 
 # --------------------------------------------------------------------------- public pages
@@ -250,13 +268,29 @@ def top_grades(request):
         {
             "club": club,
             "clubs": Club.objects.order_by("name"),
-            "rows": selectors.top_grades(club=club),
+            "rows": public_lists.top_grades(club=club),
+        },
+    )
+
+
+def member_search(request):
+    """Find a member by name among published grades (S7)."""
+    query = (request.GET.get("q") or "").strip()[:100]
+    return render(
+        request,
+        "members/search.html",
+        {
+            "query": query,
+            "rows": public_lists.member_search(query=query) if query else [],
+            "too_short": bool(query)
+            and len(query.replace(" ", "")) < public_lists.SEARCH_MIN_LENGTH,
+            "limit": public_lists.SEARCH_LIMIT,
         },
     )
 
 
 def band_distribution(request):
-    national, clubs = selectors.band_distributions()
+    national, clubs = public_lists.band_distributions()
     selected = next((d for d in clubs if d.slug == request.GET.get("club")), None)
     return render(
         request,
@@ -272,7 +306,7 @@ def band_distribution(request):
 
 
 def member_public(request, number: str):
-    view = selectors.public_member(number=number)
+    view = public_lists.public_member(number=number)
     if view is None:
         raise Http404("No member has that number.")
     if number != view.member.national_number:

@@ -72,6 +72,8 @@ TABLE = {
     "members:api-top": ("get", {}, everyone()),
     "members:api-bands": ("get", {}, everyone()),
     "members:api-public": ("get", {"number": "public"}, everyone()),
+    "members:search": ("get", {}, everyone()),
+    "members:api-search": ("get", {}, everyone(400)),  # public; without a name to find: 400
     "dashboard": ("get", {}, logged_in()),
     "password_change": ("get", {}, logged_in()),
     "password_change_done": ("get", {}, logged_in()),

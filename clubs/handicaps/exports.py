@@ -29,6 +29,7 @@ from clubs.handicaps.figures import TableFigures
 from clubs.handicaps.players import ClubPlayers
 from clubs.handicaps.table import ESTIMATE_NEEDED, PAIRS, HandicapTable
 from clubs.selectors.grades import GradeRow
+from grading.common.spreadsheet import cell_text, formula_like
 from grading.engine.ngs.handicap import (
     cents,
     ebuscore_handicap,
@@ -40,29 +41,6 @@ XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 CSV_TYPE = "text/csv; charset=utf-8"
 GRADE_HEADER = ["national_number", "name", "grade", "band", "handicap_100", "handicap_50"]
 PLAYER_HEADER = ["membership_number", "first_name", "surname", "handicap"]
-
-
-# ------------------------------------------------------------------------------ escaping
-
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "\0")  # OWASP, and ASVS's NUL
-
-
-def formula_like(value) -> bool:
-    """Text a spreadsheet would read as a formula (or start one with); numbers never are."""
-    return isinstance(value, str) and value.startswith(FORMULA_START)
-
-
-def cell_text(value) -> str:
-    """A cell as CSV text: empty for None, two decimals for a float, and text that a
-    spreadsheet would read as a formula behind a leading ``'`` (OWASP). The one escaping
-    function of every CSV the product writes; the XLSX writer marks the same cells."""
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        return f"{value:.2f}"
-    if formula_like(value):
-        return "'" + value
-    return str(value)
 
 
 # ------------------------------------------------------------------------------- rows

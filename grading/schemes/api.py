@@ -13,7 +13,8 @@ from rest_framework.views import APIView
 from clubs.models import Club
 from grading.common.api_docs import CLUB_SLUG, errors
 from grading.models import BrambledownPoint, PPIPoint
-from grading.schemes.selectors import club_schemes, member_schemes, viewer_member
+from grading.privacy import viewer_member
+from grading.schemes.selectors import club_schemes, member_schemes
 
 
 class SuitSerializer(serializers.Serializer):

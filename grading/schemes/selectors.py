@@ -26,9 +26,9 @@ from grading.models import (
     PPIPoint,
     PPIRating,
 )
+from grading.privacy import PRIVATE, hidden_from, holds_private, is_own, public_q
 from members.models import Member
 
-PRIVATE = "Private"
 NOT_YET_SHOWN = "Not yet shown"
 NO_PPI = "No PPI yet"
 NEW = "New"
@@ -40,15 +40,6 @@ SUITS = {
     Suit.CLUBS: ("\u2663", "Clubs", False),
 }
 FONT = {"family": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif", "size": 12}
-
-
-def viewer_member(viewer) -> Member | None:
-    """The member behind a viewer given as a Member, a User (maybe anonymous) or None."""
-    if viewer is None or isinstance(viewer, Member):
-        return viewer
-    if not getattr(viewer, "is_authenticated", False):
-        return None
-    return getattr(viewer, "member", None)
 
 
 def _today() -> dt.date:
@@ -95,8 +86,8 @@ def _ppi_player(row: PPIRating) -> PPIPlayer:
 
 def ppi_view(*, member: Member, viewer=None, today: dt.date | None = None) -> PPIView:
     """A member's PPI card (S10) as ``viewer`` may see it (S7)."""
-    own = _is_own(member, viewer)
-    if not own and member.grade_private:
+    own = is_own(member, viewer)
+    if hidden_from(member, viewer):
         return PPIView(None, PRIVATE)
     row = PPIRating.objects.filter(member=member).select_related("member").first()
     if row is None:
@@ -196,7 +187,6 @@ class BrambledownView:
 
 def brambledown_views(*, member: Member, viewer=None) -> list[BrambledownView]:
     """The member's Brambledown grade at each club that keeps one (S11, S7)."""
-    own = _is_own(member, viewer)
     rows = (
         BrambledownGrade.objects.filter(member=member, club__keeps_brambledown=True)
         .select_related("club")
@@ -205,7 +195,7 @@ def brambledown_views(*, member: Member, viewer=None) -> list[BrambledownView]:
     views = []
     for row in rows:
         club = row.club
-        if not own and member.grade_private:
+        if hidden_from(member, viewer):
             views.append(BrambledownView(club.name, club.slug, None, PRIVATE))
             continue
         if row.grade is None:
@@ -270,17 +260,12 @@ class MemberSchemes:
     brambledown: list[BrambledownView]
 
 
-def _is_own(member: Member, viewer) -> bool:
-    seen_by = viewer_member(viewer)
-    return seen_by is not None and seen_by.pk == member.pk
-
-
 def member_schemes(*, member: Member, viewer=None, today: dt.date | None = None) -> MemberSchemes:
     """A member's PPI and Brambledown grades as ``viewer`` (a Member, a User or None) may see
     them (S7)."""
     return MemberSchemes(
         member=member,
-        own=_is_own(member, viewer),
+        own=is_own(member, viewer),
         ppi=ppi_view(member=member, viewer=viewer, today=today),
         brambledown=brambledown_views(member=member, viewer=viewer),
     )
@@ -345,7 +330,7 @@ def club_ppi_top(
     as_of = today or _today()
     members = ClubRole.objects.filter(club=club).values_list("member_id", flat=True)
     rows = (
-        PPIRating.objects.filter(member__in=members, shown=True, member__grade_private=False)
+        PPIRating.objects.filter(public_q("member__"), member__in=members, shown=True)
         .select_related("member")
         .order_by("-ppi", "member__national_number")
     )
@@ -395,10 +380,7 @@ def club_schemes(*, club: Club, viewer=None, today: dt.date | None = None) -> Cl
     result.quarter, result.open_quarter = state.regraded, state.open_quarter
     entries = BrambledownListEntry.objects.filter(club=club, quarter=state.regraded)
     for entry in entries.select_related("member", "partner").order_by("kind", "rank"):
-        private = entry.member.grade_private or (
-            entry.partner is not None and entry.partner.grade_private
-        )
-        if private:
+        if holds_private((entry.member, entry.partner)):
             result.withheld += 1
             continue
         if entry.kind == BrambledownListEntry.Kind.PAIRS:

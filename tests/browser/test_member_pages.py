@@ -8,6 +8,8 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from grading.engine.ngs import shown
+from grading.models import CurrentGrade
+from members.selectors.card import grade_card
 from tests.browser.conftest import log_in
 
 pytestmark = pytest.mark.browser
@@ -79,7 +81,7 @@ def test_grade_card(member_site, member_page, artifacts):
 
 def test_session_history_and_explain(member_site, member_page, artifacts):
     from grading.models import SessionGrade
-    from members.selectors import history_rows
+    from members.selectors.history import history_rows
 
     page = member_page
     page.goto(f"{member_site.url}/me/sessions/")
@@ -104,7 +106,7 @@ def test_session_history_and_explain(member_site, member_page, artifacts):
 
 
 def test_partners(member_site, member_page, artifacts):
-    from members.selectors import partnerships
+    from members.selectors.partners import partnerships
 
     page = member_page
     page.goto(f"{member_site.url}/me/partners/")
@@ -164,12 +166,12 @@ def test_privacy_and_host_exemption(member_site, member_page, artifacts):
     page.select_option("#id_planned_session", index=1)
     page.fill("#id_partner_number", "100001")
     page.click("[data-testid=exemption-form] button[type=submit]")
-    assert "already has a host request" in page.inner_text("[data-testid=refused]")
+    assert "You have already asked to host this session" in page.inner_text("[data-testid=refused]")
     page.screenshot(path=str(artifacts / "member-host-exemption.png"), full_page=True)
 
 
 def test_public_pages(member_site, page, artifacts):
-    from members.selectors import top_grades
+    from members.selectors.public import top_grades
 
     page.goto(f"{member_site.url}/grades/top/")
     expected = top_grades()
@@ -183,3 +185,56 @@ def test_public_pages(member_site, page, artifacts):
     page.goto(f"{member_site.url}/members/{number}/")
     assert page.inner_text("[data-testid=grade]") == f"{expected[0].grade:.2f}"
     page.screenshot(path=str(artifacts / "public-member.png"), full_page=True)
+
+
+def test_grade_chart_is_the_grade_as_of_each_day_and_ends_on_the_card(
+    member_site, member_page, artifacts
+):
+    """Issue 19: the chart draws the grade at the end of each day played from every result
+    known now (no saw-tooth from a late upload); its last point is the card's grade."""
+    page = member_page
+    page.goto(f"{member_site.url}/me/")
+    page.wait_for_selector("#grade-chart .main-svg")
+    figure = page.evaluate("JSON.parse(document.getElementById('grade-chart-data').textContent)")
+    ys = figure["data"][0]["y"]
+    card = grade_card(member=member_site.member)
+    assert ys == pytest.approx([p.grade for p in card.points])
+    assert f"{ys[-1]:.2f}" == page.inner_text("[data-testid=grade]")
+    current = CurrentGrade.objects.get(member=member_site.member)
+    assert f"{ys[-1]:.2f}" == f"{shown(current.grade):.2f}"
+    drawn = page.locator("#grade-chart .scatterlayer .point").count()
+    assert drawn == len(card.points)
+    assert "end of a day you played" in page.inner_text("[data-testid=chart-words]")
+    page.locator("#grade-chart").screenshot(path=str(artifacts / "member-grade-chart.png"))
+
+
+LABEL_APART = """(rows) => rows.flatMap((tr) => [...tr.querySelectorAll('td')].map((td) => {
+  const box = td.getBoundingClientRect();
+  const style = getComputedStyle(td);
+  if (style.display === 'none') return null;
+  const label = parseFloat(style.gridTemplateColumns.split(' ')[0]);
+  const range = document.createRange();
+  range.selectNodeContents(td);
+  const value = range.getBoundingClientRect();
+  return {label: td.dataset.label, tdLeft: box.left, tdRight: box.right, labelWidth: label,
+          valueLeft: value.left, valueRight: value.right, empty: value.width === 0};
+}).filter(Boolean))"""
+
+
+def test_session_cards_at_390px_keep_labels_apart_from_values(member_site, member_page, artifacts):
+    page = member_page
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{member_site.url}/me/sessions/")
+    cells = page.locator("[data-testid=history-row]").evaluate_all(LABEL_APART)
+    assert len(cells) > 20
+    for cell in cells:
+        assert cell["labelWidth"] > 50, cell
+        if cell["empty"]:
+            continue
+        # the value starts right of the label's column and stays inside the card
+        assert cell["valueLeft"] >= cell["tdLeft"] + cell["labelWidth"], cell
+        assert cell["valueRight"] <= cell["tdRight"] + 1, cell
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390
+    page.locator("[data-testid=history-row]").first.evaluate("(tr) => tr.scrollIntoView()")
+    page.screenshot(path=str(artifacts / "member-sessions-390.png"), full_page=False)

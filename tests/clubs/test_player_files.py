@@ -10,8 +10,8 @@ import io
 import pytest
 from django.urls import reverse
 
-from clubs.handicaps.exports import cell_text
 from clubs.handicaps.players import split_name
+from grading.common.spreadsheet import cell_text
 from grading.engine.ngs.decay import band
 from grading.engine.ngs.handicap import (
     BAND_STEPS,

@@ -14,7 +14,7 @@ from collections import Counter
 import pytest
 
 from grading.models import CurrentGrade
-from members import selectors
+from members.selectors import public as public_lists
 from tests.factories import ClubFactory, ClubRoleFactory, MemberFactory
 from tests.members.conftest import url
 
@@ -87,7 +87,7 @@ def test_review_fixes_five_private_grades_show_as_one_total_never_by_band(client
     club, _ = small_club
     for grade in (49.5, 53.5, 53.5, 57.5):
         _graded(club, grade, private=True)
-    national, clubs = selectors.band_distributions()
+    national, clubs = public_lists.band_distributions()
     mine = next(d for d in clubs if d.slug == club.slug)
     assert mine.private == 5 and mine.private_text == "5"
     counts = {b.band.name: b.count for b in mine.bands}
@@ -98,7 +98,7 @@ def test_review_fixes_five_private_grades_show_as_one_total_never_by_band(client
 
 
 def test_review_fixes_world_distribution_counts_only_published_grades(client, graded):
-    national, clubs = selectors.band_distributions()
+    national, clubs = public_lists.band_distributions()
     published = Counter(
         CurrentGrade.objects.filter(status__in=["E", "M"], member__grade_private=False).values_list(
             "band", flat=True

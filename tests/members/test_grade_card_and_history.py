@@ -7,7 +7,10 @@ import pytest
 
 from grading.engine.ngs import band, shown
 from grading.models import CurrentGrade, PairResult, SessionGrade
-from members import selectors
+from members.selectors import bands
+from members.selectors import card as cards
+from members.selectors import explain as explanations
+from members.selectors import history as histories
 from tests.members.conftest import url
 
 
@@ -16,13 +19,13 @@ def test_weights_reproduce_the_current_grade(graded):
     for number in (graded.people.me, graded.people.newcomers[0]):
         member = graded.member(number)
         current = CurrentGrade.objects.get(member=member)
-        weights = selectors.grade_weights(member=member)
+        weights = histories.grade_weights(member=member)
         grades = dict(SessionGrade.objects.filter(member=member).values_list("pk", "session_grade"))
         rebuilt = sum(w * grades[pk] for pk, w in weights.by_grade_id.items()) / 100
         rebuilt += weights.padding_percent * current.initial_grade / 100
         assert rebuilt == pytest.approx(current.grade, abs=1e-9)
         assert sum(weights.by_grade_id.values()) + weights.padding_percent == pytest.approx(100)
-    newcomer = selectors.grade_weights(member=graded.member(graded.people.newcomers[0]))
+    newcomer = histories.grade_weights(member=graded.member(graded.people.newcomers[0]))
     assert newcomer.padding_boards == 300 - 72 and newcomer.padding_percent > 50
 
 
@@ -44,7 +47,7 @@ def test_grade_card_shows_the_stored_grade_band_and_status(me_client, graded):
 def test_grade_chart_has_a_point_per_graded_session_and_the_band_shading(graded):
     from members.charts import grade_chart
 
-    card = selectors.grade_card(member=graded.me)
+    card = cards.grade_card(member=graded.me)
     graded_rows = SessionGrade.objects.filter(
         member=graded.me, live=True, session_grade__isnull=False
     )
@@ -57,27 +60,24 @@ def test_grade_chart_has_a_point_per_graded_session_and_the_band_shading(graded)
 
 
 def test_status_line_for_each_status():
-    assert selectors.status_info("P", 72).boards_to_next == 228
-    assert selectors.status_info("E", 408).boards_to_next == 592
-    assert selectors.status_info("M", 1200).next_label is None
-    assert selectors.status_info("O", 100).next_label == "Evolving"
+    assert bands.status_info("P", 72).boards_to_next == 228
+    assert bands.status_info("E", 408).boards_to_next == 592
+    assert bands.status_info("M", 1200).next_label is None
+    assert bands.status_info("O", 100).next_label == "Evolving"
 
 
 def test_bands_as_playing_cards():
-    assert selectors.band_card("Two").label == "2♠"
-    assert selectors.band_card("Jack").label == "J♠"
-    assert (
-        selectors.band_card("Ace of Hearts").label == "A♥"
-        and selectors.band_card("Ace of Hearts").red
-    )
-    limits = {name: (lo, hi) for name, lo, hi in selectors.band_limits()}
+    assert bands.band_card("Two").label == "2♠"
+    assert bands.band_card("Jack").label == "J♠"
+    assert bands.band_card("Ace of Hearts").label == "A♥" and bands.band_card("Ace of Hearts").red
+    limits = {name: (lo, hi) for name, lo, hi in bands.band_limits()}
     assert limits["Two"] == (None, 39.0) and limits["Ace of Spades"] == (67.0, None)
     assert limits["Eight"] == (49.0, 51.0)
 
 
 def test_history_lists_each_live_session_newest_first_with_its_figures(me_client, graded):
-    rows = selectors.history_decorate(
-        member=graded.me, rows=selectors.history_rows(member=graded.me)
+    rows = histories.history_decorate(
+        member=graded.me, rows=histories.history_rows(member=graded.me)
     )
     # 14 Monday sessions (week 3 once, as corrected), the late one, 3 Thursdays, 1 not graded.
     assert len(rows) == 19
@@ -99,13 +99,13 @@ def test_history_lists_each_live_session_newest_first_with_its_figures(me_client
 
 
 def test_history_flags(graded):
-    rows = selectors.history_decorate(
-        member=graded.me, rows=selectors.history_rows(member=graded.me)
+    rows = histories.history_decorate(
+        member=graded.me, rows=histories.history_rows(member=graded.me)
     )
     flags = {r.date.isoformat(): r.flags for r in rows}
     assert flags["2026-09-10"] == ["host: not graded"]
-    assert flags["2026-06-15"] == ["correction (version 2)", "late upload"]
-    assert flags["2026-05-25"] == ["late upload"]
+    assert flags["2026-06-15"] == ["correction (version 2)", histories.LATE_FLAG]
+    assert flags["2026-05-25"] == [histories.LATE_FLAG]
     assert flags["2026-06-22"] == []
     by_date = {r.date.isoformat(): r for r in rows}
     assert (
@@ -152,7 +152,7 @@ def test_csv_download_of_ones_own_history(me_client, graded):
 
 def test_explain_builds_par_in_words_and_numbers(me_client, graded):
     grade = SessionGrade.objects.get(member=graded.me, date="2026-06-22")
-    x = selectors.session_explain(member=graded.me, grade_id=grade.pk)
+    x = explanations.session_explain(member=graded.me, grade_id=grade.pk)
     values = {s.label: s.value for s in x.steps}
     assert values["Your grade"] == f"{grade.grade_before:.2f}"
     assert values["Partner's grade"] == f"{grade.partner_grade:.2f}"  # a public partner
@@ -183,7 +183,7 @@ def test_explain_names_faq12_when_a_good_score_lowered_the_grade(graded):
         .first()
     )
     assert case is not None, "the world has a session above average but below par"
-    x = selectors.session_explain(member=case.member, grade_id=case.pk)
+    x = explanations.session_explain(member=case.member, grade_id=case.pk)
     assert "FAQ 12's case" in x.movement_words
     assert x.row.score > 50 and x.row.excess < 0
 

@@ -4,12 +4,13 @@ import pytest
 
 from grading.engine.ngs import forecast, shown
 from grading.models import CurrentGrade, PartnershipGrade, SessionVersion
-from members import selectors
+from members.selectors import forecast as forecasts
+from members.selectors import partners as partner_reads
 from tests.members.conftest import url
 
 
 def test_partnerships_list_every_partner_with_boards_together(me_client, graded):
-    rows = {r.partner.national_number: r for r in selectors.partnerships(member=graded.me)}
+    rows = {r.partner.national_number: r for r in partner_reads.partnerships(member=graded.me)}
     assert set(rows) == {graded.people.partner, graded.people.private, graded.people.public}
     regular = rows[graded.people.partner]
     assert (regular.sessions, regular.boards) == (13, 13 * 24)
@@ -56,7 +57,7 @@ def test_forecast_with_a_partner_and_a_club_series(me_client, graded):
         .order_by("-session__date")
         .values_list("sof", flat=True)[:10]
     )
-    series = {s.key: s for s in selectors.club_series(member=graded.me)}
+    series = {s.key: s for s in forecasts.club_series(member=graded.me)}
     key = f"{graded.riverside.pk}:MON Pairs"
     assert series[key].sof == pytest.approx(sum(sofs) / 10) and series[key].sessions == 10
     partner = graded.member(graded.people.partner)

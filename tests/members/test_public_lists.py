@@ -6,7 +6,8 @@ import pytest
 
 from grading.engine.ngs import shown
 from grading.models import CurrentGrade
-from members import selectors
+from members.models import Member
+from members.selectors import public as public_lists
 from tests.factories import ClubFactory, ClubRoleFactory, MemberFactory
 from tests.members.conftest import url
 
@@ -38,7 +39,7 @@ def test_top_grades_per_club(client, graded):
 def test_band_distribution_counts_published_grades_and_suppresses_small_groups(client, graded):
     """S7: a private grade is counted, but not in its band: beside the public top lists a band
     count would tell which band the one member missing from them is in."""
-    national, clubs = selectors.band_distributions()
+    national, clubs = public_lists.band_distributions()
     expected = Counter(
         CurrentGrade.objects.filter(status__in=["E", "M"], member__grade_private=False).values_list(
             "band", flat=True
@@ -75,7 +76,7 @@ def test_bands_of_a_larger_club_are_shown_when_five_or_more():
             initial_grade=42,
             as_of="2026-01-01",
         )
-    _, clubs = selectors.band_distributions()
+    _, clubs = public_lists.band_distributions()
     mine = next(d for d in clubs if d.slug == club.slug)
     eight = next(b for b in mine.bands if b.band.name == "Eight")
     assert eight.count == 5 and mine.total == 5 and mine.private is None  # 1 private: "<5"
@@ -83,3 +84,24 @@ def test_bands_of_a_larger_club_are_shown_when_five_or_more():
 
     fig = band_chart(mine)
     assert fig["data"][0]["y"][fig["data"][0]["x"].index("Eight")] == 5
+
+
+def test_search_by_name_finds_published_grades_only(client, graded):
+    """Issue 19: members find another member by name; private and provisional grades are not
+    found (S7), in the page and the API."""
+    public = Member.objects.get(national_number=graded.people.public)
+    public.name = "Harriet Quillfeather"
+    public.save()
+    graded.private.name = "Quentin Quillfeather"
+    graded.private.save()
+    newcomer = graded.member(graded.people.newcomers[0])
+    newcomer.name = "Una Quillfeather"
+    newcomer.save()
+    body = client.get(url("search"), {"q": "quillfeather"}).content.decode()
+    assert "Harriet Quillfeather" in body
+    assert "Quentin" not in body and "Una" not in body
+    found = client.get(url("api-search"), {"q": "QUILLFEATHER harriet"}).json()
+    assert [r["number"] for r in found] == [graded.people.public]
+    assert client.get(url("api-search"), {"q": "quentin"}).json() == []
+    assert "at least two letters" in client.get(url("search"), {"q": "q"}).content.decode()
+    assert client.get(url("api-search")).status_code == 400

@@ -4,6 +4,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from grading.common.spreadsheet import cell_text
 from grading.ledger.check import grades_as_of
 from grading.models import CurrentGrade
 from members.models import Member
@@ -50,7 +51,9 @@ class Command(BaseCommand):
         columns = SCHEME_COLUMNS[scheme]
         writer = csv.DictWriter(self.stdout, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows(
+            {k: cell_text(v) if isinstance(v, str) else v for k, v in row.items()} for row in rows
+        )
 
     def stored_rows(self) -> list[dict]:
         grades = CurrentGrade.objects.select_related("member").order_by("member__national_number")

@@ -1,0 +1,64 @@
+"""Helpers every member page shares: the member of a login, the parameter set, score units."""
+
+from __future__ import annotations
+
+from grading.engine.ngs import (
+    NGS_DEFAULT,
+    NGSParams,
+    get_params,
+)
+from grading.models import (
+    LedgerHead,
+    Scoring,
+)
+from members.models import Member
+
+IMP_SCORINGS = {
+    Scoring.BUTLER,
+    Scoring.CROSS_IMP,
+    Scoring.SWISS_PAIRS_IMP,
+    Scoring.SWISS_TEAMS,
+    Scoring.MULTIPLE_TEAMS,
+    Scoring.TEAM_LEAGUE,
+}
+PERCENT_SCORINGS = {Scoring.MP, Scoring.SWISS_PAIRS_MP}
+
+
+def member_for_user(*, user) -> Member | None:
+    """The user's membership; read once per request (the user keeps it, as Django's
+    one-to-one accessor does), however many parts of the page ask."""
+    if not user.is_authenticated:
+        return None
+    try:
+        return user.member
+    except Member.DoesNotExist:
+        return None
+
+
+def grading_params() -> NGSParams:
+    """The parameter set the ledger runs with (S9)."""
+    head = LedgerHead.objects.only("params_name").first()
+    return get_params(head.params_name) if head else NGS_DEFAULT
+
+
+def score_unit(scoring: str) -> str:
+    if scoring in PERCENT_SCORINGS:
+        return "%"
+    if scoring in IMP_SCORINGS:
+        return "IMPs"
+    if scoring == Scoring.AGGREGATE:
+        return "points"
+    return ""
+
+
+def score_text(value: float | None, scoring: str) -> str:
+    if value is None:
+        return "—"
+    unit = score_unit(scoring)
+    if unit == "%":
+        return f"{value:.2f}%"
+    if unit == "IMPs":
+        return f"{value:+.1f} IMPs"
+    if unit == "points":
+        return f"{value:.0f} points"
+    return f"{value:.2f}"

@@ -1,0 +1,121 @@
+"""The member's own grade card (S4), with the grade drawn over time as of each day played.
+
+The chart is not the "grade after" of each session (S5.2: the grade when the session was
+graded, which a late upload computes from the grades of that moment): it is, for each date the
+member played, their grade at the end of that day from every result known now, recomputed
+through the engine (``grading.engine.ngs.current_grade``) over their live graded sessions up
+to that date. A late upload therefore draws no saw-tooth, and the last point is the card's
+grade. The points are kept with the member's pages (``members.pagecache``).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+from grading.engine.ngs import (
+    History,
+    HistoryEntry,
+    NGSParams,
+    band,
+    current_grade,
+    shown,
+)
+from grading.models import (
+    CurrentGrade,
+    SessionGrade,
+)
+from members.models import Member
+from members.pagecache import member_page_value
+from members.selectors.bands import BandCard, StatusInfo, band_card, status_info
+from members.selectors.base import grading_params
+from members.selectors.history import grade_weights
+
+
+@dataclass
+class ChartPoint:
+    date: dt.date
+    grade: float
+    event: str
+    club: str
+
+
+@dataclass
+class GradeCard:
+    member: Member
+    has_grade: bool
+    grade: float | None = None
+    band: BandCard | None = None
+    status: StatusInfo | None = None
+    boards_in_window: int = 0
+    sessions_in_window: int = 0
+    last_session_date: dt.date | None = None
+    as_of: dt.date | None = None
+    private: bool = False
+    points: list[ChartPoint] = field(default_factory=list)
+    padding_boards: int = 0
+
+
+def member_history(*, member: Member, initial: float) -> History:
+    """The member's live graded sessions as the engine's history (S4, S5.4)."""
+    rows = (
+        SessionGrade.objects.filter(
+            member=member, live=True, session_grade__isnull=False, entry__isnull=False
+        )
+        .order_by("date", "entry__seq")
+        .values_list(
+            "entry__seq", "date", "boards", "session_grade", "factor", "partner__national_number"
+        )
+    )
+    return History(initial, tuple(HistoryEntry(*row) for row in rows))
+
+
+def grade_points(*, member: Member, current: CurrentGrade, params: NGSParams) -> list[ChartPoint]:
+    """The member's grade at the end of each day they played, from every result known now
+    (an as-of recomputation, S4), then on the date of the card's grade if later."""
+    history = member_history(member=member, initial=current.initial_grade)
+    events: dict[dt.date, list[tuple[str, str]]] = {}
+    for date, event, club in (
+        SessionGrade.objects.filter(member=member, live=True, session_grade__isnull=False)
+        .order_by("date", "entry__seq")
+        .values_list("date", "version__session__event__name", "version__session__event__club__name")
+    ):
+        events.setdefault(date, []).append((event, club))
+    points = []
+    for date, played in events.items():
+        grade = current_grade(history, date, params).grade
+        names = "; ".join(dict.fromkeys(event for event, _ in played))
+        clubs = "; ".join(dict.fromkeys(club for _, club in played))
+        points.append(ChartPoint(date, grade, names, clubs))
+    if points and current.as_of > points[-1].date:
+        grade = current_grade(history, current.as_of, params).grade
+        points.append(ChartPoint(current.as_of, grade, "Your grade today", "no session played"))
+    return points
+
+
+def grade_card(*, member: Member) -> GradeCard:
+    """The member's own grade card (S4): shown to the member whatever its privacy."""
+    current = CurrentGrade.objects.filter(member=member).first()
+    if current is None:
+        return GradeCard(member=member, has_grade=False, private=member.grade_private)
+    params = grading_params()
+    points = member_page_value(
+        member=member,
+        page="grade-points",
+        build=lambda: grade_points(member=member, current=current, params=params),
+    )
+    weights = grade_weights(member=member, current=current, params=params)
+    return GradeCard(
+        member=member,
+        has_grade=True,
+        grade=shown(current.grade),
+        band=band_card(band(current.grade)),
+        status=status_info(current.status, current.boards_in_window, params),
+        boards_in_window=current.boards_in_window,
+        sessions_in_window=weights.sessions_in_window,
+        last_session_date=current.last_session_date,
+        as_of=current.as_of,
+        private=member.grade_private,
+        points=points,
+        padding_boards=weights.padding_boards,
+    )

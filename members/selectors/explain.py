@@ -1,0 +1,349 @@
+"""One session explained: the par build-up and the field (S3.2-S3.5)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from grading.engine.ngs import (
+    NGSParams,
+)
+from grading.models import (
+    PairResult,
+    Scoring,
+    SessionGrade,
+    SessionVersion,
+)
+from grading.privacy import (
+    GradeView,
+    average_view,
+    current_of,
+    grade_view,
+    group_hides_grades,
+    pair_grade_shown,
+)
+from members.models import Member
+from members.selectors.base import PERCENT_SCORINGS, grading_params, score_text
+from members.selectors.groups import SWISS, met_pairs, opponents_of, players_of
+from members.selectors.history import HistoryRow, _history_row, grade_weights
+
+
+@dataclass
+class Step:
+    label: str
+    words: str
+    value: str
+
+
+@dataclass
+class FieldPlayer:
+    pair_id: str
+    direction: str
+    names: str
+    score: str
+    grades: list[tuple[str, str]]  # (name, grade at the start as shown to the viewer)
+    mine: bool
+
+
+@dataclass
+class Explanation:
+    row: HistoryRow
+    steps: list[Step]
+    movement: float | None
+    movement_words: str
+    faq12: list[str]
+    field: list[FieldPlayer]
+    sof: float | None
+    opponents_words: str
+    withdrawn: bool
+    partner_grade: GradeView | None
+    # What the field table says about the grades at the start (S14.14), in words.
+    field_words: str = ""
+    start_grades_shown: bool = True
+
+
+def _score_term_step(
+    grade: SessionGrade, score: float | None, mean: float | None, params: NGSParams
+) -> Step:
+    scoring, t, x = grade.version.scoring, grade.score_term, grade.boards
+    if t is None:
+        return Step("Score term", "No score term: the pair had no score.", "—")
+    if scoring in PERCENT_SCORINGS:
+        p = score if score is not None else t + 50
+        return Step(
+            "Score term",
+            f"Match points: your {p:.2f}% minus the average 50%.",
+            f"{p:.2f} − 50 = {t:+.2f}",
+        )
+    if scoring == Scoring.AGGREGATE:
+        g = score if score is not None else 0.0
+        m = mean if mean is not None else 0.0
+        return Step(
+            "Score term",
+            f"Aggregate: your points minus the direction's mean, over "
+            f"{params.f_aggregate} × {x} boards.",
+            f"({g:.0f} − {m:.1f}) / ({params.f_aggregate} × {x}) = {t:+.2f}",
+        )
+    factor = (
+        params.f_butler if scoring in {Scoring.BUTLER, Scoring.SWISS_PAIRS_IMP} else params.f_cross
+    )
+    imps = t * x / factor
+    name = Scoring(scoring).label
+    return Step(
+        "Score term",
+        f"{name}: {factor} × your IMPs / boards, turning IMPs into match-point percentage units.",
+        f"{factor} × {imps:+.1f} / {x} = {t:+.2f}",
+    )
+
+
+def session_explain(*, member: Member, grade_id: int) -> Explanation | None:
+    """The par build-up of one of the member's sessions, in words and numbers (S3.2-S3.5)."""
+    grade = (
+        SessionGrade.objects.filter(member=member, pk=grade_id)
+        .select_related("version__session__event__club", "partner__current_grade", "entry")
+        .first()
+    )
+    if grade is None:
+        return None
+    params = grading_params()
+    version = grade.version
+    pairs = list(
+        version.pairs.select_related("player1__current_grade", "player2__current_grade").order_by(
+            "pk"
+        )
+    )
+    mine = next((p for p in pairs if p.pair_id == grade.pair_id), None)
+    grade.pair_score = mine.score if mine else None
+    grade.pair_direction_mean = mine.direction_mean if mine else None
+    weights = grade_weights(member=member, params=params)
+    partner_view = None
+    if grade.partner is not None:
+        partner_view = grade_view(grade.partner, current_of(grade.partner), viewer=member)
+    met = met_pairs(version, grade.pair_id) if version.scoring in SWISS else None
+    group = opponents_of(version, grade.pair_id, pairs, met, params.multiple_teams_share)
+    field_players = players_of(pairs)
+    sopp = average_view(grade.sopp, group.players, member)
+    row = _history_row(grade, weights, sopp_shown=sopp is not None or grade.sopp is None)
+    sof = average_view(version.sof, field_players, member)
+    start_shown = not group_hides_grades(field_players, member)
+    count = len(group.pairs)
+    opponents = (
+        f"SOpp is the average grade, at the start of the session, of {group.name}: "
+        f"{count} pair{'s' if count != 1 else ''}"
+    )
+    if group.unknown:
+        opponents += (
+            f", {group.unknown} of them with an unknown player, counted at a grade "
+            "estimated from their score"
+        )
+    opponents += "."
+    if grade.sopp is not None and sopp is None:
+        opponents += (
+            " It is not shown: it is an average over fewer than 5 players, one of whom keeps "
+            "their grade private."
+        )
+    steps: list[Step] = []
+    ga, gb = grade.grade_before, grade.partner_grade
+    steps.append(Step("Your grade", "Your current grade when the session was graded.", f"{ga:.2f}"))
+    if gb is not None:
+        # S14.14: the pair's grade is the partner's grade read another way.
+        pair_shown = pair_grade_shown(partner_view)
+        withheld = partner_view.text if partner_view is not None else "—"
+        steps.append(
+            Step(
+                "Partner's grade",
+                f"{row.partner}'s grade at the start of the session (shown only if published).",
+                f"{gb:.2f}" if pair_shown else withheld,
+            )
+        )
+        steps.append(
+            Step(
+                "Pair's grade",
+                "The average of the two grades: what the scheme expects of the pair."
+                + ("" if pair_shown else " Not shown, as it would give your partner's grade."),
+                f"{(ga + gb) / 2:.2f}" if pair_shown else withheld,
+            )
+        )
+    if grade.sopp is not None:
+        steps.append(Step("SOpp", opponents, f"{sopp:.2f}" if sopp is not None else "—"))
+    steps.append(_score_term_step(grade, row.score, grade.pair_direction_mean, params))
+    if grade.par is not None and gb is not None and grade.sopp is not None:
+        steps.append(
+            Step(
+                "Par",
+                "The score that gives zero excess: 50% plus the pair's grade "
+                "minus SOpp, in this event's units.",
+                f"{score_text(grade.par, version.scoring)}",
+            )
+        )
+    if grade.excess is not None:
+        steps.append(
+            Step(
+                "Excess",
+                "Score term + SOpp − pair's grade: how far above (or below) par the pair played.",
+                f"{grade.excess:+.2f}",
+            )
+        )
+        steps.append(
+            Step(
+                "Gain",
+                f"The excess counts {grade.gain:g} times (FAQ 42).",
+                f"{grade.gain:g} × {grade.excess:+.2f} = {grade.gain * grade.excess:+.2f}",
+            )
+        )
+    if grade.regular_adjustment:
+        steps.append(
+            Step(
+                "Regular-pair adjustment",
+                f"You and your partner play more than "
+                f"{float(params.regular_share) * 100:.0f}% of your sessions together, "
+                f"so {params.rpcf} × half the gap between your grades moves you "
+                "towards each other.",
+                f"{grade.regular_adjustment:+.3f}",
+            )
+        )
+    if grade.session_grade is not None:
+        steps.append(
+            Step(
+                "Session grade",
+                "Your grade + regular-pair adjustment + gain × excess.",
+                f"{ga:.2f} {grade.regular_adjustment:+.2f} "
+                f"{grade.gain * (grade.excess or 0):+.2f} = "
+                f"{grade.session_grade:.2f}",
+            )
+        )
+    else:
+        steps.append(Step("Session grade", row.reason or "Not graded.", "not graded"))
+    movement, movement_words, faq12 = _movement(grade, row)
+    field_rows = _field(pairs, member, version.scoring, _start_grades(version), start_shown)
+    return Explanation(
+        row=row,
+        steps=steps,
+        movement=movement,
+        movement_words=movement_words,
+        faq12=faq12,
+        field=field_rows,
+        sof=sof,
+        opponents_words=opponents,
+        field_words=_field_words(start_shown, grade.sopp is not None and sopp is not None),
+        start_grades_shown=start_shown,
+        withdrawn=version.state == SessionVersion.State.WITHDRAWN
+        or version.session.live_version_id != version.pk,
+        partner_grade=partner_view,
+    )
+
+
+def _movement(grade: SessionGrade, row: HistoryRow) -> tuple[float | None, str, list[str]]:
+    """How much the session moved the grade, and why a good score can lower it (FAQ 12)."""
+    faq12 = [
+        "Your grade normally goes up when you score above par and down when you score below "
+        "it; par depends on your partner's grade and on the opponents' (SOpp), not on 50%.",
+        "A good score can still lower your grade when you played with a stronger partner, "
+        "against weaker opponents or in a weaker field: par was higher than the score.",
+        "Sessions are listed by date of play, but a grade is worked out when results arrive: "
+        "a late upload or a correction of an older session is graded with the grades as they "
+        "then stood, and older sessions lose weight as new ones come in, so the grade can move "
+        "even on a score at par.",
+    ]
+    if grade.session_grade is None or grade.grade_after is None:
+        return None, "This session did not change your grade: it has no session grade.", faq12
+    moved = grade.grade_after - grade.grade_before
+    direction = "up" if moved > 0 else "down" if moved < 0 else "not at all"
+    words = (
+        f"Your grade went {direction} by {abs(moved):.2f}, from {grade.grade_before:.2f} "
+        f"to {grade.grade_after:.2f}. The session grade of {grade.session_grade:.2f} is "
+        f"{'above' if grade.session_grade >= grade.grade_before else 'below'} your grade, "
+        "and it joins the decayed average of your sessions"
+    )
+    if row.weight_percent:
+        words += f"; today it carries {row.weight_percent:.2f}% of your grade"
+    words += "."
+    score = row.score
+    if (
+        score is not None
+        and row.scoring in PERCENT_SCORINGS
+        and score > 50
+        and (grade.excess or 0) < 0
+    ):
+        words += (
+            f" You scored {score:.2f}%, above average, but par was {grade.par:.2f}%: "
+            "this is FAQ 12's case of a good score that lowers the grade."
+        )
+    elif (grade.excess or 0) > 0 and moved < 0:
+        words += (
+            " The excess was positive yet the grade fell: the decay and the order in "
+            "which results were graded moved it (FAQ 12)."
+        )
+    return moved, words, faq12
+
+
+def _start_grades(version: SessionVersion) -> dict[int, float]:
+    """Each known player's grade at the start of the session: the grades SOpp and SoF were
+    computed from (S3.2, S5.2), not today's."""
+    return dict(
+        SessionGrade.objects.filter(version=version).values_list("member_id", "grade_before")
+    )
+
+
+def _field_words(start_shown: bool, sopp_shown: bool) -> str:
+    if not start_shown:
+        return (
+            "One of these players keeps their grade private, so the grades at the start of "
+            "the session are not listed: beside the strength of field they would give it away."
+        )
+    if sopp_shown:
+        return (
+            "Grades at the start of the session, the ones SOpp was worked out from (not "
+            "today's); SOpp is the average of your opponents' among them. A grade is shown only "
+            "where the player publishes it."
+        )
+    return (
+        "Grades at the start of the session (not today's), shown only where the player "
+        "publishes them."
+    )
+
+
+def _field(
+    pairs: list[PairResult],
+    viewer: Member,
+    scoring: str,
+    start: dict[int, float],
+    start_shown: bool,
+) -> list[FieldPlayer]:
+    """The field with each player's grade at the start of the session where the viewer may see
+    it (S7, S14.14): their own always; another's when published and no grade in the field is
+    private."""
+    out = []
+    for pair in pairs:
+        grades = []
+        names = []
+        for player, name in ((pair.player1, pair.player1_name), (pair.player2, pair.player2_name)):
+            label = player.name if player else (name or "Unknown")
+            names.append(label)
+            grades.append((label, _start_text(player, viewer, start, start_shown)))
+        out.append(
+            FieldPlayer(
+                pair.pair_id,
+                pair.direction,
+                " & ".join(names),
+                score_text(pair.score, scoring),
+                grades,
+                viewer.pk in {pair.player1_id, pair.player2_id},
+            )
+        )
+    return out
+
+
+def _start_text(
+    player: Member | None, viewer: Member, start: dict[int, float], start_shown: bool
+) -> str:
+    if player is None:
+        return "Not a member"
+    value = start.get(player.pk)
+    if value is None:
+        return "—"
+    if player.pk == viewer.pk:
+        return f"{value:.2f}"
+    view = grade_view(player, current_of(player), viewer=viewer)
+    if not view.shown:
+        return view.text
+    return f"{value:.2f}" if start_shown else "not listed"

@@ -1,0 +1,258 @@
+"""The member's session history: rows, decay weights and flags (S4, S5.2, S5.3)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from django.db.models import F, OuterRef, QuerySet, Subquery
+
+from grading.engine.ngs import (
+    HistoryEntry,
+    NGSParams,
+    Reason,
+    career_starts,
+    weighted_window,
+    years_before,
+)
+from grading.engine.ngs.decay import reached_padding
+from grading.models import (
+    CurrentGrade,
+    PairResult,
+    Scoring,
+    SessionGrade,
+)
+from grading.privacy import (
+    current_of,
+)
+from members.models import Member
+from members.selectors.base import grading_params, score_text, score_unit
+from members.selectors.groups import sopp_hidden
+
+# --------------------------------------------------------------------------- weights
+
+
+def history_rows(*, member: Member) -> QuerySet[SessionGrade]:
+    """The member's session rows of each session's live version (graded or not), newest first.
+    Withdrawn versions drop out; a correction shows its new version (S5.3)."""
+    pair = PairResult.objects.filter(version=OuterRef("version_id"), pair_id=OuterRef("pair_id"))
+    return (
+        SessionGrade.objects.filter(member=member, version=F("version__session__live_version"))
+        .select_related("version__session__event__club", "partner", "entry")
+        .annotate(
+            pair_score=Subquery(pair.values("score")[:1]),
+            pair_direction_mean=Subquery(pair.values("direction_mean")[:1]),
+        )
+        .order_by("-date", "-version__session__start", "-version_id")
+    )
+
+
+@dataclass
+class Weights:
+    """Each live graded session's share of today's grade (S4), and the padding's share."""
+
+    by_grade_id: dict[int, float]
+    padding_percent: float
+    padding_boards: int
+    # Graded sessions of the current career in the last 3 years: the same sessions as the
+    # card's "boards in window" (S14.8), not only those inside the 2000-board cut.
+    sessions_in_window: int = 0
+
+
+def grade_weights(
+    *, member: Member, current: CurrentGrade | None = None, params: NGSParams | None = None
+) -> Weights:
+    """Decay weights of the member's live graded sessions as of their grade's date (S4)."""
+    current = current if current is not None else current_of(member)
+    if current is None:
+        return Weights({}, 0.0, 0)
+    params = params or grading_params()
+    rows = SessionGrade.objects.filter(
+        member=member,
+        live=True,
+        session_grade__isnull=False,
+        entry__isnull=False,
+        date__lte=current.as_of,
+    ).values_list("pk", "entry__seq", "date", "boards", "session_grade", "factor")
+    entries = sorted(
+        (
+            HistoryEntry(seq, date, boards, grade, factor)
+            for _, seq, date, boards, grade, factor in rows
+        ),
+        key=lambda e: (e.date, e.seq),
+    )
+    ids = {seq: pk for pk, seq, *_ in rows}
+    if not entries:
+        return Weights({}, 0.0, 0)
+    career = entries[career_starts(entries, params.window_years)[-1] :]
+    low = years_before(current.as_of, params.window_years)
+    recent = [e for e in career if e.date > low]
+    weights: dict[int, float] = {}
+    for entry, kept, height in weighted_window(recent[::-1], params.window_boards):
+        weights[ids[entry.seq]] = entry.factor * kept * height
+    padding_weight, padding = 0.0, 0
+    if recent and not reached_padding(career, params):
+        boards = sum(e.boards for e in recent)
+        padding = params.padding_boards - boards
+        before = min(boards, params.window_boards)
+        padding_weight = padding * (params.window_boards - before - padding / 2)
+    total = sum(weights.values()) + padding_weight
+    if total <= 0:
+        return Weights({}, 0.0, 0)
+    return Weights(
+        {k: 100 * w / total for k, w in weights.items()},
+        100 * padding_weight / total,
+        padding,
+        len(recent),
+    )
+
+
+# --------------------------------------------------------------------------- session history
+
+# S5.2: a late upload is graded with the grades as they stood when it arrived.
+LATE_FLAG = "late upload: graded after sessions played later"
+
+
+@dataclass
+class HistoryRow:
+    id: int
+    session_id: int
+    date: dt.date
+    club: str
+    club_id: int
+    event: str
+    scoring: str
+    scoring_label: str
+    partner: str
+    partner_number: str
+    boards: int
+    boards_reported: bool
+    score: float | None
+    score_unit: str
+    sopp: float | None
+    par: float | None
+    excess: float | None
+    session_grade: float | None
+    grade_before: float
+    grade_after: float | None
+    weight_percent: float | None
+    version: int
+    late: bool
+    host: bool
+    graded: bool
+    reason: str
+    flags: list[str]
+    # SOpp over fewer than 5 players, one with someone else's private grade (S7, S14.14).
+    sopp_withheld: bool = False
+
+    @property
+    def score_text(self) -> str:
+        return score_text(self.score, self.scoring)
+
+    @property
+    def par_text(self) -> str:
+        return score_text(self.par, self.scoring)
+
+
+def _history_row(row: SessionGrade, weights: Weights, *, sopp_shown: bool = True) -> HistoryRow:
+    version = row.version
+    event = version.session.event
+    host = row.reason == Reason.HOST
+    graded = row.session_grade is not None
+    flags = []
+    if host:
+        flags.append("host: not graded")
+    elif not graded:
+        flags.append(f"not graded: {row.reason or version.not_graded_reason or 'no reason given'}")
+    if version.number > 1:
+        flags.append(f"correction (version {version.number})")
+    if version.late:
+        flags.append(LATE_FLAG)
+    if not row.boards_reported:
+        flags.append("boards not reported")
+    partner = row.partner
+    return HistoryRow(
+        id=row.pk,
+        session_id=version.session_id,
+        date=row.date,
+        club=event.club.name,
+        club_id=event.club_id,
+        event=event.name,
+        scoring=version.scoring,
+        scoring_label=Scoring(version.scoring).label
+        if version.scoring in Scoring.values
+        else version.scoring,
+        partner=partner.name if partner else "Unknown player",
+        partner_number=partner.national_number if partner else "",
+        boards=row.boards,
+        boards_reported=row.boards_reported,
+        score=row.pair_score,
+        score_unit=score_unit(version.scoring),
+        sopp=row.sopp if sopp_shown else None,
+        par=row.par,
+        excess=row.excess,
+        session_grade=row.session_grade,
+        grade_before=row.grade_before,
+        grade_after=row.grade_after if graded else None,
+        weight_percent=weights.by_grade_id.get(row.pk, 0.0 if graded else None),
+        version=version.number,
+        late=version.late,
+        host=host,
+        graded=graded,
+        reason=row.reason or version.not_graded_reason,
+        flags=flags,
+        sopp_withheld=not sopp_shown and row.sopp is not None,
+    )
+
+
+@dataclass
+class HistoryFilters:
+    club: int | None = None
+    partner: int | None = None
+    year: int | None = None
+
+
+def history_filtered(*, member: Member, filters: HistoryFilters) -> QuerySet[SessionGrade]:
+    rows = history_rows(member=member)
+    if filters.club:
+        rows = rows.filter(version__session__event__club_id=filters.club)
+    if filters.partner:
+        rows = rows.filter(partner_id=filters.partner)
+    if filters.year:
+        rows = rows.filter(date__year=filters.year)
+    return rows
+
+
+def history_decorate(*, member: Member, rows) -> list[HistoryRow]:
+    """History rows with weights and flags; ``rows`` is one page of ``history_filtered``."""
+    rows = list(rows)
+    params = grading_params()
+    weights = grade_weights(member=member, params=params)
+    hidden = sopp_hidden(viewer=member, grades=rows, params=params)
+    return [_history_row(row, weights, sopp_shown=row.pk not in hidden) for row in rows]
+
+
+@dataclass
+class HistoryChoices:
+    clubs: list[tuple[int, str]]
+    partners: list[tuple[int, str]]
+    years: list[int]
+
+
+def history_choices(*, member: Member) -> HistoryChoices:
+    """What the history can be filtered by: the member's clubs, partners and years played."""
+    rows = history_rows(member=member).order_by()
+    clubs = sorted(
+        set(
+            rows.values_list(
+                "version__session__event__club_id", "version__session__event__club__name"
+            )
+        ),
+        key=lambda c: c[1],
+    )
+    partners = sorted(
+        {(pk, name) for pk, name in rows.values_list("partner_id", "partner__name") if pk},
+        key=lambda p: p[1],
+    )
+    years = sorted({d.year for d in rows.values_list("date", flat=True)}, reverse=True)
+    return HistoryChoices(clubs, partners, years)

@@ -1,0 +1,199 @@
+"""Public grade lists, band counts and public member pages (S7)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from django.db.models import Count
+
+from clubs.models import Club, ClubRole
+from grading.engine.ngs import (
+    band,
+    shown,
+)
+from grading.engine.types import normalise_number
+from grading.models import (
+    CurrentGrade,
+)
+from grading.privacy import (
+    PUBLISHED_STATUSES,
+    GradeView,
+    current_of,
+    grade_view,
+    public_q,
+    published_grade_q,
+    suppressed,
+)
+from members.models import Member
+from members.selectors.bands import BandCard, band_card, band_limits
+
+Status = CurrentGrade.Status
+
+
+@dataclass
+class TopRow:
+    rank: int
+    number: str
+    name: str
+    grade: float
+    band: BandCard
+    status: str
+
+
+def top_grades(*, club: Club | None = None, limit: int = 50) -> list[TopRow]:
+    """Published grades, best first (S7: public and non-provisional only)."""
+    rows = CurrentGrade.objects.filter(published_grade_q("member__"))
+    if club is not None:
+        rows = rows.filter(member__club_roles__club=club)
+    rows = rows.select_related("member").order_by("-grade", "member__name")[:limit]
+    return [
+        TopRow(
+            i,
+            r.member.national_number,
+            r.member.name,
+            shown(r.grade),
+            band_card(band(r.grade)),
+            r.get_status_display(),
+        )
+        for i, r in enumerate(rows, start=1)
+    ]
+
+
+@dataclass
+class BandCount:
+    band: BandCard
+    count: int | None  # None: suppressed (fewer than 5, S7)
+
+    @property
+    def text(self) -> str:
+        return "fewer than 5" if self.count is None else str(self.count)
+
+
+@dataclass
+class Distribution:
+    name: str
+    slug: str
+    bands: list[BandCount]
+    suppressed: bool
+    # Private grades, counted apart and never by band (S7); None: fewer than 5 (suppressed).
+    private: int | None = 0
+
+    @property
+    def visible(self) -> bool:
+        """Whether any band can be shown at all (not everything empty or suppressed)."""
+        return any(b.count for b in self.bands)
+
+    @property
+    def total(self) -> int | None:
+        """Published grades counted, shown only when no band is suppressed (S7). Private
+        grades are not in it: with ``private`` suppressed, the difference would give their
+        number away."""
+        return None if self.suppressed else sum(b.count or 0 for b in self.bands)
+
+    @property
+    def private_text(self) -> str:
+        return "fewer than 5" if self.private is None else str(self.private)
+
+
+def _distribution(name: str, slug: str, counts: dict[str, int], private: int) -> Distribution:
+    bands = [
+        BandCount(band_card(band_name), suppressed(counts.get(band_name, 0)))
+        for band_name, _, _ in band_limits()
+    ]
+    return Distribution(name, slug, bands, any(b.count is None for b in bands), suppressed(private))
+
+
+def band_distributions() -> tuple[Distribution, list[Distribution]]:
+    """Counts of current (non-provisional) grades by band, national and per club (S7).
+
+    Only published grades are counted by band: a private grade counted in its band could be
+    told apart by comparing the band's count with the published lists (a club whose members
+    all fit on the top list, plus one private member). Private grades are counted in one total
+    per group instead ("only in counts", S7), and any group smaller than 5 is suppressed."""
+    graded = CurrentGrade.objects.filter(status__in=PUBLISHED_STATUSES)
+    national = dict(
+        graded.filter(public_q("member__")).values_list("band").annotate(n=Count("id")).order_by()
+    )
+    national_private = graded.exclude(public_q("member__")).count()
+    per_club: dict[int, dict[str, int]] = defaultdict(dict)
+    private_per_club: dict[int, int] = defaultdict(int)
+    for club_id, band_name, private, n in (
+        ClubRole.objects.filter(member__current_grade__status__in=PUBLISHED_STATUSES)
+        .values_list("club_id", "member__current_grade__band", "member__grade_private")
+        .annotate(n=Count("id"))
+        .order_by()
+    ):
+        if private:
+            private_per_club[club_id] += n
+        else:
+            per_club[club_id][band_name] = n
+    clubs = [
+        _distribution(c.name, c.slug, per_club.get(c.pk, {}), private_per_club.get(c.pk, 0))
+        for c in Club.objects.filter(pk__in=set(per_club) | set(private_per_club)).order_by("name")
+    ]
+    return _distribution("All clubs (national)", "", national, national_private), clubs
+
+
+@dataclass
+class PublicMember:
+    member: Member
+    grade: GradeView
+    card: BandCard | None
+    status: str | None
+
+
+def public_member(*, number: str) -> PublicMember | None:
+    """A member's public page (S7): a published grade and band, else Private / Provisional.
+    The number is read however it is spelt (S14.2); ``member.national_number`` is the stored
+    spelling, for a redirect to the canonical address."""
+    normalised = normalise_number(number or "")
+    if normalised is None:
+        return None
+    member = (
+        Member.objects.filter(national_number=normalised).select_related("current_grade").first()
+    )
+    if member is None:
+        return None
+    view = grade_view(member, current_of(member))
+    return PublicMember(
+        member,
+        view,
+        band_card(view.band) if view.band else None,
+        Status(view.status).label if view.status else None,
+    )
+
+
+def member_by_number(*, number: str) -> Member | None:
+    """The member with this membership number, however it is spelt (S14.2)."""
+    normalised = normalise_number(number or "")
+    if normalised is None:
+        return None
+    return Member.objects.filter(national_number=normalised).first()
+
+
+SEARCH_MIN_LENGTH = 2
+SEARCH_LIMIT = 50
+
+
+def member_search(*, query: str, limit: int = SEARCH_LIMIT) -> list[TopRow]:
+    """Members whose name holds every word of ``query``, among published grades only (S7: a
+    private or provisional member is not found, so a search cannot tell that they exist)."""
+    words = query.split()
+    if len("".join(words)) < SEARCH_MIN_LENGTH:
+        return []
+    rows = CurrentGrade.objects.filter(published_grade_q("member__"))
+    for word in words[:5]:
+        rows = rows.filter(member__name__icontains=word)
+    rows = rows.select_related("member").order_by("member__name", "member__national_number")
+    return [
+        TopRow(
+            i,
+            r.member.national_number,
+            r.member.name,
+            shown(r.grade),
+            band_card(band(r.grade)),
+            r.get_status_display(),
+        )
+        for i, r in enumerate(rows[:limit], start=1)
+    ]
