@@ -1,0 +1,303 @@
+"""The fold's state in PostgreSQL, per subject (S5.2-S5.4, S14.6): a grading step reads only
+the subjects it touches, never the whole ledger (docs/ngs.md, "Stateless grading steps").
+
+Three tables hold exactly what the engine's ``ReplayState`` holds between operations:
+``LedgerSubject`` (each player's and partnership's initial grade), ``LedgerHistory`` (each live
+``HistoryEntry``) and ``LedgerLive`` (each live version's sequence number and date). A step loads
+a ``ReplayState`` restricted to its subjects (``subjects_state``), the engine's ``apply`` performs
+the operation on it, and ``subjects_store`` writes back what the operation changed. The tables
+are a function of the ledger and the parameter set (``LedgerHead.tables_seq`` and
+``tables_params`` say which); ``subjects_rebuild`` folds the ledger once to refill them (a
+database migrated from before them, or a change of parameter set before its refold).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+from django.db import connection
+
+from grading.engine.ngs import (
+    NGSParams,
+    ProcessOp,
+    ReplayState,
+    StepResult,
+    WithdrawOp,
+    apply,
+    get_params,
+    partnership_subject,
+)
+from grading.engine.ngs.ledger import ReferenceHistory, _LiveVersion
+from grading.engine.ngs.types import HistoryEntry, PartnershipKey
+from grading.engine.types import SessionResult
+from grading.models import LedgerHead, LedgerHistory, LedgerLive, LedgerSubject
+
+SUBJECT = LedgerSubject._meta.db_table
+HISTORY = LedgerHistory._meta.db_table
+LIVE = LedgerLive._meta.db_table
+HEAD = LedgerHead._meta.db_table
+
+_SELECT = (
+    f"SELECT s.key, s.initial, h.seq, h.date, h.boards, h.grade, h.factor, h.partner, h.pad, "
+    f"h.version_id, h.pos FROM {SUBJECT} s LEFT JOIN {HISTORY} h ON h.subject_id = s.id "
+)
+
+# How many history rows the loads of this process have read: the test that a worker grades
+# without reading the whole ledger counts them (tests/test_ledger_stateless.py).
+rows_read = 0
+
+
+def session_subjects(session: SessionResult) -> tuple[list[str], list[PartnershipKey]]:
+    """The players and partnerships a session can touch: every numbered player, every pair of
+    two numbered players (the engine decides which of them it grades)."""
+    players: dict[str, None] = {}
+    keys: dict[PartnershipKey, None] = {}
+    for pair in session.pairs:
+        a, b = (p.number for p in pair.players)
+        for n in (a, b):
+            if n is not None:
+                players[n] = None
+        if a is not None and b is not None:
+            keys[(a, b) if a <= b else (b, a)] = None
+    return list(players), list(keys)
+
+
+def subjects_state(params: NGSParams, last_seq: int, op: ProcessOp | WithdrawOp) -> ReplayState:
+    """A ``ReplayState`` holding only what ``op`` reads: the histories of the subjects it can
+    touch, the live version it withdraws, the live dates that decide the reference date. Applying
+    ``op`` to it gives the step that applying ``op`` to the whole fold gives (the reference
+    path: each history keeps its entries, so the step's new entries can be written back)."""
+    state = ReplayState(params, "reference")
+    state.last_seq = last_seq
+    withdrawn: int | None = None
+    if isinstance(op, ProcessOp):
+        players, keys = session_subjects(op.session)
+        rows = _query(
+            _SELECT + "WHERE s.key = ANY(%s) ORDER BY s.id, h.seq",
+            [players + [partnership_subject(k) for k in keys]],
+        )
+    else:
+        withdrawn = int(op.version)
+        rows = _query(
+            _SELECT + f"WHERE s.id IN (SELECT subject_id FROM {HISTORY} WHERE version_id = %s) "
+            "ORDER BY s.id, h.seq",
+            [withdrawn],
+        )
+    _fill(state, rows, withdrawn)
+    gone = state.live.get(op.version)
+    _live_dates(state, gone.date if gone is not None else None)
+    return state
+
+
+def _query(sql: str, args: Sequence) -> list[tuple]:
+    global rows_read
+    with connection.cursor() as cursor:
+        cursor.execute(sql, args)
+        rows = cursor.fetchall()
+    rows_read += len(rows)
+    return rows
+
+
+def _fill(state: ReplayState, rows: Iterable[tuple], withdrawn: int | None) -> None:
+    mine: list[tuple[int, str]] = []  # (pos, key) of the withdrawn version's subjects
+    for key, initial, seq, date, boards, grade, factor, partner, pad, version, pos in rows:
+        pkey = _partnership_key(key)
+        histories = state.players if pkey is None else state.partnerships
+        history = histories.get(pkey or key)
+        if history is None:
+            history = histories[pkey or key] = ReferenceHistory(initial)
+        if seq is None:  # a subject whose every session has been withdrawn
+            continue
+        history.add(HistoryEntry(seq, date, boards, grade, factor, partner or None, pad))
+        if version == withdrawn:
+            mine.append((pos, key))
+    if withdrawn is None:
+        return
+    live = LedgerLive.objects.filter(version_id=withdrawn).values_list("seq", "date").first()
+    if live is None:  # not live: the engine refuses the operation
+        return
+    mine.sort()
+    players = tuple(k for _, k in mine if "+" not in k)
+    keys = tuple(_partnership_key(k) for _, k in mine if "+" in k)
+    state.live[str(withdrawn)] = _LiveVersion(live[0], live[1], players, keys)  # type: ignore[arg-type]
+
+
+def _partnership_key(key: str) -> PartnershipKey | None:
+    if "+" not in key:
+        return None
+    a, b = key.split("+", 1)
+    return (a, b)
+
+
+def _live_dates(state: ReplayState, also: dt.date | None) -> None:
+    """The counts of live versions on the two latest dates of play (and on ``also``, the date
+    of the version withdrawn): enough for ``latest_date`` before and after one operation."""
+    rows = _query(
+        f"WITH d1 AS (SELECT max(date) AS d FROM {LIVE}), "
+        f"d2 AS (SELECT max(date) AS d FROM {LIVE} WHERE date < (SELECT d FROM d1)) "
+        f"SELECT date, count(*) FROM {LIVE} "
+        "WHERE date = (SELECT d FROM d1) OR date = (SELECT d FROM d2) OR date = %s GROUP BY date",
+        [also],
+    )
+    state.live_dates = Counter({date: n for date, n in rows})
+    state._latest = max(state.live_dates) if state.live_dates else None
+
+
+def subjects_store(step: StepResult, state: ReplayState) -> None:
+    """Write back what ``step`` changed in ``state``'s subject histories (the step path's
+    partial state, or the whole fold of a refold). Idempotent per step: a refold rewrites the
+    same rows."""
+    version = int(step.version)
+    with connection.cursor() as cursor:
+        cursor.execute(f"DELETE FROM {HISTORY} WHERE version_id = %s", [version])
+        cursor.execute(f"DELETE FROM {LIVE} WHERE version_id = %s", [version])
+        if step.kind == "process":
+            _store_process(cursor, step, state, version)
+        cursor.execute(
+            f"UPDATE {HEAD} SET tables_seq = %s, tables_params = %s",
+            [step.seq, state.params.name],
+        )
+
+
+def _store_process(cursor, step: StepResult, state: ReplayState, version: int) -> None:
+    live = state.live.get(step.version)
+    if live is None:  # not graded: the version is not live and changed no history
+        return
+    subjects = [(g.subject, state.players[g.subject].initial) for g in step.current_grades]
+    subjects += [(partnership_subject(k), state.partnerships[k].initial) for k in live.partnerships]
+    ids: dict[str, int] = {}
+    if subjects:
+        cursor.execute(
+            f"INSERT INTO {SUBJECT} (key, initial) SELECT * FROM unnest(%s::text[], "
+            "%s::float8[]) ON CONFLICT (key) DO UPDATE SET initial = EXCLUDED.initial "
+            "RETURNING key, id",
+            [[k for k, _ in subjects], [i for _, i in subjects]],
+        )
+        ids = dict(cursor.fetchall())
+    rows: list[tuple] = []
+    for pos, number in enumerate(live.players):
+        rows.append(_row(ids[number], version, pos, state.players[number], step.seq))
+    for pos, key in enumerate(live.partnerships, start=len(live.players)):
+        rows.append(
+            _row(ids[partnership_subject(key)], version, pos, state.partnerships[key], step.seq)
+        )
+    if rows:
+        cursor.execute(
+            f"INSERT INTO {HISTORY} (subject_id, version_id, pos, seq, date, boards, grade, "
+            "factor, partner, pad) SELECT * FROM unnest(%s::bigint[], %s::bigint[], "
+            "%s::int[], %s::bigint[], %s::date[], %s::int[], %s::float8[], %s::float8[], "
+            "%s::text[], %s::float8[])",
+            [list(column) for column in zip(*rows, strict=True)],
+        )
+    cursor.execute(
+        f"INSERT INTO {LIVE} (version_id, seq, date) VALUES (%s, %s, %s)",
+        [version, live.seq, live.date],
+    )
+
+
+def _row(subject_id: int, version: int, pos: int, history, seq: int) -> tuple:
+    entry = next(e for e in reversed(history.history().entries) if e.seq == seq)
+    return (
+        subject_id,
+        version,
+        pos,
+        entry.seq,
+        entry.date,
+        entry.boards,
+        entry.grade,
+        entry.factor,
+        entry.partner or "",
+        entry.pad,
+    )
+
+
+def subjects_step(params: NGSParams, last_seq: int, op: ProcessOp | WithdrawOp):
+    """Load, apply, store: one ledger operation graded from the database. Returns the step and
+    the partial state it was applied to."""
+    state = subjects_state(params, last_seq, op)
+    step = apply(state, op)
+    state.steps.clear()
+    subjects_store(step, state)
+    return step, state
+
+
+def subjects_current(head: LedgerHead) -> bool:
+    """Whether the subject tables are the fold of the ledger up to its head, with its set."""
+    return head.tables_seq == head.last_seq and (
+        head.tables_params == head.params_name or head.last_seq == 0
+    )
+
+
+def subjects_rebuild(head: LedgerHead, ops: Iterable[ProcessOp | WithdrawOp]) -> int:
+    """Refill the subject tables by folding ``ops`` (the whole ledger, in order) with the head's
+    set: once after a migration from before the tables, or after a change of parameter set that
+    no refold has followed yet. Holds the ledger lock (the caller's). Returns the last seq."""
+    params = get_params(head.params_name)
+    state = ReplayState(params, "fast")
+    for op in ops:
+        apply(state, op)
+        state.steps.clear()
+    with connection.cursor() as cursor:
+        cursor.execute(f"DELETE FROM {HISTORY}")
+        cursor.execute(f"DELETE FROM {LIVE}")
+        cursor.execute(f"DELETE FROM {SUBJECT}")
+    subjects = [(n, h) for n, h in state.players.items()]
+    subjects += [(partnership_subject(k), h) for k, h in state.partnerships.items()]
+    made = LedgerSubject.objects.bulk_create(
+        [LedgerSubject(key=k, initial=h.initial) for k, h in subjects], batch_size=5000
+    )
+    ids = {row.key: row.pk for row in made}
+    positions: dict[tuple[str, int], int] = {}  # (key, seq) -> pos in its version
+    for live in state.live.values():
+        for pos, key in enumerate(
+            [*live.players, *(partnership_subject(k) for k in live.partnerships)]
+        ):
+            positions[(key, live.seq)] = pos
+    versions = {live.seq: int(v) for v, live in state.live.items()}
+    rows = (
+        LedgerHistory(
+            subject_id=ids[key],
+            version_id=versions[e.seq],
+            seq=e.seq,
+            pos=positions[(key, e.seq)],
+            date=e.date,
+            boards=e.boards,
+            grade=e.grade,
+            factor=e.factor,
+            partner=e.partner or "",
+            pad=e.pad,
+        )
+        for key, history in subjects
+        for e in history.history().entries
+    )
+    LedgerHistory.objects.bulk_create(rows, batch_size=5000)
+    LedgerLive.objects.bulk_create(
+        [LedgerLive(version_id=int(v), seq=x.seq, date=x.date) for v, x in state.live.items()],
+        batch_size=5000,
+    )
+    head.tables_seq, head.tables_params = state.last_seq, params.name
+    LedgerHead.objects.filter(pk=head.pk).update(
+        tables_seq=head.tables_seq, tables_params=head.tables_params
+    )
+    return state.last_seq
+
+
+def subjects_grades(params: NGSParams, players: Sequence[str], as_of: dt.date) -> dict[str, object]:
+    """Players' engine grades as of a date, read from their histories alone."""
+    state = ReplayState(params, "reference")
+    rows = _query(_SELECT + "WHERE s.key = ANY(%s) ORDER BY s.id, h.seq", [list(players)])
+    _fill(state, rows, None)
+    return {n: state.player_grade(n, as_of) for n in state.players}
+
+
+__all__ = [
+    "session_subjects",
+    "subjects_current",
+    "subjects_grades",
+    "subjects_rebuild",
+    "subjects_state",
+    "subjects_step",
+    "subjects_store",
+]
