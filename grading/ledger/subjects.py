@@ -292,8 +292,54 @@ def subjects_grades(params: NGSParams, players: Sequence[str], as_of: dt.date) -
     return {n: state.player_grade(n, as_of) for n in state.players}
 
 
+def subjects_problems(state: ReplayState, tol: float = 1e-9) -> list[str]:
+    """Every difference between the subject tables and ``state``, a fold of the whole ledger
+    (for ``replay --check``): an empty list means the next step reads what the fold holds."""
+    stored = ReplayState(state.params, "reference")
+    _fill(stored, _query(_SELECT + "ORDER BY s.id, h.seq", []), None)
+    problems: list[str] = []
+    for name, mine, theirs in (
+        ("player", stored.players, state.players),
+        ("partnership", stored.partnerships, state.partnerships),
+    ):
+        for key in mine.keys() - theirs.keys():
+            problems.append(f"{name} {key}: in the subject tables, not in the fold")
+        for key in theirs.keys() - mine.keys():
+            problems.append(f"{name} {key}: in the fold, not in the subject tables")
+        for key in mine.keys() & theirs.keys():
+            a, b = mine[key].history(), theirs[key].history()
+            if abs(a.initial - b.initial) > tol:
+                problems.append(f"{name} {key}: initial grade {a.initial} != {b.initial}")
+            if not _same_entries(a.entries, b.entries, tol):
+                problems.append(f"{name} {key}: live history differs")
+    live = dict(LedgerLive.objects.values_list("version_id", "date"))
+    if live != {int(v): x.date for v, x in state.live.items()}:
+        problems.append("live versions differ between the subject tables and the fold")
+    return problems
+
+
+def _same_entries(a: Sequence[HistoryEntry], b: Sequence[HistoryEntry], tol: float) -> bool:
+    """The same entries, the figures within ``tol`` (the fast path's sums differ from the
+    reference's in the last bits)."""
+    if len(a) != len(b):
+        return False
+    for x, y in zip(sorted(a, key=_by_seq), sorted(b, key=_by_seq), strict=True):
+        if (x.seq, x.date, x.boards, x.partner) != (y.seq, y.date, y.boards, y.partner):
+            return False
+        if abs(x.grade - y.grade) > tol or abs(x.factor - y.factor) > tol:
+            return False
+        if (x.pad is None) != (y.pad is None) or abs((x.pad or 0.0) - (y.pad or 0.0)) > tol:
+            return False
+    return True
+
+
+def _by_seq(entry: HistoryEntry) -> int:
+    return entry.seq
+
+
 __all__ = [
     "session_subjects",
+    "subjects_problems",
     "subjects_current",
     "subjects_grades",
     "subjects_rebuild",
