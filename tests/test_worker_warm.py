@@ -16,7 +16,7 @@ from grading.engine import codec
 from grading.engine.ngs import get_params, replay
 from grading.engine.types import SessionResult
 from grading.ledger import subjects
-from grading.ledger.check import ledger_check
+from grading.ledger.check import ledger_check, ledger_refold
 from grading.ledger.state import ledger_ops
 from grading.models import (
     LedgerEntry,
@@ -160,3 +160,14 @@ def test_tables_from_before_are_refilled_once(graded, send):
     assert (head.tables_seq, head.tables_params) == (head.last_seq, head.params_name)
     assert ledger_check() == [] and tables_problems() == []
     assert SessionVersion.objects.filter(state=SessionVersion.State.GRADED).count() == 7
+
+
+def test_a_refold_rewrites_the_tables_it_leaves_exact(graded, send):
+    """The staff refold stores every step of a whole fold through the same store: the tables
+    come out as the fold's (corrections included), and the next step reads them."""
+    send("2026-10-16", event="TUE", numbers=list(reversed(SOUTH)))
+    LedgerHistory.objects.update(grade=0.0)  # what the refold must put right
+    assert ledger_refold() == LedgerEntry.objects.count()
+    assert tables_problems() == []
+    send("2026-10-23")
+    assert ledger_check() == [] and tables_problems() == []

@@ -29,8 +29,9 @@ from grading.engine.ngs import (
     get_params,
     partnership_subject,
 )
-from grading.engine.ngs.ledger import ReferenceHistory, _LiveVersion
+from grading.engine.ngs.ledger import ReferenceHistory, SubjectHistory, _LiveVersion
 from grading.engine.ngs.types import HistoryEntry, PartnershipKey
+from grading.engine.ngs.window import IncrementalHistory
 from grading.engine.types import SessionResult
 from grading.models import LedgerHead, LedgerHistory, LedgerLive, LedgerSubject
 
@@ -197,8 +198,28 @@ def _store_process(cursor, step: StepResult, state: ReplayState, version: int) -
     )
 
 
-def _row(subject_id: int, version: int, pos: int, history, seq: int) -> tuple:
-    entry = next(e for e in reversed(history.history().entries) if e.seq == seq)
+def _new_entry(history: SubjectHistory, seq: int) -> HistoryEntry:
+    """The entry ``seq`` added to ``history``, found without rebuilding the history (a refold
+    stores every step from the fast path's window state: building each touched history's
+    whole entry list at each step would make the refold quadratic)."""
+    if isinstance(history, IncrementalHistory) and history._state is not None:
+        window = history._state
+        i = window.s.index(seq)
+        return HistoryEntry(
+            seq,
+            dt.date.fromordinal(window.d[i]),
+            window.x[i],
+            window.g[i],
+            window.f[i],
+            window.partner[i],
+            window.pad[i],
+        )
+    entries = history.entries if isinstance(history, ReferenceHistory) else history._pending
+    return next(e for e in reversed(entries) if e.seq == seq)
+
+
+def _row(subject_id: int, version: int, pos: int, history: SubjectHistory, seq: int) -> tuple:
+    entry = _new_entry(history, seq)
     return (
         subject_id,
         version,
