@@ -264,45 +264,76 @@ def subjects_rebuild(head: LedgerHead, ops: Iterable[ProcessOp | WithdrawOp]) ->
         cursor.execute(f"DELETE FROM {HISTORY}")
         cursor.execute(f"DELETE FROM {LIVE}")
         cursor.execute(f"DELETE FROM {SUBJECT}")
-    subjects = [(n, h) for n, h in state.players.items()]
-    subjects += [(partnership_subject(k), h) for k, h in state.partnerships.items()]
-    made = LedgerSubject.objects.bulk_create(
-        [LedgerSubject(key=k, initial=h.initial) for k, h in subjects], batch_size=5000
-    )
-    ids = {row.key: row.pk for row in made}
-    positions: dict[tuple[str, int], int] = {}  # (key, seq) -> pos in its version
-    for live in state.live.values():
-        for pos, key in enumerate(
-            [*live.players, *(partnership_subject(k) for k in live.partnerships)]
-        ):
-            positions[(key, live.seq)] = pos
-    versions = {live.seq: int(v) for v, live in state.live.items()}
-    rows = (
-        LedgerHistory(
-            subject_id=ids[key],
-            version_id=versions[e.seq],
-            seq=e.seq,
-            pos=positions[(key, e.seq)],
-            date=e.date,
-            boards=e.boards,
-            grade=e.grade,
-            factor=e.factor,
-            partner=e.partner or "",
-            pad=e.pad,
-        )
-        for key, history in subjects
-        for e in history.history().entries
-    )
-    LedgerHistory.objects.bulk_create(rows, batch_size=5000)
-    LedgerLive.objects.bulk_create(
-        [LedgerLive(version_id=int(v), seq=x.seq, date=x.date) for v, x in state.live.items()],
-        batch_size=5000,
-    )
+        subjects_copy(cursor, state, first_id=_next_id(cursor))
     head.tables_seq, head.tables_params = state.last_seq, params.name
     LedgerHead.objects.filter(pk=head.pk).update(
         tables_seq=head.tables_seq, tables_params=head.tables_params
     )
     return state.last_seq
+
+
+def _next_id(cursor) -> int:
+    cursor.execute(f"SELECT nextval(pg_get_serial_sequence('{SUBJECT}', 'id'))")
+    return cursor.fetchone()[0]
+
+
+def table_copy(cursor, table: str, columns: Sequence[str], rows: Iterable[Sequence]) -> int:
+    """``rows`` into ``table`` with PostgreSQL COPY (psycopg 3). Returns the rows written."""
+    n = 0
+    with cursor.cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row(row)
+            n += 1
+    return n
+
+
+def subjects_copy(cursor, state: ReplayState, first_id: int) -> int:
+    """Write a whole fold's subjects, histories and live versions with COPY (the refill, and
+    the national database builder); subject ids from ``first_id``. Returns the history rows."""
+    subjects = [(n, h) for n, h in state.players.items()]
+    subjects += [(partnership_subject(k), h) for k, h in state.partnerships.items()]
+    ids = {key: first_id + i for i, (key, _) in enumerate(subjects)}
+    table_copy(
+        cursor,
+        SUBJECT,
+        ("id", "key", "initial"),
+        ((ids[key], key, h.initial) for key, h in subjects),
+    )
+    cursor.execute(
+        f"SELECT setval(pg_get_serial_sequence('{SUBJECT}', 'id'), %s)",
+        [first_id + len(subjects)],
+    )
+    positions: dict[tuple[str, int], int] = {}  # (key, seq) -> pos in its version
+    for live in state.live.values():
+        keys = [*live.players, *(partnership_subject(k) for k in live.partnerships)]
+        for pos, key in enumerate(keys):
+            positions[(key, live.seq)] = pos
+    versions = {live.seq: int(v) for v, live in state.live.items()}
+    rows = (
+        (
+            ids[key],
+            versions[e.seq],
+            e.seq,
+            positions[(key, e.seq)],
+            e.date,
+            e.boards,
+            e.grade,
+            e.factor,
+            e.partner or "",
+            e.pad,
+        )
+        for key, history in subjects
+        for e in history.history().entries
+    )
+    columns = ("subject_id", "version_id", "seq", "pos", "date", "boards", "grade", "factor")
+    written = table_copy(cursor, HISTORY, (*columns, "partner", "pad"), rows)
+    table_copy(
+        cursor,
+        LIVE,
+        ("version_id", "seq", "date"),
+        ((int(v), x.seq, x.date) for v, x in state.live.items()),
+    )
+    return written
 
 
 def subjects_grades(params: NGSParams, players: Sequence[str], as_of: dt.date) -> dict[str, object]:
@@ -366,5 +397,7 @@ __all__ = [
     "subjects_rebuild",
     "subjects_state",
     "subjects_step",
+    "subjects_copy",
     "subjects_store",
+    "table_copy",
 ]
