@@ -25,6 +25,7 @@ from grading.engine.ngs import (
     replay,
     why_not_graded,
 )
+from grading.ledger import subjects
 from grading.ledger.subjects import subjects_problems, subjects_step
 from grading.models import LedgerHistory, LedgerLive, LedgerSubject
 from tests.engine.test_ngs_fast import long_ledger
@@ -134,3 +135,11 @@ def test_a_withdrawal_lowers_the_reference_date_read_from_the_live_dates():
     ledger = [*ops, WithdrawOp(ops[-1].seq + 1, latest[0])]
     after = through_the_database(ledger, NGS_DEFAULT)
     assert after.latest_date() is not None and after.latest_date() <= latest[1].date
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("seed", [3, 17])
+def test_steps_on_the_reference_path_equal_too(seed, monkeypatch):
+    """A step may grade with either path (GRADING_STEP_PATH): both give the reference's step."""
+    monkeypatch.setattr(subjects, "STEP_PATH", "reference")
+    through_the_database(numbered(long_ledger(seed, operations=80)), NGS_DEFAULT)

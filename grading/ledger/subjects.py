@@ -14,6 +14,7 @@ database migrated from before them, or a change of parameter set before its refo
 from __future__ import annotations
 
 import datetime as dt
+import os
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
@@ -45,6 +46,10 @@ _SELECT = (
     f"h.version_id, h.pos FROM {SUBJECT} s LEFT JOIN {HISTORY} h ON h.subject_id = s.id "
 )
 
+# The engine path a step grades with: "fast" (windows built from the rows) or "reference"
+# (each grade recomputed from the whole history); equal to 1e-9 (tests/test_ledger_stateless.py).
+STEP_PATH = os.environ.get("GRADING_STEP_PATH", "fast")
+
 # How many history rows the loads of this process have read: the test that a worker grades
 # without reading the whole ledger counts them (tests/test_ledger_stateless.py).
 rows_read = 0
@@ -68,9 +73,9 @@ def session_subjects(session: SessionResult) -> tuple[list[str], list[Partnershi
 def subjects_state(params: NGSParams, last_seq: int, op: ProcessOp | WithdrawOp) -> ReplayState:
     """A ``ReplayState`` holding only what ``op`` reads: the histories of the subjects it can
     touch, the live version it withdraws, the live dates that decide the reference date. Applying
-    ``op`` to it gives the step that applying ``op`` to the whole fold gives (the reference
-    path: each history keeps its entries, so the step's new entries can be written back)."""
-    state = ReplayState(params, "reference")
+    ``op`` to it gives the step that applying ``op`` to the whole fold gives (``STEP_PATH``: the
+    fast path's windows, built once per subject from its rows, by default)."""
+    state = ReplayState(params, STEP_PATH)
     state.last_seq = last_seq
     withdrawn: int | None = None
     if isinstance(op, ProcessOp):
@@ -108,7 +113,7 @@ def _fill(state: ReplayState, rows: Iterable[tuple], withdrawn: int | None) -> N
         histories = state.players if pkey is None else state.partnerships
         history = histories.get(pkey or key)
         if history is None:
-            history = histories[pkey or key] = ReferenceHistory(initial)
+            history = histories[pkey or key] = state.new_history(initial)
         if seq is None:  # a subject whose every session has been withdrawn
             continue
         history.add(HistoryEntry(seq, date, boards, grade, factor, partner or None, pad))
