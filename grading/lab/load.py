@@ -253,7 +253,7 @@ class BenchStack:
         )
         cmd = [
             str(Path(PY).with_name("gunicorn")),
-            "grading.lab.floor",
+            "grading.lab.floor_wsgi",
             "-w",
             "2",
             "-b",
