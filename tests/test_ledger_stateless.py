@@ -7,6 +7,7 @@ careers (padding), statuses, regular partners, partnerships, host pairs and unkn
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -22,6 +23,7 @@ from grading.engine.ngs import (
     WithdrawOp,
     apply,
     compare_steps,
+    partnership_subject,
     replay,
     why_not_graded,
 )
@@ -143,3 +145,23 @@ def test_steps_on_the_reference_path_equal_too(seed, monkeypatch):
     """A step may grade with either path (GRADING_STEP_PATH): both give the reference's step."""
     monkeypatch.setattr(subjects, "STEP_PATH", "reference")
     through_the_database(numbered(long_ledger(seed, operations=80)), NGS_DEFAULT)
+
+
+@pytest.mark.django_db
+def test_grades_read_in_batches_from_the_tables_equal_the_fold():
+    """The nightly refresh's figures without a fold: every subject's grade as of a date, read
+    a few subjects at a time, equals the whole fold's (S4)."""
+    ops = numbered(long_ledger(29, operations=120))
+    state = through_the_database(ops, NGS_DEFAULT)
+    as_of = state.latest_date() + dt.timedelta(days=400)
+    read = {key: grade for key, grade, _ in subjects.subjects_grades(NGS_DEFAULT, as_of, batch=3)}
+    players = {n for n, h in state.players.items() if h.session_count()}
+    pairs = {k for k, h in state.partnerships.items() if h.session_count()}
+    assert read.keys() == players | {partnership_subject(k) for k in pairs}
+    for number in players:
+        expected = state.player_grade(number, as_of)
+        assert read[number].grade == pytest.approx(expected.grade, abs=1e-9)
+        assert read[number].status == expected.status
+    for key in pairs:
+        expected = state.partnerships[key].grade(as_of, NGS_DEFAULT)
+        assert read[partnership_subject(key)].grade == pytest.approx(expected.grade, abs=1e-9)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 from django.db import connection
 
@@ -31,7 +31,7 @@ from grading.engine.ngs import (
     partnership_subject,
 )
 from grading.engine.ngs.ledger import ReferenceHistory, SubjectHistory, _LiveVersion
-from grading.engine.ngs.types import HistoryEntry, PartnershipKey
+from grading.engine.ngs.types import CurrentGrade, HistoryEntry, PartnershipKey
 from grading.engine.ngs.window import IncrementalHistory
 from grading.engine.types import SessionResult
 from grading.models import LedgerHead, LedgerHistory, LedgerLive, LedgerSubject
@@ -341,12 +341,38 @@ def subjects_copy(cursor, state: ReplayState, first_id: int) -> int:
     return written
 
 
-def subjects_grades(params: NGSParams, players: Sequence[str], as_of: dt.date) -> dict[str, object]:
-    """Players' engine grades as of a date, read from their histories alone."""
-    state = ReplayState(params, "reference")
-    rows = _query(_SELECT + "WHERE s.key = ANY(%s) ORDER BY s.id, h.seq", [list(players)])
-    _fill(state, rows, None)
-    return {n: state.player_grade(n, as_of) for n in state.players}
+def subjects_grades(
+    params: NGSParams, as_of: dt.date, batch: int = 2000
+) -> Iterator[tuple[str, CurrentGrade, SubjectHistory]]:
+    """Every subject with a live session, its grade as of ``as_of`` and its history, read
+    from the subject tables ``batch`` subjects at a time: the nightly refresh and grades as of
+    a date without a fold of the ledger, in memory bounded by one batch of histories.
+    Partnership subjects are "a+b"."""
+    after = 0
+    while True:
+        rows = _query(
+            _SELECT + f"WHERE s.id IN (SELECT id FROM {SUBJECT} WHERE id > %s ORDER BY id "
+            "LIMIT %s) ORDER BY s.id, h.seq",
+            [after, batch],
+        )
+        if not rows:
+            return
+        state = ReplayState(params, STEP_PATH)
+        _fill(state, rows, None)
+        for number, history in state.players.items():
+            if history.session_count():
+                yield number, history.grade(as_of, params, subject=number), history
+        for key, history in state.partnerships.items():
+            if history.session_count():
+                subject = partnership_subject(key)
+                yield subject, history.grade(as_of, params, subject=subject), history
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT max(id) FROM (SELECT id FROM {SUBJECT} WHERE id > %s ORDER BY id "
+                "LIMIT %s) AS b",
+                [after, batch],
+            )
+            after = cursor.fetchone()[0]
 
 
 def subjects_problems(state: ReplayState, tol: float = 1e-9) -> list[str]:
