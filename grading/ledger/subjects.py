@@ -19,6 +19,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 
 from django.db import connection
+from django.db.models import Count, Max
+from psycopg.copy import QueuedLibpqWriter
 
 from grading.engine.ngs import (
     NGSParams,
@@ -39,12 +41,6 @@ from grading.models import LedgerHead, LedgerHistory, LedgerLive, LedgerSubject
 SUBJECT = LedgerSubject._meta.db_table
 HISTORY = LedgerHistory._meta.db_table
 LIVE = LedgerLive._meta.db_table
-HEAD = LedgerHead._meta.db_table
-
-_SELECT = (
-    f"SELECT s.key, s.initial, h.seq, h.date, h.boards, h.grade, h.factor, h.partner, h.pad, "
-    f"h.version_id, h.pos FROM {SUBJECT} s LEFT JOIN {HISTORY} h ON h.subject_id = s.id "
-)
 
 # The engine path a step grades with: "fast" (windows built from the rows) or "reference"
 # (each grade recomputed from the whole history); equal to 1e-9 (tests/test_ledger_stateless.py).
@@ -80,30 +76,39 @@ def subjects_state(params: NGSParams, last_seq: int, op: ProcessOp | WithdrawOp)
     withdrawn: int | None = None
     if isinstance(op, ProcessOp):
         players, keys = session_subjects(op.session)
-        rows = _query(
-            _SELECT + "WHERE s.key = ANY(%s) ORDER BY s.id, h.seq",
-            [players + [partnership_subject(k) for k in keys]],
+        wanted = LedgerSubject.objects.filter(
+            key__in=players + [partnership_subject(k) for k in keys]
         )
     else:
         withdrawn = int(op.version)
-        rows = _query(
-            _SELECT + f"WHERE s.id IN (SELECT subject_id FROM {HISTORY} WHERE version_id = %s) "
-            "ORDER BY s.id, h.seq",
-            [withdrawn],
+        wanted = LedgerSubject.objects.filter(
+            pk__in=LedgerHistory.objects.filter(version_id=withdrawn).values("subject_id")
         )
-    _fill(state, rows, withdrawn)
+    _fill(state, _rows(list(wanted.values_list("id", "key", "initial"))), withdrawn)
     gone = state.live.get(op.version)
     _live_dates(state, gone.date if gone is not None else None)
     return state
 
 
-def _query(sql: str, args: Sequence) -> list[tuple]:
+_HISTORY_FIELDS = ("seq", "date", "boards", "grade", "factor", "partner", "pad", "version_id")
+
+
+def _rows(subjects: list[tuple[int, str, float]]) -> Iterator[tuple]:
+    """(key, initial, seq, date, boards, grade, factor, partner, pad, version, pos) for each
+    history row of ``subjects`` (id, key, initial), in ledger order; all None after the initial
+    for a subject with no live session. Two indexed queries."""
     global rows_read
-    with connection.cursor() as cursor:
-        cursor.execute(sql, args)
-        rows = cursor.fetchall()
-    rows_read += len(rows)
-    return rows
+    history = LedgerHistory.objects.filter(subject_id__in=[pk for pk, _, _ in subjects])
+    rows: dict[int, list[tuple]] = {}
+    for pk, *row in history.order_by("subject_id", "seq").values_list(
+        "subject_id", *_HISTORY_FIELDS, "pos"
+    ):
+        rows.setdefault(pk, []).append(tuple(row))
+    rows_read += len(subjects) + sum(len(r) for r in rows.values())
+    empty = (None,) * (len(_HISTORY_FIELDS) + 1)
+    for pk, key, initial in sorted(subjects):
+        for row in rows.get(pk, [empty]):
+            yield (key, initial, *row)
 
 
 def _fill(state: ReplayState, rows: Iterable[tuple], withdrawn: int | None) -> None:
@@ -139,15 +144,15 @@ def _partnership_key(key: str) -> PartnershipKey | None:
 
 def _live_dates(state: ReplayState, also: dt.date | None) -> None:
     """The counts of live versions on the two latest dates of play (and on ``also``, the date
-    of the version withdrawn): enough for ``latest_date`` before and after one operation."""
-    rows = _query(
-        f"WITH d1 AS (SELECT max(date) AS d FROM {LIVE}), "
-        f"d2 AS (SELECT max(date) AS d FROM {LIVE} WHERE date < (SELECT d FROM d1)) "
-        f"SELECT date, count(*) FROM {LIVE} "
-        "WHERE date = (SELECT d FROM d1) OR date = (SELECT d FROM d2) OR date = %s GROUP BY date",
-        [also],
-    )
-    state.live_dates = Counter({date: n for date, n in rows})
+    of the version withdrawn): enough for ``latest_date`` before and after one operation.
+    Three queries on the date index, whatever the number of live versions."""
+    live = LedgerLive.objects
+    latest = live.aggregate(d=Max("date"))["d"]
+    dates = {latest, also} - {None}
+    if latest is not None:
+        dates |= {live.filter(date__lt=latest).aggregate(d=Max("date"))["d"]} - {None}
+    counts = live.filter(date__in=dates).values("date").annotate(n=Count("pk")).order_by()
+    state.live_dates = Counter({row["date"]: row["n"] for row in counts})
     state._latest = max(state.live_dates) if state.live_dates else None
 
 
@@ -156,51 +161,36 @@ def subjects_store(step: StepResult, state: ReplayState) -> None:
     partial state, or the whole fold of a refold). Idempotent per step: a refold rewrites the
     same rows."""
     version = int(step.version)
-    with connection.cursor() as cursor:
-        cursor.execute(f"DELETE FROM {HISTORY} WHERE version_id = %s", [version])
-        cursor.execute(f"DELETE FROM {LIVE} WHERE version_id = %s", [version])
-        if step.kind == "process":
-            _store_process(cursor, step, state, version)
-        cursor.execute(
-            f"UPDATE {HEAD} SET tables_seq = %s, tables_params = %s",
-            [step.seq, state.params.name],
-        )
+    LedgerHistory.objects.filter(version_id=version).delete()
+    LedgerLive.objects.filter(version_id=version).delete()
+    if step.kind == "process":
+        _store_process(step, state, version)
+    LedgerHead.objects.update(tables_seq=step.seq, tables_params=state.params.name)
 
 
-def _store_process(cursor, step: StepResult, state: ReplayState, version: int) -> None:
+def _store_process(step: StepResult, state: ReplayState, version: int) -> None:
     live = state.live.get(step.version)
     if live is None:  # not graded: the version is not live and changed no history
         return
     subjects = [(g.subject, state.players[g.subject].initial) for g in step.current_grades]
     subjects += [(partnership_subject(k), state.partnerships[k].initial) for k in live.partnerships]
-    ids: dict[str, int] = {}
-    if subjects:
-        cursor.execute(
-            f"INSERT INTO {SUBJECT} (key, initial) SELECT * FROM unnest(%s::text[], "
-            "%s::float8[]) ON CONFLICT (key) DO UPDATE SET initial = EXCLUDED.initial "
-            "RETURNING key, id",
-            [[k for k, _ in subjects], [i for _, i in subjects]],
-        )
-        ids = dict(cursor.fetchall())
-    rows: list[tuple] = []
-    for pos, number in enumerate(live.players):
-        rows.append(_row(ids[number], version, pos, state.players[number], step.seq))
-    for pos, key in enumerate(live.partnerships, start=len(live.players)):
-        rows.append(
-            _row(ids[partnership_subject(key)], version, pos, state.partnerships[key], step.seq)
-        )
-    if rows:
-        cursor.execute(
-            f"INSERT INTO {HISTORY} (subject_id, version_id, pos, seq, date, boards, grade, "
-            "factor, partner, pad) SELECT * FROM unnest(%s::bigint[], %s::bigint[], "
-            "%s::int[], %s::bigint[], %s::date[], %s::int[], %s::float8[], %s::float8[], "
-            "%s::text[], %s::float8[])",
-            [list(column) for column in zip(*rows, strict=True)],
-        )
-    cursor.execute(
-        f"INSERT INTO {LIVE} (version_id, seq, date) VALUES (%s, %s, %s)",
-        [version, live.seq, live.date],
+    made = LedgerSubject.objects.bulk_create(
+        [LedgerSubject(key=key, initial=initial) for key, initial in subjects],
+        update_conflicts=True,
+        unique_fields=["key"],
+        update_fields=["initial"],
     )
+    ids = {row.key: row.pk for row in made}
+    rows = [
+        _row(ids[number], version, pos, state.players[number], step.seq)
+        for pos, number in enumerate(live.players)
+    ]
+    rows += [
+        _row(ids[partnership_subject(key)], version, pos, state.partnerships[key], step.seq)
+        for pos, key in enumerate(live.partnerships, start=len(live.players))
+    ]
+    LedgerHistory.objects.bulk_create(rows)
+    LedgerLive.objects.create(version_id=version, seq=live.seq, date=live.date)
 
 
 def _new_entry(history: SubjectHistory, seq: int) -> HistoryEntry:
@@ -223,19 +213,21 @@ def _new_entry(history: SubjectHistory, seq: int) -> HistoryEntry:
     return next(e for e in reversed(entries) if e.seq == seq)
 
 
-def _row(subject_id: int, version: int, pos: int, history: SubjectHistory, seq: int) -> tuple:
+def _row(
+    subject_id: int, version: int, pos: int, history: SubjectHistory, seq: int
+) -> LedgerHistory:
     entry = _new_entry(history, seq)
-    return (
-        subject_id,
-        version,
-        pos,
-        entry.seq,
-        entry.date,
-        entry.boards,
-        entry.grade,
-        entry.factor,
-        entry.partner or "",
-        entry.pad,
+    return LedgerHistory(
+        subject_id=subject_id,
+        version_id=version,
+        pos=pos,
+        seq=entry.seq,
+        date=entry.date,
+        boards=entry.boards,
+        grade=entry.grade,
+        factor=entry.factor,
+        partner=entry.partner or "",
+        pad=entry.pad,
     )
 
 
@@ -269,7 +261,7 @@ def subjects_rebuild(head: LedgerHead, ops: Iterable[ProcessOp | WithdrawOp]) ->
         cursor.execute(f"DELETE FROM {HISTORY}")
         cursor.execute(f"DELETE FROM {LIVE}")
         cursor.execute(f"DELETE FROM {SUBJECT}")
-        subjects_copy(cursor, state, first_id=_next_id(cursor))
+        subjects_copy(cursor, state, first_id=1)
     head.tables_seq, head.tables_params = state.last_seq, params.name
     LedgerHead.objects.filter(pk=head.pk).update(
         tables_seq=head.tables_seq, tables_params=head.tables_params
@@ -277,15 +269,17 @@ def subjects_rebuild(head: LedgerHead, ops: Iterable[ProcessOp | WithdrawOp]) ->
     return state.last_seq
 
 
-def _next_id(cursor) -> int:
-    cursor.execute(f"SELECT nextval(pg_get_serial_sequence('{SUBJECT}', 'id'))")
-    return cursor.fetchone()[0]
-
-
 def table_copy(cursor, table: str, columns: Sequence[str], rows: Iterable[Sequence]) -> int:
     """``rows`` into ``table`` with PostgreSQL COPY (psycopg 3). Returns the rows written."""
+    if connection.vendor != "postgresql":  # SQLite, the settings' default without a server
+        rows = list(rows)
+        marks = ", ".join(["%s"] * len(columns))
+        cursor.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
+        return len(rows)
     n = 0
-    with cursor.cursor.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+    raw = cursor.cursor
+    writer = QueuedLibpqWriter(raw)  # sends from a thread: PostgreSQL works while Python fills
+    with raw.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN", writer=writer) as copy:
         for row in rows:
             copy.write_row(row)
             n += 1
@@ -304,10 +298,11 @@ def subjects_copy(cursor, state: ReplayState, first_id: int) -> int:
         ("id", "key", "initial"),
         ((ids[key], key, h.initial) for key, h in subjects),
     )
-    cursor.execute(
-        f"SELECT setval(pg_get_serial_sequence('{SUBJECT}', 'id'), %s)",
-        [first_id + len(subjects)],
-    )
+    if connection.vendor == "postgresql":
+        cursor.execute(
+            f"SELECT setval(pg_get_serial_sequence('{SUBJECT}', 'id'), %s)",
+            [first_id + len(subjects)],
+        )
     positions: dict[tuple[str, int], int] = {}  # (key, seq) -> pos in its version
     for live in state.live.values():
         keys = [*live.players, *(partnership_subject(k) for k in live.partnerships)]
@@ -350,15 +345,15 @@ def subjects_grades(
     Partnership subjects are "a+b"."""
     after = 0
     while True:
-        rows = _query(
-            _SELECT + f"WHERE s.id IN (SELECT id FROM {SUBJECT} WHERE id > %s ORDER BY id "
-            "LIMIT %s) ORDER BY s.id, h.seq",
-            [after, batch],
+        batch_rows = list(
+            LedgerSubject.objects.filter(pk__gt=after)
+            .order_by("pk")
+            .values_list("id", "key", "initial")[:batch]
         )
-        if not rows:
+        if not batch_rows:
             return
         state = ReplayState(params, STEP_PATH)
-        _fill(state, rows, None)
+        _fill(state, _rows(batch_rows), None)
         for number, history in state.players.items():
             if history.session_count():
                 yield number, history.grade(as_of, params, subject=number), history
@@ -366,20 +361,15 @@ def subjects_grades(
             if history.session_count():
                 subject = partnership_subject(key)
                 yield subject, history.grade(as_of, params, subject=subject), history
-        with connection.cursor() as cursor:
-            cursor.execute(
-                f"SELECT max(id) FROM (SELECT id FROM {SUBJECT} WHERE id > %s ORDER BY id "
-                "LIMIT %s) AS b",
-                [after, batch],
-            )
-            after = cursor.fetchone()[0]
+        after = batch_rows[-1][0]
 
 
 def subjects_problems(state: ReplayState, tol: float = 1e-9) -> list[str]:
     """Every difference between the subject tables and ``state``, a fold of the whole ledger
     (for ``replay --check``): an empty list means the next step reads what the fold holds."""
     stored = ReplayState(state.params, "reference")
-    _fill(stored, _query(_SELECT + "ORDER BY s.id, h.seq", []), None)
+    everyone = list(LedgerSubject.objects.values_list("id", "key", "initial"))
+    _fill(stored, _rows(everyone), None)
     problems: list[str] = []
     for name, mine, theirs in (
         ("player", stored.players, state.players),
