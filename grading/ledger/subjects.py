@@ -1,4 +1,4 @@
-"""The fold's state in PostgreSQL, per subject (S5.2-S5.4, S14.6): a grading step reads only
+"""The fold's state in the database, per subject (S5.2-S5.4, S14.6): a grading step reads only
 the subjects it touches, never the whole ledger (docs/ngs.md, "Stateless grading steps").
 
 Three tables hold exactly what the engine's ``ReplayState`` holds between operations:
@@ -46,8 +46,8 @@ LIVE = LedgerLive._meta.db_table
 # (each grade recomputed from the whole history); equal to 1e-9 (tests/test_ledger_stateless.py).
 STEP_PATH = os.environ.get("GRADING_STEP_PATH", "fast")
 
-# How many history rows the loads of this process have read: the test that a worker grades
-# without reading the whole ledger counts them (tests/test_ledger_stateless.py).
+# How many subject and history rows the loads of this process have read: the test that a
+# worker grades without reading the whole ledger counts them (tests/test_worker_warm.py).
 rows_read = 0
 
 
