@@ -10,7 +10,6 @@ from django.urls import reverse
 
 from grading.engine.ngs import PARAMETER_SETS
 from grading.engine.ngs.params import NGSParams
-from grading.ledger import state as ledger
 from grading.ledger.check import ledger_check
 from grading.ledger.parameters import ledger_refold_request, parameters_change
 from grading.ledger.state import ledger_state_forget
@@ -118,31 +117,39 @@ def test_a_change_is_audited_and_every_grade_refolded_with_the_new_set(
 def test_after_a_change_every_worker_grades_with_the_new_set(
     upload, staff, django_capture_on_commit_callbacks
 ):
-    """A worker keeps one fold per set name. Even while the refold has not run (another
-    worker's would clear nothing here), the next operation folds with the head's set: a set
-    without a cache is folded from empty; a cache of the set built before a change away and
-    back catches up with the entries appended meanwhile, folding them with its own set."""
+    """The subject tables a grading step reads are the fold of the ledger with one set
+    (``LedgerHead.tables_params``). Even while the refold has not run, the next operation
+    grades with the head's set: it first refills the tables by folding the ledger with it
+    (grading/ledger/subjects.py), so its figures are the ones a fold of the whole ledger with
+    the new set gives; after a change back, the same, with the old set."""
+
+    def tables():
+        head = LedgerHead.objects.get()
+        return head.tables_params, head.tables_seq
+
     upload(butler())
-    assert set(ledger._states) == {"ngs-15a"}
+    assert tables() == ("ngs-15a", 1)
     with django_capture_on_commit_callbacks(execute=False) as queued:
         parameters_change(params_name="fr18-factors", user=staff, reason="try FR 18")
     assert len(queued) == 1  # the refold, not run: the old grades are still stored
+    assert tables() == ("ngs-15a", 1)
     during = upload(butler(event_id="TUE", date="2026-11-17"))
-    assert set(ledger._states) == {"ngs-15a", "fr18-factors"}
-    assert ledger._states["ngs-15a"].last_seq == 1  # a stale cache, as in another worker
+    assert tables() == ("fr18-factors", 2)
     problems = ledger_check()
     assert problems and not any(f"version {during.pk} " in p for p in problems)  # graded by fr18
     with django_capture_on_commit_callbacks(execute=False):
         parameters_change(params_name="ngs-15a", user=staff, reason="back")
     back = upload(butler(event_id="WED", date="2026-11-18"))
-    # Graded by the cached 15a fold, which caught up with the fr18-era entry using 15a: the
-    # same figures a fold of the whole ledger with 15a gives, while the fr18-era session
-    # (graded with fr18) is the only one ledger_check finds different.
+    assert tables() == ("ngs-15a", 3)
+    # Graded from tables refilled with 15a, the fr18-era entry folded with 15a: the same
+    # figures a fold of the whole ledger with 15a gives, while the fr18-era session (graded
+    # with fr18) is the only one ledger_check finds different.
     problems = ledger_check()
     assert not any(f"version {back.pk} " in p for p in problems)
     assert any(f"version {during.pk} " in p for p in problems)
     refold_ledger()
     assert ledger_check() == []
+    assert tables() == ("ngs-15a", 3)
 
 
 def test_refolding_twice_gives_the_same_grades(upload, staff):

@@ -205,11 +205,11 @@ def test_a_killed_pool_process_is_replaced_and_its_task_redelivered(
     assert_graded_exactly_once(results)
 
 
-def test_a_worker_started_on_a_graded_ledger_folds_it_before_its_pool_forks(
+def test_a_worker_started_on_a_graded_ledger_grades_from_the_subject_tables(
     fault_lab, monkeypatch, tmp_path
 ):
-    """grading/celery.py: the worker's main process folds the ledger, its pool process starts
-    with that fold (forked) and grades the next upload from it, as a replay would."""
+    """A new worker folds nothing when it starts (grading/celery.py): its pool process grades
+    the next upload from the subject tables (grading/ledger/subjects.py), as a replay would."""
     first = fault_lab()
     club = ClubFactory(slug="riverside")
     results = upload_sessions(club, monkeypatch)
@@ -224,11 +224,6 @@ def test_a_worker_started_on_a_graded_ledger_folds_it_before_its_pool_forks(
     log = tmp_path / "worker.log"
     log.write_text("")
     fault_lab()
-    wait_for(
-        lambda: f"ledger folded up to entry {UPLOADS}" in log.read_text(errors="replace"),
-        60,
-        "the new worker to fold the ledger before its pool starts",
-    )
     sent = []
     monkeypatch.setattr(
         grading.uploads.services,

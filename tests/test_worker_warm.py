@@ -1,73 +1,175 @@
-"""A worker's main process folds the ledger before its pool forks (grading/celery.py), so pool
-processes start with the fold instead of each folding the whole ledger at its first upload.
-tests/test_worker_faults.py runs it in real prefork workers (killed mid-grading, restarted)."""
+"""A worker needs no warm-up (issue 17): it starts with nothing folded, and each grading step
+reads from PostgreSQL only the histories of the players and partnerships it touches (the
+subject tables, grading/ledger/subjects.py), after a restart, a rollback or a restore alike.
+tests/test_worker_faults.py runs real prefork workers (killed mid-grading, restarted)."""
 
-from types import SimpleNamespace
+from __future__ import annotations
 
 import pytest
-from celery import Celery
+from celery import signals
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
+import grading.ledger.fold
 import grading.ledger.state
-from grading.celery import app, ledger_state_before_fork
-from grading.models import LedgerHead
+from grading.engine import codec
+from grading.engine.ngs import get_params, replay
+from grading.engine.types import SessionResult
+from grading.ledger import subjects
+from grading.ledger.check import ledger_check, ledger_refold
+from grading.ledger.state import ledger_ops
+from grading.models import (
+    LedgerEntry,
+    LedgerHead,
+    LedgerHistory,
+    LedgerLive,
+    LedgerSubject,
+    SessionVersion,
+    Upload,
+)
 from grading.uploads.services import upload_create
 from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.factories import ClubFactory
 
+SOUTH = [(str(2001 + 2 * i), str(2002 + 2 * i)) for i in range(8)]
 
-@pytest.fixture
-def calls(monkeypatch):
-    """What the warm-up closes and freezes, recorded instead of done (this is a test process
-    inside a transaction, not a worker about to fork)."""
-    done = []
-    monkeypatch.setattr(grading.ledger.state.connections, "close_all", lambda: done.append("close"))
-    monkeypatch.setattr(grading.ledger.state.gc, "freeze", lambda: done.append("freeze"))
-    grading.ledger.state.ledger_state_forget()
-    yield done
-    grading.ledger.state.ledger_state_forget()
+
+def tables_problems() -> list[str]:
+    """The subject tables against a fold of the whole ledger (what replay --check folds)."""
+    head = LedgerHead.objects.get()
+    entries = LedgerEntry.objects.select_related("version").order_by("seq")
+    state = replay(ledger_ops(entries), get_params(head.params_name), path="fast")
+    return subjects.subjects_problems(state)
 
 
 @pytest.fixture
-def graded(db, django_capture_on_commit_callbacks):
-    club = ClubFactory()
-    for date in ("2026-11-02", "2026-11-09"):
+def club(db):
+    return ClubFactory()
+
+
+@pytest.fixture
+def send(club, django_capture_on_commit_callbacks):
+    def send(date: str, event: str = "MON", numbers=None) -> Upload:
         with django_capture_on_commit_callbacks(execute=True):
-            upload_create(
+            return upload_create(
                 club=club,
-                filename=f"{date}.csv",
-                data=csv_bytes(mp_session_rows(date=date, event_id="MON")),
+                filename=f"{event}-{date}.csv",
+                data=csv_bytes(mp_session_rows(date=date, event_id=event, numbers=numbers)),
             )
-    grading.ledger.state.ledger_state_forget()  # as a worker process that has graded nothing yet
+
+    return send
+
+
+@pytest.fixture
+def graded(send):
+    """Two fields of players who never meet, each with three sessions graded."""
+    for day in ("02", "09", "16"):
+        send(f"2026-10-{day}")
+        send(f"2026-10-{day}", event="TUE", numbers=SOUTH)
+    assert ledger_check() == [] and tables_problems() == []
     return LedgerHead.objects.get()
 
 
-def test_our_worker_folds_the_ledger_before_forking(graded, calls):
-    ledger_state_before_fork(sender=SimpleNamespace(app=app))
-    state = grading.ledger.state._states[graded.params_name]
-    assert state.last_seq == graded.last_seq == 2
-    assert calls == ["close", "freeze"]  # no connection or collector pages shared with children
+def test_no_fold_at_worker_start():
+    """Nothing of ours runs when a worker starts: no fold of the ledger before the pool forks."""
+    ours = [
+        receiver
+        for _, ref in signals.worker_init.receivers
+        if (receiver := ref() if callable(ref) else ref) is not None
+        and getattr(receiver, "__module__", "").startswith("grading")
+    ]
+    assert ours == []
 
 
-def test_another_apps_worker_is_left_alone(graded, calls):
-    other = Celery("someone-else", set_as_current=False)  # current, it would take every task
-    ledger_state_before_fork(sender=SimpleNamespace(app=other))
-    ledger_state_before_fork(sender=None)
-    assert grading.ledger.state._states == {} and calls == []
-    other.close()
+def test_a_worker_grades_its_next_upload_reading_only_its_players(graded, send, monkeypatch):
+    """A new worker process (nothing cached) grades an upload from the rows of its own players
+    and partnerships: no ledger entry is read or decoded, and the other field's histories are
+    not read."""
+
+    def whole_ledger(*_args, **_kwargs):
+        raise AssertionError("a grading step folded the whole ledger")
+
+    monkeypatch.setattr(grading.ledger.fold, "subjects_rebuild", whole_ledger)
+    monkeypatch.setattr(grading.ledger.state, "apply", whole_ledger)
+    decoded = []
+    load = codec.load
+    monkeypatch.setattr(codec, "load", lambda kind, data: decoded.append(kind) or load(kind, data))
+    before = subjects.rows_read
+    with CaptureQueriesContext(connection) as queries:
+        upload = send("2026-10-23")
+    upload.refresh_from_db()
+    assert upload.status == Upload.Status.GRADED
+    read = subjects.rows_read - before
+    north = LedgerHistory.objects.exclude(
+        subject__key__in=[n for pair in SOUTH for n in pair] + [f"{a}+{b}" for a, b in SOUTH]
+    )
+    total = LedgerHistory.objects.count()
+    # the north field's 16 players and 8 partnerships (24 subject rows), 3 sessions each
+    # before this one (the 24 history rows it added are not read)
+    history_read = read - 24
+    assert history_read == north.count() - 24
+    assert history_read < total / 2  # the other field's histories were not read
+    # the upload's own version is decoded; no other version's payload is
+    assert decoded.count(SessionResult) <= 2 < LedgerEntry.objects.count()
+    whole = [  # a read of ledger entries not narrowed to one version
+        q["sql"]
+        for q in queries.captured_queries
+        if q["sql"].lstrip().upper().startswith("SELECT")
+        and 'FROM "grading_ledgerentry"' in q["sql"]
+        and '"grading_ledgerentry"."version_id" =' not in q["sql"]
+    ]
+    assert whole == []
+    assert ledger_check() == [] and tables_problems() == []
 
 
-def test_an_empty_ledger_is_nothing_to_fold(db, calls):
-    assert grading.ledger.state.ledger_state_warm() == 0
+def test_a_correction_withdraws_and_processes_from_the_tables(graded, send):
+    """A corrected file withdraws the live version and processes the new one (S5.3), each step
+    from its own subjects; the reference date and every grade equal the fold's."""
+    send("2026-10-16", event="TUE", numbers=list(reversed(SOUTH)))
+    assert LedgerEntry.objects.filter(operation=LedgerEntry.Operation.WITHDRAW).count() == 1
+    assert ledger_check() == [] and tables_problems() == []
 
 
-def test_a_fold_that_fails_leaves_no_half_state_and_no_connection(graded, calls, monkeypatch):
-    """The worker must not start its pool with a ledger folded half-way (its next upload would
-    append to a wrong state); the next task folds afresh instead."""
+def test_a_step_rolled_back_leaves_the_tables_as_they_were(graded, send, monkeypatch):
+    """A step that fails after writing its rows is rolled back with them; the next upload is
+    graded from the tables as if the failed one had never been tried."""
+    rows = LedgerHistory.objects.count()
 
-    def broken(state, op):
-        raise MemoryError("folding")
+    def broken(**_kwargs):
+        raise RuntimeError("after the step's rows were written")
 
-    monkeypatch.setattr(grading.ledger.state, "apply", broken)
-    with pytest.raises(MemoryError):
-        grading.ledger.state.ledger_state_warm()
-    assert grading.ledger.state._states == {} and calls == ["close"]
+    monkeypatch.setattr(grading.ledger.fold, "schemes_after_step", broken)
+    failed = send("2026-10-23")
+    failed.refresh_from_db()
+    assert failed.status == Upload.Status.FAILED
+    assert LedgerHistory.objects.count() == rows
+    assert LedgerHead.objects.get().tables_seq == graded.last_seq
+    monkeypatch.undo()
+    send("2026-10-30", numbers=SOUTH)
+    assert ledger_check() == [] and tables_problems() == []
+
+
+def test_tables_from_before_are_refilled_once(graded, send):
+    """A database migrated from before the subject tables (or restored from a backup that
+    lacks them) has them refilled by one fold of the ledger at its next step, then reads only
+    its subjects again."""
+    LedgerHistory.objects.all().delete()
+    LedgerLive.objects.all().delete()
+    LedgerSubject.objects.all().delete()
+    LedgerHead.objects.update(tables_seq=0, tables_params="")
+    send("2026-10-23")
+    head = LedgerHead.objects.get()
+    assert (head.tables_seq, head.tables_params) == (head.last_seq, head.params_name)
+    assert ledger_check() == [] and tables_problems() == []
+    assert SessionVersion.objects.filter(state=SessionVersion.State.GRADED).count() == 7
+
+
+def test_a_refold_rewrites_the_tables_it_leaves_exact(graded, send):
+    """The staff refold stores every step of a whole fold through the same store: the tables
+    come out as the fold's (corrections included), and the next step reads them."""
+    send("2026-10-16", event="TUE", numbers=list(reversed(SOUTH)))
+    LedgerHistory.objects.update(grade=0.0)  # what the refold must put right
+    assert ledger_refold() == LedgerEntry.objects.count()
+    assert tables_problems() == []
+    send("2026-10-23")
+    assert ledger_check() == [] and tables_problems() == []

@@ -11,10 +11,8 @@ grading.lab.load setup``), never in the calling process, whose own database is l
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import os
-import random
 import secrets
 import shutil
 import signal
@@ -32,13 +30,20 @@ from typing import Any
 from urllib.parse import urlparse, urlunparse
 
 from grading.lab.bench import Scale, percentile
+from grading.lab.bench_setup import (
+    SIM_SEED,
+    UPLOAD_TABLES,
+    club_upload_files,
+    sim_start,
+    upload_files,
+)
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+NATIONAL_CLUBS = 400
+
+BASE_DIR = Path(__file__).resolve().parents[2]  # the project root (manage.py)
 PY = sys.executable
 DEFAULT_PG = "postgres://postgres@127.0.0.1:5432/postgres"
 DEFAULT_REDIS = "redis://127.0.0.1:6379/13"
-SIM_SEED = 7
-UPLOAD_TABLES = 12
 
 
 def _free_port() -> int:
@@ -62,62 +67,6 @@ def _loopback_only(url: str) -> None:
     host = urlparse(url).hostname or "127.0.0.1"
     if host not in ("127.0.0.1", "localhost", "::1"):
         raise RuntimeError(f"the benchmark only uses loopback services, not {host}")
-
-
-def sim_start(months: int, today: dt.date | None = None) -> dt.date:
-    """The simulated world's first day: it ends about 60 days before ``today``, leaving room
-    for one benchmark upload a day after it."""
-    today = today or dt.date.today()
-    end = today - dt.timedelta(days=60)
-    year, month = end.year, end.month - months
-    while month < 1:
-        month += 12
-        year -= 1
-    return dt.date(year, month, 1)
-
-
-def upload_files(scale: Scale, count: int, today: dt.date | None = None) -> tuple[str, list]:
-    """``count`` 12-table Mitchell match-pointed USEBIO files of the loaded world's busiest
-    club, one a day over the days before ``today`` (after the world's last session), among
-    that club's members. Returns (club slug, [(file name, bytes)])."""
-    from grading.engine.types import Movement, Scoring, SessionKey
-    from grading.lab.simulate import SimConfig, simulate
-    from grading.lab.simulate.sessions import Entrant, pairs_session
-    from grading.lab.simulate.writers import usebio_bytes
-
-    today = today or dt.date.today()
-    config = SimConfig(
-        players=scale.sim_players,
-        clubs=scale.sim_clubs,
-        months=scale.sim_months,
-        seed=SIM_SEED,
-        start=sim_start(scale.sim_months, today),
-    )
-    world = simulate(config)
-    people = world.population.people
-    club = max(world.population.clubs, key=lambda c: len(c.members))
-    numbered = [people[i] for i in club.members if people[i].number is not None]
-    rng = random.Random(SIM_SEED)
-    files = []
-    for k in range(count):
-        day = today - dt.timedelta(days=count - k)
-        chosen = rng.sample(numbered, min(len(numbered), 4 * UPLOAD_TABLES))
-        while len(chosen) < 4 * UPLOAD_TABLES:  # a small club: the rest are visitors
-            chosen.append(type(chosen[0])(None, f"Visitor {len(chosen)}", 46.0))
-        entrants = [Entrant((chosen[2 * j], chosen[2 * j + 1])) for j in range(2 * UPLOAD_TABLES)]
-        key = SessionKey(club.slug, f"BENCH{k:03d}", 1, day)
-        sim = pairs_session(
-            rng,
-            key,
-            "Benchmark Pairs",
-            Scoring.MP,
-            Movement.TWO_WINNER,
-            entrants,
-            start=dt.time(19, 30),
-        )
-        data = usebio_bytes(sim, club.name, club.national_number)
-        files.append((f"bench-{k:03d}-{day:%Y%m%d}.xml", data))
-    return club.slug, files
 
 
 def _multipart(field_name: str, filename: str, data: bytes) -> tuple[bytes, str]:
@@ -146,6 +95,9 @@ class BenchStack:
     state: dict = field(default_factory=dict)
     created: bool = False
     load_seconds: float = 0.0
+    workers: int = 2
+    worker_spawned: float = 0.0
+    worker_pids: list[int] = field(default_factory=list)
 
     # ---- environment ------------------------------------------------------------------------
 
@@ -196,36 +148,55 @@ class BenchStack:
         self.created = True
         self._run("manage.py", "migrate", "--noinput")
         s = self.scale
-        start = sim_start(s.sim_months)
-        self.log(
-            f"bench: loading {s.sim_players} players, {s.sim_clubs} clubs, {s.sim_months} "
-            f"month(s) from {start} through the upload pipeline (simulate --load)"
-        )
         t0 = time.perf_counter()
-        out = self._run(
-            "manage.py",
-            "simulate",
-            "--players",
-            str(s.sim_players),
-            "--clubs",
-            str(s.sim_clubs),
-            "--months",
-            str(s.sim_months),
-            "--seed",
-            str(SIM_SEED),
-            "--start",
-            start.isoformat(),
-            "--no-county",
-            "--load",
-        )
+        if s.name == "national":
+            self.log(
+                f"bench: building {s.players} members, {s.sessions} sessions, "
+                f"{NATIONAL_CLUBS} clubs with COPY (manage.py national)"
+            )
+            out = self._run(
+                "manage.py",
+                "national",
+                "--players",
+                str(s.players),
+                "--sessions",
+                str(s.sessions),
+                "--clubs",
+                str(NATIONAL_CLUBS),
+                "--json",
+            )
+        else:
+            start = sim_start(s.sim_months)
+            self.log(
+                f"bench: loading {s.sim_players} players, {s.sim_clubs} clubs, {s.sim_months} "
+                f"month(s) from {start} through the upload pipeline (simulate --load)"
+            )
+            out = self._run(
+                "manage.py",
+                "simulate",
+                "--players",
+                str(s.sim_players),
+                "--clubs",
+                str(s.sim_clubs),
+                "--months",
+                str(s.sim_months),
+                "--seed",
+                str(SIM_SEED),
+                "--start",
+                start.isoformat(),
+                "--no-county",
+                "--load",
+            )
         self.load_seconds = time.perf_counter() - t0
         self.log("bench: " + " ".join(out.split("\n")[-3:]).strip())
         spec = self.workdir / "setup.json"
-        self._run("-m", "grading.lab.load", "setup", str(spec), str(s.page_members))
+        self._run("-m", "grading.lab.bench_setup", str(spec), str(s.page_members))
         self.state.update(json.loads(spec.read_text()))
         self.log(f"bench: database holds {self.state['counts']}")
 
     def start_worker(self) -> None:
+        """``self.workers`` Celery workers (solo pool each), started now: the first upload
+        after this measures a cold start (process start to first upload graded)."""
         self._flush_redis()
         cmd = [
             str(Path(PY).with_name("celery")),
@@ -242,22 +213,31 @@ class BenchStack:
             "--without-mingle",
             "--without-heartbeat",
         ]
-        log = open(self.workdir / "worker.log", "w")  # noqa: SIM115 - closed with the process
-        self.procs.append(
-            subprocess.Popen(
-                cmd,
+        self.worker_spawned = time.perf_counter()
+        for n in range(self.workers):
+            log = open(self.workdir / f"worker{n}.log", "w")  # noqa: SIM115 - closed with it
+            proc = subprocess.Popen(
+                [*cmd, "--hostname", f"bench{n}@%h"],
                 cwd=BASE_DIR,
                 env=self.env(REDIS_URL=self.redis_url),
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
-        )
-        time.sleep(3.0)
-        if self.procs[-1].poll() is not None:
-            raise RuntimeError(
-                "the Celery worker exited: " + (self.workdir / "worker.log").read_text()[-2000:]
-            )
+            self.procs.append(proc)
+            self.worker_pids.append(proc.pid)
+
+    def worker_rss_mb(self) -> float | None:
+        """The largest peak resident memory (VmHWM) among the workers, in MB."""
+        peaks = []
+        for pid in self.worker_pids:
+            try:
+                for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                    if line.startswith("VmHWM:"):
+                        peaks.append(int(line.split()[1]) / 1024.0)
+            except OSError:
+                continue
+        return max(peaks) if peaks else None
 
     def start_gunicorn(self) -> None:
         self.port = _free_port()
@@ -273,7 +253,7 @@ class BenchStack:
         )
         cmd = [
             str(Path(PY).with_name("gunicorn")),
-            "grading.wsgi",
+            "grading.lab.floor_wsgi",
             "-w",
             "2",
             "-b",
@@ -345,18 +325,25 @@ class BenchStack:
             made = self._request("GET", f"/api/v1/clubs/{slug}/uploads/{made['id']}/")
 
     def upload_benchmark(self, count: int) -> dict[str, Any]:
-        slug, files = upload_files(self.scale, count + 1)
+        if self.scale.name == "national":
+            slug, files = club_upload_files(self.state["club"], self.state["numbers"], count + 1)
+        else:
+            slug, files = upload_files(self.scale, count + 1)
         self.log(
-            f"bench: {count} uploads of {UPLOAD_TABLES}-table USEBIO files to {slug} "
-            "(one more first, to warm the worker's ledger state)"
+            f"bench: {count} uploads of {UPLOAD_TABLES}-table USEBIO files to {slug} with "
+            f"{self.workers} workers (one more first: the workers' cold start)"
         )
-        cold = self.upload_once(slug, *files[0])
+        cold = self.upload_once(slug, *files[0], timeout=600.0)
+        started = time.perf_counter() - self.worker_spawned
         times = [self.upload_once(slug, name, data) for name, data in files[1:]]
         return {
             "uploads": len(times),
             "tables": UPLOAD_TABLES,
             "format": "usebio",
+            "workers": self.workers,
             "cold_first_ms": cold,
+            "worker_start_s": started,
+            "worker_rss_mb": self.worker_rss_mb(),
             "times_ms": times,
             "p50_ms": percentile(times, 50),
             "p95_ms": percentile(times, 95),
@@ -364,17 +351,33 @@ class BenchStack:
         }
 
     def page_benchmark(self, seconds: int, clients: int) -> dict[str, Any]:
+        """``/me/``, ``/me/sessions/`` (random members) and the club's grade list (its
+        administrator), then the no-op floor view, with the same clients and duration."""
         if not shutil.which("wrk"):
             raise RuntimeError("wrk is not installed (apt-get install -y wrk)")
-        script = self.workdir / "pages.lua"
-        script.write_text(wrk_script(self.state["sessions"], ["/me/", "/me/sessions/"]))
+        club_page = f"/clubs/{self.state['club']}/grades/"
         for path in ("/me/", "/me/sessions/"):  # every page works before it is timed
             self._check_page(path)
-        threads = max(1, min(2, clients))
-        self.log(
-            f"bench: wrk -t{threads} -c{clients} -d{seconds}s over /me/ and /me/sessions/ "
-            f"of {len(self.state['sessions'])} members"
+        self._check_page(club_page, self.state["admin_session"])
+        admin = [(self.state["admin_session"], club_page)] * max(1, len(self.state["sessions"]))
+        pages = self._wrk(
+            wrk_script(self.state["sessions"], ["/me/", "/me/sessions/"], pinned=admin),
+            seconds,
+            clients,
         )
+        floor = self._wrk(wrk_script(self.state["sessions"], ["/bench-floor/"]), seconds, clients)
+        return pages | {
+            "clients": clients,
+            "seconds": seconds,
+            "members": len(self.state["sessions"]),
+            "floor": floor,
+        }
+
+    def _wrk(self, script_text: str, seconds: int, clients: int) -> dict[str, Any]:
+        script = self.workdir / "pages.lua"
+        script.write_text(script_text)
+        threads = max(1, min(2, clients))
+        self.log(f"bench: wrk -t{threads} -c{clients} -d{seconds}s")
         done = subprocess.run(
             [
                 "wrk",
@@ -391,14 +394,10 @@ class BenchStack:
             text=True,
             check=True,
         )
-        return parse_wrk(done.stdout) | {
-            "clients": clients,
-            "seconds": seconds,
-            "members": len(self.state["sessions"]),
-        }
+        return parse_wrk(done.stdout)
 
-    def _check_page(self, path: str) -> None:
-        cookie = f"sessionid={self.state['sessions'][0]}"
+    def _check_page(self, path: str, session: str | None = None) -> None:
+        cookie = f"sessionid={session or self.state['sessions'][0]}"
         request = urllib.request.Request(
             f"http://127.0.0.1:{self.port}{path}",
             headers={"Cookie": cookie, "X-Forwarded-Proto": "https", "Host": "127.0.0.1"},
@@ -437,19 +436,24 @@ class BenchStack:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
 
-def wrk_script(session_keys: list[str], paths: list[str]) -> str:
-    """A wrk Lua script: each request a random member (session cookie) and page; at the end,
-    one JSON line with the latency percentiles (microseconds) and the counts."""
+def wrk_script(
+    session_keys: list[str], paths: list[str], pinned: list[tuple[str, str]] = ()
+) -> str:
+    """A wrk Lua script: each request a random member (session cookie) and page, or one of the
+    ``pinned`` (session, page) pairs; at the end, one JSON line with the latency percentiles
+    (microseconds) and the counts."""
+    pairs = [(k, p) for k in session_keys for p in paths] + list(pinned)
+    table = ", ".join(f"{{{json.dumps(k)}, {json.dumps(p)}}}" for k, p in pairs)
     keys = ", ".join(json.dumps(k) for k in session_keys)
     pages = ", ".join(json.dumps(p) for p in paths)
     return f"""
 local keys = {{{keys}}}
 local pages = {{{pages}}}
+local requests = {{{table}}}
 math.randomseed(os.time())
 request = function()
-  local k = keys[math.random(#keys)]
-  local p = pages[math.random(#pages)]
-  return wrk.format("GET", p, {{["Cookie"] = "sessionid=" .. k,
+  local r = requests[math.random(#requests)]
+  return wrk.format("GET", r[2], {{["Cookie"] = "sessionid=" .. r[1],
     ["X-Forwarded-Proto"] = "https", ["Host"] = "127.0.0.1"}})
 end
 done = function(summary, latency, requests)
@@ -482,61 +486,3 @@ def parse_wrk(stdout: str) -> dict[str, Any]:
         "mean_ms": raw["mean_us"] / 1000.0,
         "errors": errors,
     }
-
-
-# ---- the setup step, run in a child process against the benchmark database ----------------------
-
-
-def _setup(out: str, page_members: int) -> None:
-    """A staff user with an API token (for the uploads), and ``page_members`` random graded
-    members with users and logged-in sessions (for the pages); written to ``out`` as JSON."""
-    import django
-
-    django.setup()
-    from django.conf import settings
-    from django.contrib.auth import (
-        BACKEND_SESSION_KEY,
-        HASH_SESSION_KEY,
-        SESSION_KEY,
-        get_user_model,
-    )
-    from django.contrib.sessions.backends.db import SessionStore
-    from rest_framework.authtoken.models import Token
-
-    from grading.models import CurrentGrade, SessionGrade
-    from members.models import Member
-
-    User = get_user_model()
-    staff = User.objects.create_user(
-        "bench-uploader", password=secrets.token_urlsafe(16), is_staff=True
-    )
-    token = Token.objects.create(user=staff)
-    graded = list(CurrentGrade.objects.order_by("member_id").values_list("member_id", flat=True))
-    rng = random.Random(SIM_SEED)
-    chosen = rng.sample(graded, min(page_members, len(graded)))
-    sessions = []
-    for member in Member.objects.filter(pk__in=chosen):
-        user = User.objects.create_user(
-            f"bench-{member.national_number}", password=secrets.token_urlsafe(16)
-        )
-        member.user = user
-        member.save(update_fields=["user"])
-        store = SessionStore()
-        store[SESSION_KEY] = str(user.pk)
-        store[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
-        store[HASH_SESSION_KEY] = user.get_session_auth_hash()
-        store.create()
-        sessions.append(store.session_key)
-    counts = {
-        "members": Member.objects.count(),
-        "session_grades": SessionGrade.objects.count(),
-        "current_grades": CurrentGrade.objects.count(),
-    }
-    Path(out).write_text(json.dumps({"token": token.key, "sessions": sessions, "counts": counts}))
-
-
-if __name__ == "__main__":
-    if len(sys.argv) == 4 and sys.argv[1] == "setup":
-        _setup(sys.argv[2], int(sys.argv[3]))
-    else:
-        sys.exit("usage: python -m grading.lab.load setup OUT.json PAGE_MEMBERS")

@@ -1,6 +1,7 @@
 """The grading fold on the database (S5.2-S5.4): one ledger operation at a time, under the
 ledger lock, so however many workers run, operations are appended strictly in sequence and
-each sees every operation before it."""
+each sees every operation before it. A step reads from PostgreSQL only the subjects it touches
+(``grading.ledger.subjects``): no process holds or builds a fold of the whole ledger."""
 
 from __future__ import annotations
 
@@ -17,12 +18,14 @@ from grading.engine.ngs import (
     StepResult,
     WithdrawOp,
     apply,
+    get_params,
     why_not_graded,
 )
 from grading.engine.types import SessionResult
 from grading.ledger.lock import ledger_head_lock
-from grading.ledger.state import _last_applied, ledger_state, ledger_state_forget
+from grading.ledger.state import ledger_ops
 from grading.ledger.store import _finish_uploads, _store_grades, _store_not_graded, _store_step
+from grading.ledger.subjects import subjects_current, subjects_rebuild, subjects_state
 from grading.models import (
     LedgerEntry,
     LedgerHead,
@@ -63,10 +66,8 @@ def versions_grade_pending() -> int:
                 pending = version.pk
                 version_grade(head=head, version=version)
         except (OperationalError, InterfaceError):
-            ledger_state_forget()
             raise
         except Exception:
-            ledger_state_forget()
             if pending is None:
                 raise
             log.exception("Grading session version %s failed; it is set aside", pending)
@@ -94,11 +95,11 @@ def version_fail(*, version_id: int) -> None:
 
 def version_grade(*, head: LedgerHead, version: SessionVersion) -> None:
     """Withdraw the session's previous live version, then process this one (S5.3)."""
-    state = ledger_state(head.params_name)
+    subjects_catch_up(head)
     session = version.session
     previous = session.live_version
     if previous is not None and previous.state == SessionVersion.State.GRADED:
-        version_withdraw(head=head, version=previous, state=state)
+        version_withdraw(head=head, version=previous)
     elif previous is not None:  # not graded, yet in its players' histories until replaced
         member_pages_invalidate(
             member_ids=SessionGrade.objects.filter(version=previous).values_list(
@@ -108,11 +109,13 @@ def version_grade(*, head: LedgerHead, version: SessionVersion) -> None:
     result = codec.load(SessionResult, version.payload)
     version.late = head.reference_date is not None and result.date < head.reference_date
     host = approved_host_pair(version, result)
+    op = ProcessOp(head.last_seq + 1, str(version.pk), result, host)
+    state = subjects_state(get_params(head.params_name), head.last_seq, op)
     reason = why_not_graded(result, state.params, host)
     if reason:
         _store_not_graded(version, result, reason, state, host)
     else:
-        step, entry = _append(head, state, LedgerEntry.Operation.PROCESS, version, result, host)
+        step, entry = _append(head, state, op, version)
         _store_step(step, entry, version, state)
     session.live_version = version
     session.save(update_fields=["live_version"])
@@ -121,12 +124,12 @@ def version_grade(*, head: LedgerHead, version: SessionVersion) -> None:
     member_pages_invalidate(numbers=_players(result))
 
 
-def version_withdraw(
-    *, head: LedgerHead, version: SessionVersion, state: ReplayState | None = None
-) -> StepResult:
+def version_withdraw(*, head: LedgerHead, version: SessionVersion) -> StepResult:
     """Withdraw a graded version: its session grades leave every history (S5.3)."""
-    state = state or ledger_state(head.params_name)
-    step, _ = _append(head, state, LedgerEntry.Operation.WITHDRAW, version, None)
+    subjects_catch_up(head)
+    op = WithdrawOp(head.last_seq + 1, str(version.pk))
+    state = subjects_state(get_params(head.params_name), head.last_seq, op)
+    step, _ = _append(head, state, op, version)
     SessionGrade.objects.filter(version=version).update(live=False)
     version.state = SessionVersion.State.WITHDRAWN
     version.save(update_fields=["state"])
@@ -137,6 +140,18 @@ def version_withdraw(
         member_ids=SessionGrade.objects.filter(version=version).values_list("member_id", flat=True),
     )
     return step
+
+
+def subjects_catch_up(head: LedgerHead) -> None:
+    """Refill the subject tables by one fold of the ledger if they are not its fold with the
+    head's set: a database from before them, or a change of parameter set whose refold has not
+    run yet (the step then grades with the new set, as the refold will). Every other step,
+    after any restart, rollback or restore, reads only its own subjects."""
+    if subjects_current(head):
+        return
+    log.warning("Refilling the ledger's subject tables by folding its %s entries", head.last_seq)
+    entries = LedgerEntry.objects.select_related("version").order_by("seq")
+    subjects_rebuild(head, ledger_ops(entries.iterator(chunk_size=500)))
 
 
 def _players(result: SessionResult) -> set[str]:
@@ -159,24 +174,20 @@ def approved_host_pair(version: SessionVersion, result: SessionResult) -> str | 
 
 
 def _append(
-    head, state, operation, version, result, host_pair: str | None = None
+    head: LedgerHead, state: ReplayState, op: ProcessOp | WithdrawOp, version: SessionVersion
 ) -> tuple[StepResult, LedgerEntry]:
-    seq = head.last_seq + 1
-    if operation == LedgerEntry.Operation.PROCESS:
-        op: ProcessOp | WithdrawOp = ProcessOp(seq, str(version.pk), result, host_pair)
-    else:
-        op = WithdrawOp(seq, str(version.pk))
     step = apply(state, op)
     state.steps.clear()
+    process = isinstance(op, ProcessOp)
     entry = LedgerEntry.objects.create(
-        seq=seq,
-        operation=operation,
+        seq=op.seq,
+        operation=LedgerEntry.Operation.PROCESS if process else LedgerEntry.Operation.WITHDRAW,
         version=version,
         params_name=head.params_name,
-        host_pair=host_pair or "",
+        host_pair=(op.host_pair if isinstance(op, ProcessOp) else None) or "",
     )
-    _last_applied[head.params_name] = entry.pk
-    head.last_seq = seq
+    head.last_seq = op.seq
     head.reference_date = step.reference_date
     head.save(update_fields=["last_seq", "reference_date"])
+    head.tables_seq, head.tables_params = op.seq, head.params_name  # the store writes them
     return step, entry

@@ -1,13 +1,12 @@
-"""This process's fold of the ledger (a ``ReplayState`` per parameter set), caught up from the
-``LedgerEntry`` table under the ledger lock before every operation (S5.2-S5.4)."""
+"""A fold of the whole ledger in this process (a ``ReplayState`` per parameter set), caught up
+from the ``LedgerEntry`` table, for the whole-ledger operations only (the nightly refresh, grades
+as of a date). Grading an upload never uses it: a grading step reads its own subjects from the
+database (``grading.ledger.subjects``), and no worker folds the ledger at start (S5.2-S5.4)."""
 
 from __future__ import annotations
 
-import gc
 import os
 from collections.abc import Iterable
-
-from django.db import connections
 
 from grading.engine import codec
 from grading.engine.ngs import (
@@ -18,10 +17,7 @@ from grading.engine.ngs import (
     get_params,
 )
 from grading.engine.types import SessionResult
-from grading.models import (
-    LedgerEntry,
-    LedgerHead,
-)
+from grading.models import LedgerEntry
 
 ENGINE_PATH = os.environ.get("GRADING_ENGINE_PATH", "fast")  # equal to "reference" (tests)
 
@@ -65,29 +61,6 @@ def ledger_state(params_name: str) -> ReplayState:
         state.steps.clear()
         _last_applied[params_name] = entry.pk
     return state
-
-
-def ledger_state_warm() -> int:
-    """Build this process's state now: a worker's main process does it before its pool
-    forks (grading/celery.py), so every pool process starts with the fold and shares its
-    memory, instead of each folding the whole ledger at its first upload. The database
-    connection is closed (a pool process must not share it) and the objects are frozen, so
-    the garbage collector in a pool process never writes to, and so never copies, their
-    pages. Returns the last sequence number folded."""
-    try:
-        head = LedgerHead.objects.only("params_name").first()
-        if head is None:
-            return 0
-        try:
-            state = ledger_state(head.params_name)
-        except BaseException:
-            ledger_state_forget()  # a half-folded state must not reach the pool processes
-            raise
-    finally:
-        connections.close_all()
-    gc.collect()
-    gc.freeze()
-    return state.last_seq
 
 
 def ledger_state_forget() -> None:

@@ -15,6 +15,7 @@ from grading.engine.ngs import (
     known_pairs,
 )
 from grading.engine.types import SessionResult
+from grading.ledger.subjects import subjects_store
 from grading.models import (
     CurrentGrade,
     LedgerEntry,
@@ -36,6 +37,7 @@ def _store_step(
 ) -> None:
     outcome = step.outcome
     assert outcome is not None
+    subjects_store(step, state)
     _store_pair_figures(version, outcome)
     after = {grade.subject: grade.grade for grade in step.current_grades}
     members = _members_by_number(r.number for r in outcome.players)
@@ -127,6 +129,8 @@ def _store_not_graded(
 
 
 def _store_grades(step: StepResult, state: ReplayState) -> None:
+    if step.kind == "withdraw":  # a process step's subjects were stored by _store_step
+        subjects_store(step, state)
     members = _members_by_number(g.subject for g in step.current_grades)
     existing = {
         cg.member_id: cg

@@ -13,6 +13,12 @@ class LedgerHead(models.Model):
     last_seq = models.PositiveBigIntegerField(default=0)
     reference_date = models.DateField(null=True, blank=True)
     params_name = models.CharField(max_length=40, default="ngs-15a")
+    tables_seq = models.PositiveBigIntegerField(
+        default=0, help_text="The last entry the subject tables (LedgerSubject...) reflect."
+    )
+    tables_params = models.CharField(
+        max_length=40, blank=True, help_text="The parameter set the subject tables were built with."
+    )
 
     def __str__(self) -> str:
         return f"ledger at #{self.last_seq}"
@@ -141,3 +147,52 @@ class PartnershipGrade(models.Model):
 
     def __str__(self) -> str:
         return f"{self.member_a} & {self.member_b}: {self.grade:.2f}"
+
+
+class LedgerSubject(models.Model):
+    """A player (``key`` = national number) or partnership (``key`` = "a+b", a < b) the fold has
+    met, with the initial grade fixed at its first appearance (S14.3, S14.7, S14.10). Kept
+    after its last live session is withdrawn: the engine keeps it too (docs/ngs.md)."""
+
+    key = models.CharField(max_length=64, unique=True)
+    initial = models.FloatField()
+
+    def __str__(self) -> str:
+        return f"{self.key} from {self.initial:.2f}"
+
+
+class LedgerHistory(models.Model):
+    """One live graded session in a subject's history: the engine's ``HistoryEntry`` (S4),
+    deleted when its version is withdrawn. Read per subject in ledger order by a grading step
+    (the unique index), deleted per version by a withdrawal (the version index)."""
+
+    subject = models.ForeignKey(LedgerSubject, on_delete=models.CASCADE, related_name="+")
+    version_id = models.BigIntegerField(db_index=True)
+    seq = models.PositiveBigIntegerField()
+    pos = models.PositiveSmallIntegerField(help_text="Order among the version's subjects.")
+    date = models.DateField()
+    boards = models.PositiveIntegerField()
+    grade = models.FloatField()
+    factor = models.FloatField()
+    partner = models.CharField(max_length=20, blank=True)
+    pad = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["subject", "seq"], name="one_history_row_per_step")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.subject_id} #{self.seq} {self.date}"
+
+
+class LedgerLive(models.Model):
+    """A live graded version and its date of play: the latest live date is the ledger's
+    reference date (S14.6), found by the date index."""
+
+    version_id = models.BigIntegerField(primary_key=True)
+    seq = models.PositiveBigIntegerField()
+    date = models.DateField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.version_id} #{self.seq} {self.date}"

@@ -18,6 +18,7 @@ from grading.lab.bench import (
     replay_benchmark,
     synthetic_ledger,
 )
+from grading.lab.bench_setup import club_upload_files
 from grading.lab.load import parse_wrk, sim_start, upload_files, wrk_script
 
 KEYS = {
@@ -188,3 +189,26 @@ def test_upload_files_are_distinct_twelve_table_usebio_files():
         (session,) = parsed.sessions
         assert len(session.pairs) == 24  # 12 tables, a Mitchell
         assert session.date < today
+
+
+def test_wrk_script_carries_the_pinned_pages():
+    """The club's grade list is requested with its administrator's session (issue 17)."""
+    script = wrk_script(["abc"], ["/me/"], pinned=[("admin", "/clubs/c/grades/")])
+    assert '{"abc", "/me/"}' in script and '{"admin", "/clubs/c/grades/"}' in script
+
+
+def test_club_upload_files_use_the_clubs_members():
+    numbers = [str(100000 + i) for i in range(60)]
+    slug, files = club_upload_files("club-001", numbers, 3)
+    assert slug == "club-001" and len(files) == 3
+    assert len({data for _, data in files}) == 3
+    text = files[0][1].decode()
+    assert sum(n in text for n in numbers) == 48  # 24 pairs of the club's members
+
+
+@pytest.mark.django_db
+def test_the_floor_view_is_a_django_view_beside_the_product_routes(client, settings):
+    settings.ROOT_URLCONF = "grading.lab.floor"
+    floor = client.get("/bench-floor/", secure=True)
+    assert floor.status_code == 200 and floor.content == b"grade floor"
+    assert client.get("/me/", secure=True).status_code == 302  # the product's, to the login

@@ -5,8 +5,13 @@
 2. Upload to visible grade: a dedicated PostgreSQL database loaded with a simulated world, one
    Celery worker (solo pool) and gunicorn; 12-table USEBIO files posted through the API and
    polled until graded.
-3. Pages under load: the grade card and session history of random members, wrk with 50
-   connections against gunicorn (2 workers, DJANGO_DEBUG=0).
+3. Pages under load: the grade card and session history of random members and a club's grade
+   list, wrk with 50 connections against gunicorn (2 workers, DJANGO_DEBUG=0), then a no-op
+   Django view on the same gunicorn (the machine's floor).
+
+``--scale national`` builds its database with the national builder (``manage.py national``,
+COPY) instead of the upload pipeline, and times the uploads on the region database first, in
+the same run, so that growth is a ratio (issue 17).
 """
 
 from __future__ import annotations
@@ -138,13 +143,23 @@ class Command(BaseCommand):
                 peak_rss_mb=None,
             )
         report.update(
+            db_session_grades=None,
             upload_p50_ms=None,
             upload_p95_ms=None,
+            upload_p95_region_ms=None,
+            worker_start_s=None,
+            worker_rss_mb=None,
             page_p50_ms=None,
             page_p95_ms=None,
             page_rps=None,
+            page_floor_p95_ms=None,
+            page_floor_rps=None,
         )
         if not (options["skip_upload"] and options["skip_pages"]):
+            if scale.name == "national" and not options["skip_upload"]:
+                region = self._services(SCALES["region"], options, {}, log, pages=False)
+                report["upload_p95_region_ms"] = region.get("upload_p95_ms")
+                report["region"] = region
             self._services(scale, options, report, log)
         report["total_seconds"] = time.perf_counter() - began
         if as_json:
@@ -152,7 +167,7 @@ class Command(BaseCommand):
         else:
             self._print(report)
 
-    def _services(self, scale, options, report: dict, log) -> None:
+    def _services(self, scale, options, report: dict, log, pages: bool = True) -> dict:
         from grading.lab.load import BenchStack
 
         stack = BenchStack(
@@ -165,29 +180,36 @@ class Command(BaseCommand):
         try:
             stack.open()
             report["database"] = {
-                "players": scale.sim_players,
+                "players": scale.players if scale.name == "national" else scale.sim_players,
                 "clubs": scale.sim_clubs,
                 "months": scale.sim_months,
                 "load_seconds": stack.load_seconds,
                 **stack.state["counts"],
             }
+            report["db_session_grades"] = stack.state["counts"]["session_grades"]
             stack.start_gunicorn()
             if not options["skip_upload"]:
                 stack.start_worker()
                 upload = stack.upload_benchmark(options["uploads"] or scale.uploads)
                 report.update(
-                    upload_p50_ms=upload["p50_ms"], upload_p95_ms=upload["p95_ms"], upload=upload
+                    upload_p50_ms=upload["p50_ms"],
+                    upload_p95_ms=upload["p95_ms"],
+                    worker_start_s=upload["worker_start_s"],
+                    worker_rss_mb=upload["worker_rss_mb"],
+                    upload=upload,
                 )
-            if not options["skip_pages"]:
-                pages = stack.page_benchmark(
+            if pages and not options["skip_pages"]:
+                measured = stack.page_benchmark(
                     options["page_seconds"] or scale.page_seconds,
                     options["clients"] or scale.clients,
                 )
                 report.update(
-                    page_p50_ms=pages["p50_ms"],
-                    page_p95_ms=pages["p95_ms"],
-                    page_rps=pages["rps"],
-                    pages=pages,
+                    page_p50_ms=measured["p50_ms"],
+                    page_p95_ms=measured["p95_ms"],
+                    page_rps=measured["rps"],
+                    page_floor_p95_ms=measured["floor"]["p95_ms"],
+                    page_floor_rps=measured["floor"]["rps"],
+                    pages=measured,
                 )
         except KeyboardInterrupt:
             raise
@@ -195,6 +217,7 @@ class Command(BaseCommand):
             raise CommandError(f"bench: {exc}") from exc
         finally:
             stack.close()
+        return report
 
     def _print(self, r: dict) -> None:
         def f(value, fmt="{:,.1f}"):
@@ -227,14 +250,16 @@ class Command(BaseCommand):
             out.append(
                 f"upload to visible grade ({u['uploads']} x {u['tables']}-table USEBIO): "
                 f"p50 {f(u['p50_ms'])} ms, p95 {f(u['p95_ms'])} ms, max {f(u['max_ms'])} ms,"
-                f" first (cold worker) {f(u['cold_first_ms'])} ms"
+                f" first (cold worker) {f(u['cold_first_ms'])} ms; worker start "
+                f"{f(u['worker_start_s'], '{:.1f}')} s, {f(u['worker_rss_mb'])} MB"
             )
         if r.get("pages"):
             p = r["pages"]
             out.append(
                 f"pages ({p['clients']} clients, {p['seconds']} s, {p['members']} members): "
                 f"p50 {f(p['p50_ms'])} ms, p95 {f(p['p95_ms'])} ms, p99 {f(p['p99_ms'])} ms,"
-                f" {f(p['rps'])} req/s, {p['errors']} errors"
+                f" {f(p['rps'])} req/s, {p['errors']} errors; floor p95 "
+                f"{f(p['floor']['p95_ms'])} ms, {f(p['floor']['rps'])} req/s"
             )
         if r.get("database"):
             out.append(f"database: {r['database']}")
