@@ -32,9 +32,9 @@ from grading.engine.ngs import (
     get_params,
     partnership_subject,
 )
+from grading.engine.ngs.incremental import IncrementalHistory
 from grading.engine.ngs.ledger import ReferenceHistory, SubjectHistory, _LiveVersion
 from grading.engine.ngs.types import CurrentGrade, HistoryEntry, PartnershipKey
-from grading.engine.ngs.window import IncrementalHistory
 from grading.engine.types import SessionResult
 from grading.models import LedgerHead, LedgerHistory, LedgerLive, LedgerSubject
 

@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("grading", "0005_brambledown_grades_may_be_negative"),
+        ("grading", "0008_audit_login_link"),
     ]
 
     operations = [
