@@ -30,8 +30,7 @@ from grading.engine.ngs import (
 from grading.ledger import subjects
 from grading.ledger.subjects import subjects_problems, subjects_step
 from grading.models import LedgerHistory, LedgerLive, LedgerSubject
-from tests.engine.test_ngs_fast import long_ledger
-from tests.engine.test_ngs_histories import random_ledger
+from tests.engine.ledgers import LONG, random_ledger
 
 DB_EXAMPLES = settings(
     max_examples=6,
@@ -86,7 +85,7 @@ def through_the_database(ops: list[LedgerOp], params: NGSParams) -> ReplayState:
 def test_steps_from_the_database_equal_the_reference_on_long_histories(seed):
     """Few players, long histories: the 2000-board cut, exact cuts, same-day blocks, gaps of
     more than 3 years (careers, restarts), late uploads across the 3-year edge."""
-    ops = numbered(with_hosts(long_ledger(seed, operations=120), seed))
+    ops = numbered(with_hosts(random_ledger(seed, LONG, operations=120), seed))
     state = through_the_database(ops, NGS_DEFAULT)
     assert state.players  # the ledger graded someone
 
@@ -103,7 +102,7 @@ def test_steps_from_the_database_equal_the_reference_on_random_ledgers(seed):
 @settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.integers(0, 10**9))
 def test_steps_from_the_database_equal_the_reference_under_2018_rules(seed):
-    through_the_database(numbered(long_ledger(seed, operations=100)), NGS_2018)
+    through_the_database(numbered(random_ledger(seed, LONG, operations=100)), NGS_2018)
 
 
 @pytest.mark.django_db
@@ -144,14 +143,14 @@ def test_a_withdrawal_lowers_the_reference_date_read_from_the_live_dates():
 def test_steps_on_the_reference_path_equal_too(seed, monkeypatch):
     """A step may grade with either path (GRADING_STEP_PATH): both give the reference's step."""
     monkeypatch.setattr(subjects, "STEP_PATH", "reference")
-    through_the_database(numbered(long_ledger(seed, operations=80)), NGS_DEFAULT)
+    through_the_database(numbered(random_ledger(seed, LONG, operations=80)), NGS_DEFAULT)
 
 
 @pytest.mark.django_db
 def test_grades_read_in_batches_from_the_tables_equal_the_fold():
     """The nightly refresh's figures without a fold: every subject's grade as of a date, read
     a few subjects at a time, equals the whole fold's (S4)."""
-    ops = numbered(long_ledger(29, operations=120))
+    ops = numbered(random_ledger(29, LONG, operations=120))
     state = through_the_database(ops, NGS_DEFAULT)
     as_of = state.latest_date() + dt.timedelta(days=400)
     read = {key: grade for key, grade, _ in subjects.subjects_grades(NGS_DEFAULT, as_of, batch=3)}

@@ -9,7 +9,12 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 
 from grading.common.audit import audit_record
-from grading.models import AuditEvent
+from grading.engine import codec
+from grading.engine.ngs import PARAMETER_SETS, why_not_graded
+from grading.engine.ngs.params import NGSParams
+from grading.engine.types import SessionResult
+from grading.ledger.lock import ledger_head_lock
+from grading.models import AuditEvent, LedgerEntry
 from members.services import member_pages_invalidate
 
 log = logging.getLogger(__name__)
@@ -26,18 +31,12 @@ def parameters_change(*, params_name: str, user=None, reason: str) -> AuditEvent
     reason, the set already active, or a ledger the new set cannot fold; ``PermissionDenied``
     for a user who is not staff (``user=None`` is an operator at the shell).
 
-    The per-process fold caches (``grading.ledger.state._states``) need no message: every ledger
-    operation reads ``head.params_name`` under the same lock this change holds, so the first
-    operation after the commit, in any worker, asks ``ledger_state`` for the new set. The
-    caches are keyed by set name and each is only ever a fold of the ledger's entries with its
-    own set, caught up entry by entry, so a cache built earlier with the new set (before a
-    change back) is still exact; a set with no cache is folded from empty. Until the refold
-    commits, the stored grades are still the old set's (see docs/.decisions-parameters.md).
+    No worker needs telling: every ledger
+    operation reads ``head.params_name`` under the same lock this change holds, and the subject
+    tables record the set they were folded with (``LedgerHead.tables_params``), so the first
+    operation after the commit, in any worker, refills them for the new set. Until the refold
+    commits, the stored grades are still the old set's.
     """
-    from grading.engine.ngs import PARAMETER_SETS
-    from grading.ledger.lock import ledger_head_lock
-    from grading.staff.parameters import ledger_versions_not_gradeable
-
     _staff_only(user)
     name = (params_name or "").strip()
     reason = (reason or "").strip()
@@ -106,3 +105,34 @@ def _dispatch_refold(user) -> None:
             "The ledger refold could not be queued (or run): replay it from /staff/parameters/",
             exc_info=True,
         )
+
+
+def _gradeability(params: NGSParams) -> tuple:
+    """The parameters ``why_not_graded`` reads (grading/engine/ngs/session.py): two sets equal
+    here decide every session's gradeability alike."""
+    return (params.known_threshold, params.known_by_players)
+
+
+def ledger_versions_not_gradeable(
+    params: NGSParams, *, current: NGSParams | None = None
+) -> list[int]:
+    """Versions the ledger processes that ``params`` would not grade (S3.8, S9.1), by primary
+    key. Folding such a ledger with ``params`` would leave them out of the fold while the
+    database records them as graded, and a later withdrawal or correction of one would be a
+    withdrawal of a version the fold never made live (the engine refuses it). Skipped, without
+    reading a payload, when ``current`` (the set the ledger was folded with) decides
+    gradeability alike."""
+    if current is not None and _gradeability(params) == _gradeability(current):
+        return []
+    entries = (
+        LedgerEntry.objects.filter(operation=LedgerEntry.Operation.PROCESS)
+        .select_related("version")
+        .only("seq", "version", "version__payload", "host_pair")
+        .order_by("seq")
+    )
+    blocked = []
+    for entry in entries.iterator(chunk_size=500):
+        result = codec.load(SessionResult, entry.version.payload)
+        if why_not_graded(result, params, entry.host_pair or None):
+            blocked.append(entry.version_id)
+    return blocked

@@ -6,17 +6,14 @@ from __future__ import annotations
 import dataclasses
 from fractions import Fraction
 
-from grading.engine import codec
-from grading.engine.ngs import NGS_DEFAULT, PARAMETER_SETS, why_not_graded
+from grading.engine.ngs import NGS_DEFAULT, PARAMETER_SETS
 from grading.engine.ngs.params import NGSParams
-from grading.engine.types import SessionResult
-from grading.models import AuditEvent, LedgerEntry, LedgerHead
+from grading.models import AuditEvent, LedgerHead
 
 __all__ = [
     "FIELD_LABELS",
     "SET_DESCRIPTIONS",
     "active_params_name",
-    "ledger_versions_not_gradeable",
     "parameters_overview",
 ]
 
@@ -146,34 +143,3 @@ def _history_row(event: AuditEvent) -> dict:
         "to": details.get("to", "") if change else details.get("params", ""),
         "reason": details.get("reason", "") if change else event.subject,
     }
-
-
-def _gradeability(params: NGSParams) -> tuple:
-    """The parameters ``why_not_graded`` reads (grading/engine/ngs/session.py): two sets equal
-    here decide every session's gradeability alike."""
-    return (params.known_threshold, params.known_by_players)
-
-
-def ledger_versions_not_gradeable(
-    params: NGSParams, *, current: NGSParams | None = None
-) -> list[int]:
-    """Versions the ledger processes that ``params`` would not grade (S3.8, S9.1), by primary
-    key. Folding such a ledger with ``params`` would leave them out of the fold while the
-    database records them as graded, and a later withdrawal or correction of one would be a
-    withdrawal of a version the fold never made live (the engine refuses it). Skipped, without
-    reading a payload, when ``current`` (the set the ledger was folded with) decides
-    gradeability alike."""
-    if current is not None and _gradeability(params) == _gradeability(current):
-        return []
-    entries = (
-        LedgerEntry.objects.filter(operation=LedgerEntry.Operation.PROCESS)
-        .select_related("version")
-        .only("seq", "version", "version__payload", "host_pair")
-        .order_by("seq")
-    )
-    blocked = []
-    for entry in entries.iterator(chunk_size=500):
-        result = codec.load(SessionResult, entry.version.payload)
-        if why_not_graded(result, params, entry.host_pair or None):
-            blocked.append(entry.version_id)
-    return blocked
