@@ -3,8 +3,12 @@
 import socket
 
 from celery import shared_task
+from django.contrib.auth import get_user_model
+from django.utils import timezone
 
+from grading.ledger.check import grades_refresh, ledger_refold
 from grading.ledger.fold import versions_grade_pending
+from grading.schemes.brambledown import brambledown_regrade_due
 from grading.uploads.services import upload_process, uploads_received_process
 
 
@@ -32,10 +36,6 @@ def grade_upload(upload_id: int) -> int:
 @shared_task(name="grading.refresh_grades")
 def refresh_grades() -> int:
     """Nightly: current and partnership grades move with the calendar (S4 window, statuses)."""
-    from django.utils import timezone
-
-    from grading.ledger.check import grades_refresh
-
     return grades_refresh(today=timezone.localdate())
 
 
@@ -51,10 +51,6 @@ def grade_pending() -> int:
 def regrade_brambledown() -> dict:
     """Quarterly (S11): close the quarter just ended at every club keeping Brambledown grades
     (new grades, A, B and pairs lists). Idempotent: a closed quarter is not regraded again."""
-    from django.utils import timezone
-
-    from grading.schemes.brambledown import brambledown_regrade_due
-
     done = brambledown_regrade_due(today=timezone.localdate())
     return {slug: list(update.closed) for slug, update in done.items()}
 
@@ -66,9 +62,5 @@ def refold_ledger(user_id: int | None = None) -> int:
     with the set the ledger head names when it runs, under the ledger lock, so a refold
     delivered twice, or one queued before a later change, gives the same grades. Returns the
     ledger entries folded. ``user_id``: who asked (for the audit log)."""
-    from django.contrib.auth import get_user_model
-
-    from grading.ledger.check import ledger_refold
-
     actor = get_user_model().objects.filter(pk=user_id).first() if user_id else None
     return ledger_refold(actor=actor)

@@ -15,6 +15,7 @@ from grading.engine.ngs.params import NGSParams
 from grading.engine.types import SessionResult
 from grading.ledger.lock import ledger_head_lock
 from grading.models import AuditEvent, LedgerEntry
+from grading.tasks import refold_ledger
 from members.services import member_pages_invalidate
 
 log = logging.getLogger(__name__)
@@ -90,14 +91,12 @@ def ledger_refold_request(*, user=None) -> None:
 
 def _staff_only(user) -> None:
     if user is not None and not (user.is_authenticated and user.is_staff):
-        raise PermissionDenied("Only staff may replay the ledger or change the parameters (S13).")
+        raise PermissionDenied("Only staff may replay the ledger or change the parameters.")
 
 
 def _dispatch_refold(user) -> None:
     """Queue the refold. A broker that is down leaves the old set's grades in place; the
     parameters page shows the change's refold as pending and offers to replay the ledger."""
-    from grading.tasks import refold_ledger
-
     try:
         refold_ledger.delay(user.pk if user is not None else None)
     except Exception:

@@ -18,10 +18,10 @@ __all__ = [
 ]
 
 SET_DESCRIPTIONS = {
-    "ngs-15a": "The scheme as the seed states it, March 2018 (S9): the default.",
-    "ngs-2018": "The EBU's 2018 rules (S9.1): a Mature player partnering a player with fewer "
+    "ngs-15a": "The scheme as the EBU published it, March 2018: the default.",
+    "ngs-2018": "The EBU's 2018 rules: a Mature player partnering a player with fewer "
     "than 150 graded boards gets no session grade; a session counts by known players, not pairs.",
-    "fr18-factors": "FR 18's later estimates of the IMP factors (S3.3): F_butler 5.10 and "
+    "fr18-factors": "The later estimates of the IMP factors in the EBU's grading report: F_butler 5.10 and "
     "F_cross 6.12 instead of 5.4 and 6.48.",
 }
 

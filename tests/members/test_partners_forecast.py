@@ -30,7 +30,7 @@ def test_partnerships_list_every_partner_with_boards_together(me_client, graded)
     assert body.count('data-testid="partner-row"') == 3
     assert f"{shown(pg.grade):.2f}" in body
     assert "48 of 300 boards" in body
-    assert "FAQ 43" in body and "caution" in body.lower()
+    assert "large and lasting" in body and "caution" in body.lower()  # the EBU FAQ 43 advice
 
 
 def test_forecast_with_a_typed_partner_and_field(me_client, graded):

@@ -7,6 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 from grading.common.spreadsheet import cell_text
 from grading.ledger.check import grades_as_of
 from grading.models import CurrentGrade
+from grading.schemes.selectors import scheme_rows
 from members.models import Member
 
 COLUMNS = ["number", "name", "grade", "status", "band", "boards_in_window"]
@@ -36,8 +37,6 @@ class Command(BaseCommand):
 
     def handle(self, *args, member=None, format="csv", as_of=None, scheme="ngs", **options):
         if scheme != "ngs":
-            from grading.schemes.selectors import scheme_rows
-
             rows = scheme_rows(scheme=scheme, as_of=as_of)
         else:
             rows = self.rows_as_of(as_of) if as_of else self.stored_rows()
