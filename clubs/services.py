@@ -10,6 +10,7 @@ from clubs.models import Club, ClubRole, HostExemptionRequest, PlannedSession
 from clubs.rules import exemption_deadline, planned_session_of
 from clubs.selectors.planning import planned_session_results_in
 from grading.common.audit import audit_record
+from grading.engine.types import SessionResult
 from grading.models import AuditEvent
 from members.models import Member
 
@@ -128,6 +129,18 @@ def approved_host_numbers(
         status=HostExemptionRequest.Status.APPROVED,
     ).select_related("member", "partner")
     return [(r.member.national_number, r.partner.national_number) for r in requests]
+
+
+def approved_host_pair(*, club: Club, result: SessionResult) -> str | None:
+    """The pair id of the approved host request for a results session (S3.9), if it played."""
+    numbers = approved_host_numbers(
+        club=club, date=result.date, start=result.start, event_name=result.event_name
+    )
+    approved = {frozenset(pair) for pair in numbers}
+    for pair in result.pairs:
+        if frozenset(p.number for p in pair.players) in approved:
+            return pair.pair_id
+    return None
 
 
 # --------------------------------------------------------------------------------------------

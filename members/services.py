@@ -3,7 +3,6 @@
 import datetime as dt
 from collections.abc import Iterable
 
-from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Q
 
@@ -48,20 +47,6 @@ def _names_differ(recorded: str, given: str) -> bool:
     return simplify(recorded) != simplify(given) and sorted(simplify(recorded).split()) != sorted(
         simplify(given).split()
     )
-
-
-@transaction.atomic
-def member_login_create(*, member: Member, username: str, password: str, is_staff: bool = False):
-    """Give a member a login (or reset an existing one's password)."""
-    user_model = get_user_model()
-    user, _ = user_model.objects.get_or_create(username=username)
-    user.set_password(password)
-    user.is_staff = is_staff
-    user.save()
-    if member.user_id != user.pk:
-        member.user = user
-        member.save(update_fields=["user"])
-    return user
 
 
 @transaction.atomic

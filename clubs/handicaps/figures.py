@@ -16,15 +16,8 @@ from grading.engine.ngs.handicap import (
     team_handicap,
     whole,
 )
-from grading.engine.ngs.params import NGS_DEFAULT, NGSParams, get_params
-from grading.models import LedgerHead
-
-
-def active_params() -> NGSParams:
-    """The parameter set the ledger is folded with (S9): the ledger head's, the default before
-    anything was graded. A team's handicap factor is ``2 / F_cross`` of this set (FR 7)."""
-    head = LedgerHead.objects.only("params_name").first()
-    return get_params(head.params_name) if head else NGS_DEFAULT
+from grading.engine.ngs.params import NGSParams
+from grading.ledger.lock import active_params
 
 
 @dataclass(frozen=True)

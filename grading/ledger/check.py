@@ -8,7 +8,6 @@ from django.db import transaction
 
 from grading.common.audit import audit_record
 from grading.engine.ngs import (
-    NGS_DEFAULT,
     ProcessOp,
     ReplayState,
     StepResult,
@@ -18,7 +17,7 @@ from grading.engine.ngs import (
 from grading.engine.ngs.clib import ckernel_available, ckernel_supports
 from grading.ledger.columns import Progress
 from grading.ledger.compare import check_compiled
-from grading.ledger.lock import ledger_head_lock
+from grading.ledger.lock import active_params, ledger_head_lock
 from grading.ledger.state import (
     ENGINE_PATH,
     _last_applied,
@@ -32,7 +31,6 @@ from grading.models import (
     AuditEvent,
     CurrentGrade,
     LedgerEntry,
-    LedgerHead,
     PartnershipGrade,
     SessionGrade,
     SessionVersion,
@@ -60,18 +58,13 @@ SESSION_GRADE_PARTS = (
 
 def check_engine(params_name: str | None = None) -> str:
     """Which engine ``ledger_check`` folds with, in words for the terminal."""
-    params = _active_params() if params_name is None else get_params(params_name)
+    params = active_params() if params_name is None else get_params(params_name)
     if ckernel_available() and ckernel_supports(params):
         return "the compiled kernel"
     return (
         "the Python engine (slower: the compiled kernel is not built; "
         "`make install` or `python -m grading.engine.ngs.ckernel --build` builds it)"
     )
-
-
-def _active_params():
-    head = LedgerHead.objects.first()
-    return get_params(head.params_name if head else NGS_DEFAULT.name)
 
 
 def ledger_check(tol: float = 1e-9, *, progress: Progress | None = None) -> list[str]:
@@ -81,7 +74,7 @@ def ledger_check(tol: float = 1e-9, *, progress: Progress | None = None) -> list
     Folds on the compiled kernel, reading the ledger as columns and comparing in sorted
     streams (``grading.ledger.compare``); without the kernel, on the Python engine
     (``check_engine`` says which)."""
-    params = _active_params()
+    params = active_params()
     if ckernel_available() and ckernel_supports(params):
         return check_compiled(params, tol, progress)
     return _check_python(params, tol)

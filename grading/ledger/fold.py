@@ -10,7 +10,7 @@ import logging
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
-from clubs.services import approved_host_numbers
+from clubs.services import approved_host_pair
 from grading.engine import codec
 from grading.engine.ngs import (
     ProcessOp,
@@ -108,7 +108,7 @@ def version_grade(*, head: LedgerHead, version: SessionVersion) -> None:
         )
     result = codec.load(SessionResult, version.payload)
     version.late = head.reference_date is not None and result.date < head.reference_date
-    host = approved_host_pair(version, result)
+    host = approved_host_pair(club=version.session.event.club, result=result)
     op = ProcessOp(head.last_seq + 1, str(version.pk), result, host)
     state = subjects_state(get_params(head.params_name), head.last_seq, op)
     reason = why_not_graded(result, state.params, host)
@@ -156,21 +156,6 @@ def subjects_catch_up(head: LedgerHead) -> None:
 
 def _players(result: SessionResult) -> set[str]:
     return {p.number for pair in result.pairs for p in pair.players if p.number}
-
-
-def approved_host_pair(version: SessionVersion, result: SessionResult) -> str | None:
-    """The pair of the approved host request for this session (S3.9), if it played."""
-    numbers = approved_host_numbers(
-        club=version.session.event.club,
-        date=result.date,
-        start=result.start,
-        event_name=result.event_name,
-    )
-    approved = {frozenset(pair) for pair in numbers}
-    for pair in result.pairs:
-        if frozenset(p.number for p in pair.players) in approved:
-            return pair.pair_id
-    return None
 
 
 def _append(

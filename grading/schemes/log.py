@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 
 from django.db.models import QuerySet
 
-from clubs.services import approved_host_numbers
+from clubs.services import approved_host_pair
 from grading.engine import codec
 from grading.engine.types import SessionResult
 from grading.models import LedgerEntry, SessionVersion
@@ -82,17 +82,7 @@ def _host_pair(version: SessionVersion) -> str:
     if entry is not None:
         return entry.host_pair
     result = codec.load(SessionResult, version.payload)
-    numbers = approved_host_numbers(
-        club=version.session.event.club,
-        date=result.date,
-        start=result.start,
-        event_name=result.event_name,
-    )
-    approved = {frozenset(pair) for pair in numbers}
-    for pair in result.pairs:
-        if frozenset(p.number for p in pair.players) in approved:
-            return pair.pair_id
-    return ""
+    return approved_host_pair(club=version.session.event.club, result=result) or ""
 
 
 def sessions_of(entries: Sequence[SchemeEntry]) -> dict[int, SessionResult]:

@@ -8,12 +8,12 @@ from fractions import Fraction
 
 from grading.engine.ngs import NGS_DEFAULT, PARAMETER_SETS
 from grading.engine.ngs.params import NGSParams
-from grading.models import AuditEvent, LedgerHead
+from grading.ledger.lock import active_params_name
+from grading.models import AuditEvent
 
 __all__ = [
     "FIELD_LABELS",
     "SET_DESCRIPTIONS",
-    "active_params_name",
     "parameters_overview",
 ]
 
@@ -51,13 +51,6 @@ FIELD_LABELS = {
     "new_partner_min_boards": ("Mature with a new partner: not graded below, boards", "S9.1"),
 }
 HISTORY_LIMIT = 25
-
-
-def active_params_name() -> str:
-    """The name of the set the ledger is folded with (the ledger head's; the default before
-    anything was ever graded)."""
-    head = LedgerHead.objects.only("params_name").first()
-    return head.params_name if head else NGS_DEFAULT.name
 
 
 def _display(name: str, value) -> str:

@@ -9,10 +9,9 @@ from django.contrib.auth import get_user_model, password_validation
 LIST_MAX_BYTES = 256 * 1024
 
 
-def email_input() -> forms.TextInput:
-    """A text box that brings up the email keyboard on a phone; the site's stylesheet styles
-    text boxes (the field still checks the address)."""
-    return forms.TextInput(attrs={"inputmode": "email", "autocomplete": "email"})
+def email_input() -> forms.EmailInput:
+    """An email box (the email keyboard on a phone), styled as the site's text boxes."""
+    return forms.EmailInput(attrs={"autocomplete": "email"})
 
 
 class SignUpForm(forms.Form):

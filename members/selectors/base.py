@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-from grading.engine.ngs import (
-    NGS_DEFAULT,
-    NGSParams,
-    get_params,
-)
 from grading.models import (
-    LedgerHead,
     Scoring,
 )
 from members.models import Member
@@ -33,12 +27,6 @@ def member_for_user(*, user) -> Member | None:
         return user.member
     except Member.DoesNotExist:
         return None
-
-
-def grading_params() -> NGSParams:
-    """The parameter set the ledger runs with (S9)."""
-    head = LedgerHead.objects.only("params_name").first()
-    return get_params(head.params_name) if head else NGS_DEFAULT
 
 
 def score_unit(scoring: str) -> str:

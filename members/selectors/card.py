@@ -21,6 +21,7 @@ from grading.engine.ngs import (
     current_grade,
     shown,
 )
+from grading.ledger.lock import active_params
 from grading.models import (
     CurrentGrade,
     SessionGrade,
@@ -28,7 +29,6 @@ from grading.models import (
 from members.models import Member
 from members.pagecache import member_page_value
 from members.selectors.bands import BandCard, StatusInfo, band_card, status_info
-from members.selectors.base import grading_params
 from members.selectors.history import grade_weights
 
 
@@ -98,7 +98,7 @@ def grade_card(*, member: Member) -> GradeCard:
     current = CurrentGrade.objects.filter(member=member).first()
     if current is None:
         return GradeCard(member=member, has_grade=False, private=member.grade_private)
-    params = grading_params()
+    params = active_params()
     points = member_page_value(
         member=member,
         page="grade-points",

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from grading.engine.ngs import (
     NGSParams,
 )
+from grading.ledger.lock import active_params
 from grading.models import (
     PairResult,
     Scoring,
@@ -22,7 +23,7 @@ from grading.privacy import (
     pair_grade_shown,
 )
 from members.models import Member
-from members.selectors.base import PERCENT_SCORINGS, grading_params, score_text
+from members.selectors.base import PERCENT_SCORINGS, score_text
 from members.selectors.groups import SWISS, met_pairs, opponents_of, players_of
 from members.selectors.history import HistoryRow, _history_row, grade_weights
 
@@ -104,7 +105,7 @@ def session_explain(*, member: Member, grade_id: int) -> Explanation | None:
     )
     if grade is None:
         return None
-    params = grading_params()
+    params = active_params()
     version = grade.version
     pairs = list(
         version.pairs.select_related("player1__current_grade", "player2__current_grade").order_by(

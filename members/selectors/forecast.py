@@ -14,6 +14,7 @@ from grading.engine.ngs import (
     par,
 )
 from grading.engine.types import Scoring as EngineScoring
+from grading.ledger.lock import active_params
 from grading.models import (
     SessionVersion,
 )
@@ -22,7 +23,6 @@ from grading.privacy import (
     GradeView,
 )
 from members.models import Member
-from members.selectors.base import grading_params
 from members.selectors.groups import sof_hidden_versions
 from members.selectors.partners import partnerships
 
@@ -123,7 +123,7 @@ def forecast_build(
 ) -> Forecast:
     """Par and the chances of beating 45-65%, and the ``threshold`` asked if any, for a pair
     in a field (S3.5, FR 5)."""
-    params = params or grading_params()
+    params = params or active_params()
     par_pct = par(EngineScoring.MP, own_grade, partner_grade, field, boards, params=params)
     asked = None
     if threshold is not None:

@@ -16,6 +16,7 @@ from grading.engine.ngs import (
     years_before,
 )
 from grading.engine.ngs.decay import reached_padding
+from grading.ledger.lock import active_params
 from grading.models import (
     CurrentGrade,
     PairResult,
@@ -26,7 +27,7 @@ from grading.privacy import (
     current_of,
 )
 from members.models import Member
-from members.selectors.base import grading_params, score_text, score_unit
+from members.selectors.base import score_text, score_unit
 from members.selectors.groups import sopp_hidden
 
 # --------------------------------------------------------------------------- weights
@@ -66,7 +67,7 @@ def grade_weights(
     current = current if current is not None else current_of(member)
     if current is None:
         return Weights({}, 0.0, 0)
-    params = params or grading_params()
+    params = params or active_params()
     rows = SessionGrade.objects.filter(
         member=member,
         live=True,
@@ -226,7 +227,7 @@ def history_filtered(*, member: Member, filters: HistoryFilters) -> QuerySet[Ses
 def history_decorate(*, member: Member, rows) -> list[HistoryRow]:
     """History rows with weights and flags; ``rows`` is one page of ``history_filtered``."""
     rows = list(rows)
-    params = grading_params()
+    params = active_params()
     weights = grade_weights(member=member, params=params)
     hidden = sopp_hidden(viewer=member, grades=rows, params=params)
     return [_history_row(row, weights, sopp_shown=row.pk not in hidden) for row in rows]

@@ -45,7 +45,7 @@ def _gist(problem: str) -> str:
 
 
 def _python_check():
-    return check._check_python(check._active_params(), 1e-9)
+    return check._check_python(check.active_params(), 1e-9)
 
 
 def test_the_compiled_check_reproduces_the_database(world):
@@ -80,7 +80,7 @@ def test_the_compiled_check_finds_what_the_python_check_finds(world):
     # the same problems, the computed figures equal to 1e-9 (their last digits may differ)
     expected = sorted(map(_gist, _python_check()))
     assert sorted(map(_gist, compiled)) == expected
-    merged = check_compiled(check._active_params(), 1e-9, None, in_database=False)
+    merged = check_compiled(check.active_params(), 1e-9, None, in_database=False)
     assert sorted(map(_gist, merged)) == expected
 
 
