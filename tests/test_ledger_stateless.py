@@ -49,11 +49,16 @@ def numbered(ops: list[LedgerOp]) -> list[LedgerOp]:
 
 
 def with_hosts(ops: list[LedgerOp], seed: int) -> list[LedgerOp]:
-    """Every seventh process names its last pair as an approved host pair (S3.9)."""
+    """Every seventh process names its last pair as an approved host pair (S3.9), where that
+    leaves the session as gradeable as the generator made it (a version the generator later
+    withdraws must still be live)."""
     out: list[LedgerOp] = []
     for i, op in enumerate(ops):
         if isinstance(op, ProcessOp) and (i + seed) % 7 == 0:
-            op = dataclasses.replace(op, host_pair=op.session.pairs[-1].pair_id)
+            host = op.session.pairs[-1].pair_id
+            graded_before = not why_not_graded(op.session, host_pair=op.host_pair)
+            if graded_before == (not why_not_graded(op.session, host_pair=host)):
+                op = dataclasses.replace(op, host_pair=host)
         out.append(op)
     return out
 

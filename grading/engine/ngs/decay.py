@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from typing import cast
 
 from grading.engine.ngs.params import NGS_DEFAULT, NGSParams
 from grading.engine.ngs.types import CurrentGrade, History, HistoryEntry, PlayerStanding, Status
@@ -90,7 +91,8 @@ def years_before(date: dt.date, years: int) -> dt.date:
     """``date`` minus whole calendar years; 29 February becomes 28 February (S14.6). Before
     year 1 it is ``BEFORE_YEAR_ONE``, so a bad date already stored cannot raise (issue 21)."""
     if date.year - years < 1:
-        return BEFORE_YEAR_ONE
+        # Compares below every date, which is all a window start is used for.
+        return cast(dt.date, BEFORE_YEAR_ONE)
     try:
         return date.replace(year=date.year - years)
     except ValueError:
