@@ -13,19 +13,14 @@ from django.shortcuts import get_object_or_404
 
 from clubs.models import Club
 from grading.engine.ngs.session import TEAMS_SCORING
-from grading.engine.ngs.session import comparison_group as engine_comparison_group
-from grading.engine.types import Direction
-from grading.engine.types import Movement as EngineMovement
 from grading.engine.types import Scoring as EngineScoring
 from grading.models import (
     LedgerEntry,
-    Match,
     Movement,
     PairResult,
     Scoring,
     Session,
     SessionVersion,
-    TravellerLine,
     Upload,
 )
 from grading.privacy import (
@@ -36,6 +31,7 @@ from grading.privacy import (
     published_grade,
 )
 from members.models import Member
+from members.selectors.groups import pair_group, tables_met
 
 # A date standing apart in an event's name ("Monday Pairs 2026-11-23", "Pairs (23/11/26)"), not
 # one joined to other text ("2022-05-08-KM. par" is a series name of its own).
@@ -224,7 +220,7 @@ class SessionDetail:
     @property
     def by_direction(self) -> bool:
         """Whether pairs are compared within their direction (a column for it on the page)."""
-        return any(comparison_group(self.version, line.pair) for line in self.lines)
+        return any(pair_group(self.version, line.pair) for line in self.lines)
 
 
 def _player_cell(member: Member | None, name: str) -> PlayerCell:
@@ -237,34 +233,12 @@ def _player_cell(member: Member | None, name: str) -> PlayerCell:
     )
 
 
-def comparison_group(version: SessionVersion, pair: PairResult) -> str:
-    """The group whose grades a pair's SOpp averages, as the engine grades it (S3.2, S14.3:
-    ``grading.engine.ngs.session.comparison_group``): its direction for two-winner pairs and
-    for teams, else the whole field ("")."""
-    direction = Direction(pair.direction) if pair.direction in ("NS", "EW") else None
-    return engine_comparison_group(
-        EngineScoring(version.scoring), EngineMovement(version.movement), direction
-    )
-
-
-def opponents_met(version: SessionVersion) -> dict[str, set[str]]:
-    """Per pair of a teams session, the pairs it met at the table (S3.2: a Swiss teams pair's
-    SOpp, and a teams pair's that met fewer than a quarter of the field, averages these, across
-    directions): from the matches, else from the travellers."""
-    met: dict[str, set[str]] = defaultdict(set)
-    for pair_id, opponents in Match.objects.filter(version=version).values_list(
-        "pair_id", "opponents"
-    ):
-        met[pair_id].update(str(o) for o in opponents)
-    if not met:
-        for ns, ew in (
-            TravellerLine.objects.filter(version=version)
-            .values_list("ns_pair", "ew_pair")
-            .distinct()
-        ):
-            met[ns].add(ew)
-            met[ew].add(ns)
-    return met
+def opponents_met(version: SessionVersion, pairs: list[PairResult]) -> dict[str, set[str]]:
+    """Per pair of a Swiss or teams session, the pairs it met at the table, as the engine reads
+    them (S3.2: the matches, else the travellers; ``grading.engine.ngs.session.table_opponents``
+    through ``members.selectors.groups.tables_met``)."""
+    tables = tables_met({version.pk: pairs})[version.pk]
+    return {pid: {o for _, opponents in met for o in opponents} for pid, met in tables.items()}
 
 
 def version_host_pair(version: SessionVersion, pairs: list[PairResult]) -> str | None:
@@ -345,13 +319,17 @@ def _hide_group_figures(version: SessionVersion, lines: list[PairLine]) -> None:
     withheld = [line for line in lines if line.hidden]
     if not withheld:
         return
-    groups = {comparison_group(version, line.pair) for line in withheld}
-    met = opponents_met(version) if EngineScoring(version.scoring) in TEAMS_SCORING else {}
+    groups = {pair_group(version, line.pair) for line in withheld}
+    met = (
+        opponents_met(version, [line.pair for line in lines])
+        if EngineScoring(version.scoring) in TEAMS_SCORING
+        else {}
+    )
     withheld_ids = {line.pair.pair_id for line in withheld}
     for line in lines:
         if line.hidden:
             continue
-        group = comparison_group(version, line.pair)
+        group = pair_group(version, line.pair)
         if group in groups:
             line.hidden = f"a withheld grade in the {group + ' ' if group else ''}field"
         elif met.get(line.pair.pair_id, set()) & withheld_ids:

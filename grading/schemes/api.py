@@ -53,7 +53,13 @@ class BrambledownSerializer(serializers.Serializer):
     grade = serializers.IntegerField(allow_null=True)
     withheld = serializers.CharField()
     performances = serializers.IntegerField()
-    tournaments = serializers.IntegerField()
+    tournaments = serializers.IntegerField(
+        help_text="Graded tournaments to the end of the last quarter regraded, as on the "
+        "club's lists (all so far before the first regrade)."
+    )
+    tournaments_since = serializers.IntegerField(
+        help_text="Graded tournaments played after the last quarter regraded."
+    )
     quarter = serializers.CharField()
     on_a_list = serializers.BooleanField()
     on_b_list = serializers.BooleanField()

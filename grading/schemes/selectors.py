@@ -16,13 +16,14 @@ from django.utils import timezone
 
 from clubs.models import Club, ClubRole
 from clubs.selectors import user_can_administer
-from grading.engine.brambledown import NEW_PERFORMANCES
+from grading.engine.brambledown import NEW_PERFORMANCES, Quarter
 from grading.engine.ppi import SHOWN_AFTER, PPIPlayer, PPIState, Suit, ppi_standing
 from grading.models import (
     BrambledownClubState,
     BrambledownGrade,
     BrambledownListEntry,
     BrambledownPoint,
+    BrambledownRating,
     PPIPoint,
     PPIRating,
 )
@@ -170,11 +171,12 @@ class BrambledownView:
     withheld: str  # "Private", "New" or ""
     performances: int = 0
     performances_needed: int = 0
-    tournaments: int = 0
+    tournaments: int = 0  # graded tournaments to the end of ``quarter`` (all, if none)
     quarter: str = ""
     on_a_list: bool = False
     on_b_list: bool = False
     chart: dict | None = None
+    tournaments_since: int = 0  # graded tournaments played after ``quarter``
 
     @property
     def text(self) -> str:
@@ -185,16 +187,36 @@ class BrambledownView:
         return "A list" if self.on_a_list else "B list" if self.on_b_list else ""
 
 
+def _tournaments_since(member: Member, rows: list[BrambledownGrade]) -> dict[int, int]:
+    """Per club, the member's graded tournaments (one rating each) played after the club's
+    last quarter regraded: the open quarter's, not yet on the club's lists."""
+    since = {}
+    for row in rows:
+        if row.quarter:
+            after = Quarter.parse(row.quarter).end
+            since[row.club_id] = BrambledownRating.objects.filter(
+                club_id=row.club_id, member=member, date__gt=after
+            ).count()
+    return since
+
+
 def brambledown_views(*, member: Member, viewer=None) -> list[BrambledownView]:
-    """The member's Brambledown grade at each club that keeps one (S11, S7)."""
-    rows = (
+    """The member's Brambledown grade at each club that keeps one (S11, S7).
+
+    ``tournaments`` counts graded tournaments to the end of the last quarter regraded, the
+    figure of the club's A, B and pairs lists (S11: "at least twenty graded tournaments
+    altogether", as the lists are drawn up), so the card and the lists agree; those played
+    since are ``tournaments_since``. Before any quarter is regraded, every tournament so far."""
+    rows = list(
         BrambledownGrade.objects.filter(member=member, club__keeps_brambledown=True)
         .select_related("club")
         .order_by("club__name")
     )
+    since = {} if hidden_from(member, viewer) else _tournaments_since(member, rows)
     views = []
     for row in rows:
         club = row.club
+        later = since.get(row.club_id, 0)
         if hidden_from(member, viewer):
             views.append(BrambledownView(club.name, club.slug, None, PRIVATE))
             continue
@@ -207,7 +229,9 @@ def brambledown_views(*, member: Member, viewer=None) -> list[BrambledownView]:
                     NEW,
                     row.performances,
                     NEW_PERFORMANCES - row.performances,
-                    row.tournaments,
+                    row.tournaments - later,
+                    row.quarter,
+                    tournaments_since=later,
                 )
             )
             continue
@@ -220,11 +244,12 @@ def brambledown_views(*, member: Member, viewer=None) -> list[BrambledownView]:
                 "",
                 row.performances,
                 0,
-                row.tournaments,
+                row.tournaments - later,
                 row.quarter,
                 row.on_a_list,
                 row.on_b_list,
                 chart=brambledown_chart(points) if points else None,
+                tournaments_since=later,
             )
         )
     return views

@@ -24,7 +24,7 @@ from grading.privacy import (
 )
 from members.models import Member
 from members.selectors.base import PERCENT_SCORINGS, score_text
-from members.selectors.groups import SWISS, met_pairs, opponents_of, players_of
+from members.selectors.groups import SWISS, opponents_of, players_of, tables_met
 from members.selectors.history import HistoryRow, _history_row, grade_weights
 
 
@@ -119,8 +119,8 @@ def session_explain(*, member: Member, grade_id: int) -> Explanation | None:
     partner_view = None
     if grade.partner is not None:
         partner_view = grade_view(grade.partner, current_of(grade.partner), viewer=member)
-    met = met_pairs(version, grade.pair_id) if version.scoring in SWISS else None
-    group = opponents_of(version, grade.pair_id, pairs, met, params.multiple_teams_share)
+    tables = tables_met({version.pk: pairs}).get(version.pk) if version.scoring in SWISS else None
+    group = opponents_of(version, grade.pair_id, pairs, tables, params)
     field_players = players_of(pairs)
     sopp = average_view(grade.sopp, group.players, member)
     row = _history_row(grade, weights, sopp_shown=sopp is not None or grade.sopp is None)

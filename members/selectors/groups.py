@@ -10,10 +10,21 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from fractions import Fraction
 
 from grading.engine.ngs import NGS_DEFAULT, NGSParams
-from grading.models import Match, Movement, PairResult, Scoring, SessionGrade, SessionVersion
+from grading.engine.ngs.session import Tables, comparison_group, sopp_tables, table_opponents
+from grading.engine.types import Direction
+from grading.engine.types import Movement as EngineMovement
+from grading.engine.types import Scoring as EngineScoring
+from grading.models import (
+    Match,
+    Movement,
+    PairResult,
+    Scoring,
+    SessionGrade,
+    SessionVersion,
+    TravellerLine,
+)
 from grading.privacy import SMALLEST_GROUP, average_shown
 from members.models import Member
 
@@ -44,39 +55,59 @@ def players_of(pairs: Iterable[PairResult]) -> list[Member | None]:
     return [player for pair in pairs for player in (pair.player1, pair.player2)]
 
 
+def pair_group(version: SessionVersion, pair: PairResult) -> str:
+    """The comparison group of a stored pair, as the engine grades it (S3.2, S14.3:
+    ``grading.engine.ngs.session.comparison_group``): its direction for two-winner pairs and
+    for teams, else the whole field ("")."""
+    direction = Direction(pair.direction) if pair.direction in ("NS", "EW") else None
+    return comparison_group(
+        EngineScoring(version.scoring), EngineMovement(version.movement), direction
+    )
+
+
 def opponents_of(
     version: SessionVersion,
     pair_id: str,
     pairs: list[PairResult],
-    met: set[str] | None = None,
-    share: Fraction = NGS_DEFAULT.multiple_teams_share,
+    tables: dict[str, Tables] | None = None,
+    params: NGSParams = NGS_DEFAULT,
 ) -> Opponents:
-    """The group SOpp averaged over, as the engine takes it (S3.2, ``_assign_sopp``): Swiss
-    pairs, the pairs met (``met``, from the matches); teams, the pairs met unless they are at
-    least ``share`` of the field (multiple teams, FAQ 46), else the direction; pairs, the other
-    pairs of the direction in a two-winner movement, else every other pair."""
-    me = next((p for p in pairs if p.pair_id == pair_id), None)
-    met = {m for m in (met or set()) if m != pair_id}
-    if version.scoring in SWISS_PAIRS and met:
-        return Opponents([p for p in pairs if p.pair_id in met], MET)
-    if (
-        version.scoring in TEAMS
-        and met
-        and len(met) * share.denominator < share.numerator * len(pairs)
-    ):
-        return Opponents([p for p in pairs if p.pair_id in met], MET)
-    by_direction = version.scoring in TEAMS or (
-        version.scoring not in SWISS_PAIRS and version.movement == Movement.TWO_WINNER
+    """The group SOpp averaged over, by the engine's own rule (S3.2: ``sopp_tables``): the
+    pairs met at the table (``tables``, from :func:`tables_met`) where the engine averages
+    those, else the other pairs of the pair's comparison group."""
+    met = sopp_tables(
+        EngineScoring(version.scoring), (tables or {}).get(pair_id, []), len(pairs), params
     )
-    if me is not None and me.direction and by_direction:
-        others = [p for p in pairs if p.direction == me.direction and p.pair_id != pair_id]
-        return Opponents(others, f"the other pairs sitting {me.direction}")
-    return Opponents([p for p in pairs if p.pair_id != pair_id], "every other pair in the field")
+    if met:
+        ids = {o for _, opponents in met for o in opponents}
+        return Opponents([p for p in pairs if p.pair_id in ids], MET)
+    me = next((p for p in pairs if p.pair_id == pair_id), None)
+    group = pair_group(version, me) if me is not None else ""
+    others = [p for p in pairs if p.pair_id != pair_id and pair_group(version, p) == group]
+    if group:
+        return Opponents(others, f"the other pairs sitting {group}")
+    return Opponents(others, "every other pair in the field")
 
 
-def met_pairs(version: SessionVersion, pair_id: str) -> set[str]:
-    """The pairs ``pair_id`` met in a Swiss event, from its matches."""
-    return {o for m in Match.objects.filter(version=version, pair_id=pair_id) for o in m.opponents}
+def tables_met(pairs: dict[int, list[PairResult]]) -> dict[int, dict[str, Tables]]:
+    """Per version of ``pairs`` (its stored pairs), per pair, the tables it met as the engine
+    reads them (``table_opponents``: the stored matches, else the travellers). Two queries."""
+    matches: dict[int, list[Match]] = defaultdict(list)
+    for match in Match.objects.filter(version_id__in=list(pairs)).only(
+        "version_id", "pair_id", "opponents", "boards"
+    ):
+        matches[match.version_id].append(match)
+    lines = defaultdict(list)
+    for line in TravellerLine.objects.filter(
+        version_id__in=[v for v in pairs if v not in matches]
+    ).values_list("version_id", "ns_pair", "ew_pair", named=True):
+        lines[line.version_id].append(line)
+    return {
+        version_id: table_opponents(
+            {p.pair_id for p in version_pairs}, matches[version_id], lines[version_id]
+        )
+        for version_id, version_pairs in pairs.items()
+    }
 
 
 def _may_be_small(version: SessionVersion) -> bool:
@@ -95,30 +126,22 @@ def sopp_hidden(
 ) -> set[int]:
     """The ids of ``grades`` (the viewer's own rows) whose SOpp the viewer may not see: an
     average over fewer than 5 players that includes someone else's private grade (S7,
-    S14.14). Two queries at most, whatever the number of rows."""
+    S14.14). Three queries at most, whatever the number of rows."""
     small = [g for g in grades if g.sopp is not None and _may_be_small(g.version)]
     if not small:
         return set()
     version_ids = {g.version_id for g in small}
+    swiss_versions = {g.version_id for g in small if g.version.scoring in SWISS}
     pairs: dict[int, list[PairResult]] = defaultdict(list)
     for pair in PairResult.objects.filter(version_id__in=version_ids).select_related(
         "player1", "player2"
     ):
         pairs[pair.version_id].append(pair)
-    swiss = {g.version_id for g in small if g.version.scoring in SWISS}
-    met: dict[tuple[int, str], set[str]] = defaultdict(set)
-    for version_id, pair_id, opponents in Match.objects.filter(
-        version_id__in=swiss, pair_id__in={g.pair_id for g in small}
-    ).values_list("version_id", "pair_id", "opponents"):
-        met[(version_id, pair_id)].update(opponents)
+    tables = tables_met({v: pairs[v] for v in version_ids if v in swiss_versions})
     hidden = set()
     for g in small:
         group = opponents_of(
-            g.version,
-            g.pair_id,
-            pairs[g.version_id],
-            met.get((g.version_id, g.pair_id)),
-            params.multiple_teams_share,
+            g.version, g.pair_id, pairs[g.version_id], tables.get(g.version_id), params
         )
         if not average_shown(group.players, viewer):
             hidden.add(g.pk)

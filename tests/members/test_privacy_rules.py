@@ -47,7 +47,7 @@ def test_the_pairs_grade_follows_the_partners():
     assert pair_grade_shown(GradeView(50.0, "50.00"))
 
 
-def _pairs(n: int, directions: str = "") -> list[PairResult]:
+def _pairs(n: int, directions: tuple[str, ...] = ()) -> list[PairResult]:
     out = []
     for i in range(n):
         a, b = people(i == 1, False)
@@ -62,20 +62,27 @@ def _pairs(n: int, directions: str = "") -> list[PairResult]:
     return out
 
 
+def _met(*opponents: str) -> dict[str, list[tuple[int, tuple[str, ...]]]]:
+    """Pair 1's tables: one board against each of ``opponents``."""
+    return {"1": [(1, (o,)) for o in opponents]}
+
+
 def test_sopps_group_is_the_engines():
     """S3.2: teams take the pairs met unless they are a quarter of the field (FAQ 46); Swiss
     pairs the pairs met; a two-winner movement the pair's direction; else the whole field."""
     teams = SessionVersion(scoring=Scoring.TEAM_LEAGUE, movement=Movement.TWO_WINNER)
-    field = _pairs(16, "NS" * 8)
-    met = opponents_of(teams, "1", field, {"2", "4"})
+    field = _pairs(16, ("NS", "EW") * 8)
+    met = opponents_of(teams, "1", field, _met("2", "4"))
     assert [p.pair_id for p in met.pairs] == ["2", "4"]
     assert not average_shown(met.players, None)  # 4 players, pair 2 holds a private grade
-    many = opponents_of(teams, "1", field, {"2", "4", "6", "8"})  # a quarter: multiple teams
-    assert len(many.pairs) == 7 and all(p.direction == "N" for p in many.pairs)
+    many = opponents_of(teams, "1", field, _met("2", "4", "6", "8"))  # a quarter: multiple teams
+    assert len(many.pairs) == 7 and all(p.direction == "NS" for p in many.pairs)
+    assert len(opponents_of(teams, "1", field).pairs) == 7  # no tables recorded: the direction
     swiss = SessionVersion(scoring=Scoring.SWISS_PAIRS_MP, movement=Movement.ONE_WINNER)
-    assert [p.pair_id for p in opponents_of(swiss, "1", field, {"3"}).pairs] == ["3"]
-    assert len(opponents_of(swiss, "1", field, set()).pairs) == 15
+    assert [p.pair_id for p in opponents_of(swiss, "1", field, _met("3")).pairs] == ["3"]
+    assert len(opponents_of(swiss, "1", field, {}).pairs) == 15
     mitchell = SessionVersion(scoring=Scoring.MP, movement=Movement.TWO_WINNER)
     assert len(opponents_of(mitchell, "1", field).pairs) == 7
+    assert len(opponents_of(mitchell, "1", field, _met("3")).pairs) == 7  # pairs: never tables
     howell = SessionVersion(scoring=Scoring.MP, movement=Movement.ONE_WINNER)
     assert len(opponents_of(howell, "1", field).pairs) == 15

@@ -7,6 +7,7 @@ from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.template.loader import render_to_string
 
 from grading.engine.brambledown import Quarter, brambledown_replay
 from grading.models import (
@@ -18,6 +19,8 @@ from grading.models import (
     BrambledownRating,
 )
 from grading.schemes.brambledown import brambledown_club_update, brambledown_regrade_due
+from grading.schemes.selectors import club_schemes, member_schemes
+from members.models import Member
 from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.factories import ClubFactory
 from tests.schemes.conftest import live_sessions_in_processing_order
@@ -276,3 +279,32 @@ def test_a_quarter_not_yet_over_cannot_be_closed(club):
         with pytest.raises(CommandError, match="only a quarter that has ended"):
             run("regrade_brambledown", "--quarter", str(quarter))
     assert not BrambledownQuarter.objects.exists()
+
+
+def test_the_card_and_the_club_lists_count_the_same_tournaments(club, upload, quarter_uploaded):
+    """Issue 19: a member's graded tournaments on their card are those of the club's lists
+    (to the end of the last quarter regraded, S11), with the ones played since said apart."""
+    upload(csv_bytes(mp_session_rows(event_id="OCT", date="2026-10-05")))  # closes 2026Q3
+    lists = club_schemes(club=club)
+    assert lists.quarter == "2026Q3" and len(lists.b_list) == 16
+    listed = {row.number: row.tournaments for row in lists.b_list}
+    assert set(listed.values()) == {5}  # the five sessions of 2026Q3, not the October one
+    lists_html = render_to_string("schemes/club_brambledown_lists.html", {"club_schemes": lists})
+    for number, count in listed.items():
+        member = Member.objects.get(national_number=number)
+        (card,) = member_schemes(member=member, viewer=member).brambledown
+        assert (card.quarter, card.tournaments, card.tournaments_since) == ("2026Q3", count, 1)
+        assert BrambledownGrade.objects.get(member=member).tournaments == count + 1
+        html = render_to_string(
+            "schemes/brambledown_card.html",
+            {"schemes": member_schemes(member=member, viewer=member)},
+        )
+        assert f'"brambledown-tournaments-count">{count}</span>' in html
+        assert "to the end of 2026Q3" in html and "1 played since" in html
+        assert f'<td class="num">{count}</td>' in lists_html
+
+
+def test_before_the_first_regrade_the_card_counts_every_tournament(club, quarter_uploaded):
+    member = Member.objects.get(national_number="1001")
+    (card,) = member_schemes(member=member, viewer=member).brambledown
+    assert (card.quarter, card.tournaments, card.tournaments_since) == ("", 5, 0)

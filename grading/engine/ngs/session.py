@@ -7,7 +7,8 @@ the ledger fold (``ngs_ledger``) supplies those standings.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import Protocol
 
 from grading.engine.ngs.params import NGS_DEFAULT, NGSParams
 from grading.engine.ngs.records import (
@@ -52,6 +53,8 @@ __all__ = [
     "teams_cross_imps",
     "host_pair_of",
     "comparison_group",
+    "table_opponents",
+    "sopp_tables",
 ]
 
 
@@ -338,45 +341,78 @@ def _assign_sopp(
 ) -> tuple[str, ...]:
     """SOpp by movement and scoring (S3.2); returns warnings."""
     warnings: list[str] = []
-    opponents = _table_opponents(session, by_id)
-    share = params.multiple_teams_share
+    opponents = table_opponents(by_id, session.matches, session.travellers)
     for item in pairs:
         pid = item.entry.pair_id
-        if session.scoring in PAIRS_SCORING:
-            item.sopp = _group_sopp(item, pairs)
-        elif session.scoring in SWISS_PAIRS_SCORING:
-            if opponents.get(pid):
-                item.sopp = _met_sopp(opponents[pid], by_id)
-            else:
-                warnings.append(f"pair {pid}: no opponents recorded; SOpp from the whole field")
-                item.sopp = _group_sopp(item, pairs)
-        else:
-            met = opponents.get(pid, [])
-            distinct = {o for _, opps in met for o in opps}
-            multiple = len(distinct) * share.denominator >= share.numerator * len(pairs)
-            if met and not multiple:
-                item.sopp = _met_sopp(met, by_id)
-            else:
-                item.sopp = _group_sopp(item, pairs)
+        if session.scoring in SWISS_PAIRS_SCORING and not opponents.get(pid):
+            warnings.append(f"pair {pid}: no opponents recorded; SOpp from the whole field")
+        tables = sopp_tables(session.scoring, opponents.get(pid, []), len(pairs), params)
+        item.sopp = _met_sopp(tables, by_id) if tables else _group_sopp(item, pairs)
     return tuple(warnings)
 
 
-def _table_opponents(
-    session: SessionResult, by_id: dict[str, WorkingPair]
-) -> dict[str, list[tuple[int, tuple[str, ...]]]]:
-    """Per pair, ``(boards, opponents)`` it met: from the matches, else from the travellers."""
-    met: dict[str, list[tuple[int, tuple[str, ...]]]] = defaultdict(list)
-    if session.matches:
-        for m in session.matches:
-            opps = tuple(o for o in m.opponents if o in by_id and o != m.pair_id)
+Tables = list[tuple[int, tuple[str, ...]]]
+
+
+class MatchSide(Protocol):
+    """One match from one pair's side: a :class:`SwissMatch`, or a stored one."""
+
+    @property
+    def pair_id(self) -> str: ...
+    @property
+    def opponents(self) -> Sequence[str]: ...
+    @property
+    def boards(self) -> int: ...
+
+
+class TableLine(Protocol):
+    """The two pairs of a traveller line: a :class:`TravellerLine`, or a stored one."""
+
+    @property
+    def ns_pair(self) -> str: ...
+    @property
+    def ew_pair(self) -> str: ...
+
+
+def table_opponents(
+    pair_ids: Collection[str], matches: Iterable[MatchSide], travellers: Iterable[TableLine]
+) -> dict[str, Tables]:
+    """Per pair of the field (``pair_ids``), the tables it met as ``(boards, opponents)``
+    (S3.2): from the matches if the session has any (matches of no boards and opponents
+    outside the field left out), else one board per traveller line. The one reading of "the
+    opponents a pair met": grading and the pages that hide an average (S14.14) both ask it."""
+    met: dict[str, Tables] = defaultdict(list)
+    matches = list(matches)
+    if matches:
+        for m in matches:
+            opps = tuple(o for o in m.opponents if o in pair_ids and o != m.pair_id)
             if opps and m.boards > 0:
                 met[m.pair_id].append((m.boards, opps))
         return met
-    for line in session.travellers:
-        if line.ns_pair in by_id and line.ew_pair in by_id:
+    for line in travellers:
+        if line.ns_pair in pair_ids and line.ew_pair in pair_ids:
             met[line.ns_pair].append((1, (line.ew_pair,)))
             met[line.ew_pair].append((1, (line.ns_pair,)))
     return met
+
+
+def sopp_tables(
+    scoring: Scoring, tables: Tables, field_pairs: int, params: NGSParams = NGS_DEFAULT
+) -> Tables | None:
+    """The tables a pair's SOpp averages over (S3.2), or None when its SOpp is the average of
+    the other pairs of its comparison group (:func:`comparison_group`). Pairs events: never
+    the tables. Swiss pairs: the tables whenever opponents were recorded. Teams: the tables,
+    unless the pair met at least ``multiple_teams_share`` of the ``field_pairs`` pairs
+    (multiple teams, FAQ 46) or none was recorded."""
+    if scoring in PAIRS_SCORING or not tables:
+        return None
+    if scoring in SWISS_PAIRS_SCORING:
+        return tables
+    share = params.multiple_teams_share
+    distinct = {o for _, opps in tables for o in opps}
+    if len(distinct) * share.denominator >= share.numerator * field_pairs:
+        return None
+    return tables
 
 
 def _group_sopp(item: WorkingPair, pairs: list[WorkingPair]) -> float | None:
