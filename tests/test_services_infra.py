@@ -21,6 +21,6 @@ def test_celery_round_trip_through_redis(redis_worker):
     assert not redis_worker.conf.task_always_eager
     token = uuid.uuid4().hex
     result = health_ping.delay(token)
-    answer = result.get(timeout=20)
+    answer = result.get(timeout=20, disable_sync_subtasks=False)
     assert answer["token"] == token
     assert result.backend.__class__.__name__ == "RedisBackend"

@@ -154,8 +154,9 @@ def assert_nothing_graded() -> None:
 
 def assert_graded_exactly_once(results) -> None:
     # Every task ran to the end (the killed one too, redelivered), and between them they graded
-    # each stored version once: the tasks return how many versions they graded.
-    assert sum(result.get(timeout=60) for result in results) == UPLOADS
+    # each stored version once: the tasks return how many versions they graded. (The test is
+    # not a task, whatever flag an in-process worker of an earlier test left in Celery.)
+    assert sum(result.get(timeout=60, disable_sync_subtasks=False) for result in results) == UPLOADS
     assert set(Upload.objects.values_list("status", flat=True)) == {Upload.Status.GRADED}
     entries = list(LedgerEntry.objects.order_by("seq").values_list("seq", "version_id"))
     assert [seq for seq, _ in entries] == list(range(1, UPLOADS + 1))  # gapless, no repeat
@@ -236,7 +237,7 @@ def test_a_worker_started_on_a_graded_ledger_grades_from_the_subject_tables(
         filename="late.csv",
         data=csv_bytes(mp_session_rows(date="2026-11-23", numbers=numbers)),
     )
-    assert sent[0].get(timeout=60) == 1
+    assert sent[0].get(timeout=60, disable_sync_subtasks=False) == 1
     assert list(LedgerEntry.objects.order_by("seq").values_list("seq", flat=True)) == [1, 2, 3, 4]
     assert ledger_check() == []
     call_command("replay", "--check")
