@@ -3,8 +3,10 @@ the nightly refresh of today's grades, and grades as of a date (S5.4, S14.6)."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from django.core.cache import cache
-from django.db import transaction
+from django.db import connection, transaction
 
 from grading.common.audit import audit_record
 from grading.engine.ngs import (
@@ -74,10 +76,27 @@ def ledger_check(tol: float = 1e-9, *, progress: Progress | None = None) -> list
     Folds on the compiled kernel, reading the ledger as columns and comparing in sorted
     streams (``grading.ledger.compare``); without the kernel, on the Python engine
     (``check_engine`` says which)."""
-    params = active_params()
-    if ckernel_available() and ckernel_supports(params):
-        return check_compiled(params, tol, progress)
-    return _check_python(params, tol)
+    with _snapshot():
+        params = active_params()
+        if ckernel_available() and ckernel_supports(params):
+            return check_compiled(params, tol, progress)
+        return _check_python(params, tol)
+
+
+@contextmanager
+def _snapshot():
+    """One view of the whole database for the length of the check: an upload graded while it
+    runs is neither half seen (its grades without its ledger entry) nor reported as a
+    difference. On PostgreSQL a repeatable-read transaction; inside a caller's transaction
+    (tests), that transaction's view."""
+    if connection.in_atomic_block:
+        yield
+        return
+    with transaction.atomic():
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        yield
 
 
 def _check_python(params, tol: float) -> list[str]:
