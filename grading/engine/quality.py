@@ -56,6 +56,19 @@ FR18_PUBLISHED = {
     "XRvar": 20.61,
     "session_sd": 6.34,
 }
+# The session-level figures of FR 18's report, in the order the report and the staff page
+# show them.
+FR18_FIGURES = (
+    "Svar",
+    "Rvar",
+    "Gvar",
+    "Evar",
+    "Evar_ci",
+    "grading_error_sd",
+    "Avar",
+    "Svar-Gvar",
+    "session_sd",
+)
 # FR 18's flatness table: bins from 0.9-1.0 down to 0-0.1.
 FLATNESS_BINS = tuple((round(0.1 * k, 1), round(0.1 * (k + 1), 1)) for k in range(9, -1, -1))
 

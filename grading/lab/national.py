@@ -39,6 +39,7 @@ from grading.engine.ngs import (
     why_not_graded,
 )
 from grading.lab.synthetic import iter_synthetic_ledger
+from grading.ledger.store import CURRENT_GRADE_FIELDS
 from grading.ledger.subjects import subjects_copy, table_copy
 from grading.models import (
     CurrentGrade,
@@ -173,18 +174,7 @@ COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "current": (
         _table(CurrentGrade),
-        (
-            "member_id",
-            "grade",
-            "status",
-            "band",
-            "boards_in_window",
-            "sessions_in_window",
-            "initial_grade",
-            "last_session_date",
-            "as_of",
-            "seq",
-        ),
+        ("member_id", *CURRENT_GRADE_FIELDS),
     ),
     "partnerships": (
         _table(PartnershipGrade),

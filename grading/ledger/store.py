@@ -27,6 +27,20 @@ from grading.models import (
 )
 from members.models import Member
 
+# What a step writes of a member's current grade (besides the member): the national builder
+# copies the same columns.
+CURRENT_GRADE_FIELDS = (
+    "grade",
+    "status",
+    "band",
+    "boards_in_window",
+    "sessions_in_window",
+    "initial_grade",
+    "last_session_date",
+    "as_of",
+    "seq",
+)
+
 
 def _members_by_number(numbers: Iterable[str]) -> dict[str, Member]:
     return {m.national_number: m for m in Member.objects.filter(national_number__in=set(numbers))}
@@ -153,21 +167,7 @@ def _store_grades(step: StepResult, state: ReplayState) -> None:
         (to_update if row.pk else to_create).append(row)
     CurrentGrade.objects.filter(member__in=gone).delete()
     CurrentGrade.objects.bulk_create(to_create)
-    rows_update(
-        CurrentGrade,
-        to_update,
-        [
-            "grade",
-            "status",
-            "band",
-            "boards_in_window",
-            "sessions_in_window",
-            "initial_grade",
-            "last_session_date",
-            "as_of",
-            "seq",
-        ],
-    )
+    rows_update(CurrentGrade, to_update, list(CURRENT_GRADE_FIELDS))
     _store_partnerships(step, state)
 
 

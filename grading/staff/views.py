@@ -14,6 +14,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from grading.engine.ngs import PARAMETER_SETS
+from grading.engine.quality import FR18_FIGURES
 from grading.ledger.check import refold_progress
 from grading.ledger.parameters import ledger_refold_request, parameters_change
 from grading.staff.forms import ParametersChangeForm
@@ -90,18 +91,7 @@ def quality(request):
     columns = [report] + ([report["compare"]] if report.get("compare") else [])
     rows = [("F", [c["flatness"] for c in columns], report["published"]["F"])]
     rows += [
-        (k, [c["fr18"].get(k) for c in columns], report["published"].get(k))
-        for k in (
-            "Svar",
-            "Rvar",
-            "Gvar",
-            "Evar",
-            "Evar_ci",
-            "grading_error_sd",
-            "Avar",
-            "Svar-Gvar",
-            "session_sd",
-        )
+        (k, [c["fr18"].get(k) for c in columns], report["published"].get(k)) for k in FR18_FIGURES
     ]
     rows += [
         (

@@ -137,28 +137,3 @@ class ParticipantsMixin:
             line=self.line(unit.element),
             code="no-pairs",
         )
-
-    def _collect_team_pairs(self, unit: Unit) -> tuple[list[RawPair], Dropped, set[str], bool]:
-        raws: list[RawPair] = []
-        dropped = Dropped()
-        teams: set[str] = set()
-        bare_players = False
-        for section, path, container in unit.sections:
-            for p_index, participants in children(container, "PARTICIPANTS"):
-                p_path = child_path(path, "PARTICIPANTS", p_index)
-                for t_index, team in children(participants, "TEAM"):
-                    t_path = child_path(p_path, "TEAM", t_index)
-                    team_id = attr(team, "TEAM_ID") or text(team, "TEAM_ID") or str(t_index)
-                    team_name = attr(team, "TEAM_NAME") or text(team, "TEAM_NAME") or team_id
-                    teams.add(team_id)
-                    if find(team, "PAIR") is None and find(team, "PLAYER") is not None:
-                        bare_players = True
-                    for i, pair_el in children(team, "PAIR"):
-                        raw = self._raw_pair(
-                            pair_el, child_path(t_path, "PAIR", i), section, team_name
-                        )
-                        if self._keep_pair(raw, "Team pair"):
-                            raws.append(raw)
-                        else:
-                            dropped.add(section, raw)
-        return raws, dropped, teams, bare_players

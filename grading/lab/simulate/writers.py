@@ -13,30 +13,12 @@ from xml.sax.saxutils import escape, quoteattr
 
 from grading.engine.scoring import Method, score_board
 from grading.engine.types import Movement, Scoring, SessionResult
+from grading.ingest.csvformat import CSV_COLUMNS
 from grading.lab.simulate.sessions import SimSession
 
 __all__ = ["CSV_HEADER", "CSV_SCORINGS", "csv_bytes", "usebio_bytes"]
 
-CSV_HEADER = [
-    "event_id",
-    "event_name",
-    "session",
-    "date",
-    "start",
-    "scoring",
-    "movement",
-    "weighting",
-    "pair",
-    "direction",
-    "player1_number",
-    "player1_name",
-    "player2_number",
-    "player2_name",
-    "score",
-    "direction_mean",
-    "boards",
-    "rateable",
-]
+CSV_HEADER = list(CSV_COLUMNS)  # the product's own columns, defined once
 CSV_SCORINGS = frozenset({Scoring.MP, Scoring.BUTLER, Scoring.CROSS_IMP, Scoring.AGGREGATE})
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from grading.engine.quality import FR18_FIGURES
 from grading.staff.quality import quality_report
 
 
@@ -66,17 +67,7 @@ class Command(BaseCommand):
 
         row("graded sessions", lambda c: c["sessions"])
         row("board flatness F", lambda c: c["flatness"], published["F"])
-        for key in (
-            "Svar",
-            "Rvar",
-            "Gvar",
-            "Evar",
-            "Evar_ci",
-            "grading_error_sd",
-            "Avar",
-            "Svar-Gvar",
-            "session_sd",
-        ):
+        for key in FR18_FIGURES:
             row(f"  {key}", lambda c, k=key: c["fr18"][k], published.get(key))
         row("  comparison groups (MP)", lambda c: c["fr18"]["groups"])
         row("MP score - par: sd", lambda c: c["score_minus_par_mp"]["sd"], published["session_sd"])
