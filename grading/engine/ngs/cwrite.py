@@ -17,6 +17,7 @@ tables are read in one C call each.
 from __future__ import annotations
 
 from array import array
+from operator import attrgetter
 from typing import Any
 
 from grading.engine.ngs.cfold import RecordsReplay
@@ -44,8 +45,27 @@ _NPAIR = len(PAIR_FIGURES)
 assert (_NREC, _NPAIR) == (10, 4)  # REC_FIGURES, PAIR_FIGURES in ngs_kernel.c
 
 
+_pair_id = attrgetter("pair_id")
+
+# the write mode's output buffers: (name, type code, values per operation, per pair, per record)
+_OUTPUTS = (
+    ("out_ref", "i", 1, 0, 0),
+    ("out_sof", "d", 1, 0, 0),
+    ("rec_id", "i", 0, 0, 1),
+    ("rec_fig", "d", 0, 0, _NREC),
+    ("rec_partner", "i", 0, 0, 1),
+    ("rec_pair", "i", 0, 0, 1),
+    ("rec_boards", "i", 0, 0, 1),
+    ("rec_reported", "b", 0, 0, 1),
+    ("rec_reason", "b", 0, 0, 1),
+    ("pair_fig", "d", 0, _NPAIR, 0),
+    ("pair_known", "b", 0, 1, 0),
+    ("pair_host", "b", 0, 1, 0),
+)
+
+
 def _zeros(code: str, n: int) -> array[Any]:
-    return array(code, bytes(array(code).itemsize * n))
+    return array(code, [0]) * n
 
 
 def _no_records(*args: object) -> None:
@@ -62,6 +82,7 @@ class WritingReplay(RecordsReplay):
         self._todo: list[tuple] = []
         self._vseq = array("i")  # by version index: sequence number, date
         self._vdate = array("i")
+        self._bufs: dict[str, array[Any]] = {}
         super().__init__(params, sink=_no_records, chunk=chunk)
 
     # ------------------------------------------------------------------ queueing
@@ -74,7 +95,7 @@ class WritingReplay(RecordsReplay):
         super()._queue_inline(seq, version, date, kind, weighting, p0, n)
 
     def _queued(self, seq: int, version: str, records: int, known: int, pairs) -> None:
-        ids = tuple(p if isinstance(p, str) else p.pair_id for p in pairs)
+        ids = tuple(pairs) if isinstance(pairs[0], str) else tuple(map(_pair_id, pairs))
         o = len(self._kind) - 1
         self._todo.append((True, seq, version, o, self._pstart[o], records, known, ids))
 
@@ -126,25 +147,20 @@ class WritingReplay(RecordsReplay):
         if not self._kind:
             return
         n_ops, n_pairs = len(self._kind), len(self._pairs)
-        n_rec = 2 * n_pairs
-        out = {
-            "out_ref": _zeros("i", n_ops),
-            "out_sof": _zeros("d", n_ops),
-            "rec_id": _zeros("i", n_rec),
-            "rec_fig": _zeros("d", _NREC * n_rec),
-            "rec_partner": _zeros("i", n_rec),
-            "rec_pair": _zeros("i", n_rec),
-            "rec_boards": _zeros("i", n_rec),
-            "rec_reported": _zeros("b", n_rec),
-            "rec_reason": _zeros("b", n_rec),
-            "pair_fig": _zeros("d", _NPAIR * n_pairs),
-            "pair_known": _zeros("b", n_pairs),
-            "pair_host": _zeros("b", n_pairs),
-        }
+        out = self._buffers(n_ops, n_pairs)
         batch = self._run(self._pack(), n_pairs, outputs=out)
         self._reset()
         todo, self._todo = self._todo, []
         self._hand_out(todo, out, batch.n_rec)
+
+    def _buffers(self, n_ops: int, n_pairs: int) -> dict[str, array[Any]]:
+        """The output buffers, reused from chunk to chunk (what is handed out is copied)."""
+        out = self._bufs
+        for name, code, per_op, per_pair, per_rec in _OUTPUTS:
+            need = per_op * n_ops + per_pair * n_pairs + per_rec * 2 * n_pairs
+            if len(out.get(name, ())) < need:
+                out[name] = _zeros(code, need + need // 4)
+        return out
 
     def _hand_out(self, todo: list[tuple], out: dict[str, array[Any]], n_rec: int) -> None:
         ref, sof = out["out_ref"], out["out_sof"]
