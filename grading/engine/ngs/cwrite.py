@@ -158,7 +158,7 @@ class WritingReplay(RecordsReplay):
         out = self._bufs
         for name, code, per_op, per_pair, per_rec in _OUTPUTS:
             need = per_op * n_ops + per_pair * n_pairs + per_rec * 2 * n_pairs
-            if len(out.get(name, ())) < need:
+            if name not in out or len(out[name]) < need:
                 out[name] = _zeros(code, need + need // 4)
         return out
 
