@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 
 from grading.engine.ngs import NGS_2018, ProcessOp
-from grading.engine.ngs.cwrite import WritingReplay
+from grading.engine.ngs.cwrite import WritingReplay, writing_fold
 from grading.engine.ngs.foldpy import PythonFold
 from grading.engine.ngs.params import NGS_DEFAULT
 from tests.engine.foldouts import (
@@ -93,3 +93,7 @@ def test_histories_in_batches_are_the_histories():
         assert joined == list(getattr(whole, name)), name
     assert len(whole.subject_a) == len(set(zip(whole.subject_a, whole.subject_b, strict=True)))
     assert min(whole.entry_pos) >= 0
+
+
+def test_writing_fold_is_the_compiled_one_when_built():
+    assert isinstance(writing_fold(sink=lambda out: None), WritingReplay)

@@ -23,7 +23,7 @@ from typing import Any
 
 from grading.engine.ngs.cfold import RecordsReplay
 from grading.engine.ngs.ckernel import CHUNK
-from grading.engine.ngs.clib import addr
+from grading.engine.ngs.clib import CKernelUnavailable, addr, ckernel_available, ckernel_supports
 from grading.engine.ngs.foldout import (
     PAIR_FIGURES,
     RECORD_FIGURES,
@@ -33,13 +33,13 @@ from grading.engine.ngs.foldout import (
     VersionOut,
     VersionSink,
 )
-from grading.engine.ngs.foldpy import not_graded_out, version_out
+from grading.engine.ngs.foldpy import PythonFold, not_graded_out, version_out
 from grading.engine.ngs.ledger import ProcessOp
 from grading.engine.ngs.params import NGS_DEFAULT, NGSParams
 from grading.engine.ngs.session import host_pair_of, known_pairs, why_not_graded
 from grading.engine.ngs.types import Reason, SessionOutcome
 
-__all__ = ["WritingReplay"]
+__all__ = ["WritingReplay", "writing_fold"]
 
 _NREC = len(RECORD_FIGURES)
 _NPAIR = len(PAIR_FIGURES)
@@ -282,3 +282,20 @@ class WritingReplay(RecordsReplay):
             live = array("i", [self._vseq[v] for v in self.live.values()])
             dates = array("i", [self._vdate[v] for v in self.live.values()])
         return HistoriesOut(*subjects, *entries, live, versions, dates, s0)
+
+
+def writing_fold(
+    params: NGSParams = NGS_DEFAULT,
+    *,
+    sink: VersionSink,
+    fallback: bool = True,
+    chunk: int = CHUNK,
+) -> WritingReplay | PythonFold:
+    """The fastest writing fold for ``params``: the compiled one when the library is built and
+    supports them, else (``fallback``) the Python producer on the fast path; without
+    ``fallback`` a missing library raises ``CKernelUnavailable``."""
+    if ckernel_available() and ckernel_supports(params):
+        return WritingReplay(params, sink=sink, chunk=chunk)
+    if not fallback:
+        raise CKernelUnavailable("the C kernel is not available for these parameters")
+    return PythonFold(params, sink=sink)
