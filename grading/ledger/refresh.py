@@ -25,7 +25,8 @@ from members.services import member_pages_invalidate
 
 __all__ = ["REFRESH_BATCH", "grades_as_of", "grades_refresh"]
 
-REFRESH_BATCH = 2000  # subjects read (and figures written) at a time
+REFRESH_BATCH = 500  # subjects read (and figures written) at a time: about 140,000 history
+# rows (120 MB) at national size, where a player has about 280 live sessions (docs/ngs.md)
 
 _PLAYERS = "ledger_refresh_players"
 _PAIRS = "ledger_refresh_partnerships"

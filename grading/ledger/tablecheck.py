@@ -33,7 +33,11 @@ from grading.models import (
 )
 from members.models import Member
 
-__all__ = ["subjects_check"]
+__all__ = ["WORK_MEM", "subjects_check"]
+
+# PostgreSQL memory for each join and sort of the check (its own transaction only): the joins
+# of millions of rows stay in memory instead of spilling to disk
+WORK_MEM = "256MB"
 
 _T = {
     "history": LedgerHistory._meta.db_table,
@@ -53,9 +57,9 @@ _GRADES = """
     FROM {grade} g JOIN {entry} e ON e.id = g.entry_id
 """
 
-_PLAYERS = """
-WITH g AS ({grades})
-SELECT 'row', COALESCE(h.member, s.member), NULL, COALESCE(h.seq, s.seq), h.member IS NULL,
+# each history row of a player, and each live session grade, by (member, seq)
+_PLAYER_ROWS = """
+SELECT COALESCE(h.member, s.member), NULL, COALESCE(h.seq, s.seq), h.member IS NULL,
        s.member IS NULL
 FROM (
     SELECT m.id AS member, h.seq, h.version_id, h.date, h.boards, h.grade, h.factor,
@@ -65,55 +69,70 @@ FROM (
 ) h FULL OUTER JOIN (
     SELECT g.member, g.seq, g.version_id, g.date, g.boards, g.session_grade, g.factor,
            COALESCE(p.national_number, '') AS partner
-    FROM g LEFT JOIN {member} p ON p.id = g.partner_id
+    FROM ({grades}) g LEFT JOIN {member} p ON p.id = g.partner_id
     WHERE g.live AND g.session_grade IS NOT NULL
 ) s ON s.member = h.member AND s.seq = h.seq
 WHERE h.member IS NULL OR s.member IS NULL OR h.version_id <> s.version_id
    OR h.date <> s.date OR h.boards <> s.boards OR abs(h.grade - s.session_grade) > %s
    OR abs(h.factor - s.factor) > %s OR h.partner <> s.partner OR h.pad IS NOT NULL
-UNION ALL
-SELECT 'initial', COALESCE(m.id, f.member), j.key, 0, j.key IS NULL, f.member IS NULL
+ORDER BY 1, 3
+"""
+
+# each player subject, and each member's first appearance beside a member (its grade before)
+_PLAYER_INITIALS = """
+SELECT COALESCE(m.id, f.member), j.key, 0, j.key IS NULL, f.member IS NULL
 FROM (SELECT key, initial FROM {subject} WHERE key NOT LIKE '%%+%%') j
 LEFT JOIN {member} m ON m.national_number = j.key
 FULL OUTER JOIN (
-    SELECT member, grade_before FROM (
-        SELECT g.member, g.grade_before,
-               ROW_NUMBER() OVER (PARTITION BY g.member ORDER BY g.seq) AS n
-        FROM g WHERE g.partner_id IS NOT NULL
-    ) first WHERE n = 1
+    SELECT g.member, g.grade_before
+    FROM ({grades}) g JOIN (
+        SELECT g.member_id AS member, MIN(e.seq) AS seq
+        FROM {grade} g JOIN {entry} e ON e.id = g.entry_id
+        WHERE g.partner_id IS NOT NULL
+        GROUP BY g.member_id
+    ) first ON first.member = g.member AND first.seq = g.seq
 ) f ON f.member = m.id
 WHERE j.key IS NULL OR f.member IS NULL OR m.id IS NULL OR abs(j.initial - f.grade_before) > %s
-ORDER BY 1, 2, 4
+ORDER BY 1
 """
 
-_PARTNERSHIPS = """
-WITH g AS ({grades}), p AS (
-    SELECT x.national_number || '+' || y.national_number AS key, a.seq, a.live, a.version_id,
-           a.date, a.boards, a.factor, (a.grade_before + b.grade_before) / 2 AS pad
-    FROM g a JOIN g b ON b.version_id = a.version_id AND b.pair_id = a.pair_id
-        AND b.member <> a.member
-    JOIN {member} x ON x.id = a.member JOIN {member} y ON y.id = b.member
-    WHERE a.session_grade IS NOT NULL AND b.session_grade IS NOT NULL
-      AND x.national_number < y.national_number COLLATE {binary}
-)
-SELECT 'row', COALESCE(h.key, p.key), COALESCE(h.seq, p.seq), h.key IS NULL, p.key IS NULL
+# each pair of members of a version who both got a session grade: a partnership's entry, key
+# "a+b" with a < b (one pass grouping the grades by pair, no join of the grades with themselves)
+_PAIRS = """
+    SELECT MIN(x.national_number{binary}) || '+' || MAX(x.national_number{binary}) AS key,
+           MIN(e.seq) AS seq, MIN(CASE WHEN g.live THEN 1 ELSE 0 END) AS live, g.version_id,
+           MIN(g.date) AS date, MIN(g.boards) AS boards, MIN(g.factor) AS factor,
+           SUM(g.grade_before) / 2 AS pad
+    FROM {grade} g JOIN {entry} e ON e.id = g.entry_id JOIN {member} x ON x.id = g.member_id
+    GROUP BY g.version_id, g.pair_id
+    HAVING COUNT(*) = 2 AND COUNT(g.session_grade) = 2
+"""
+
+_PARTNERSHIP_ROWS = """
+SELECT COALESCE(h.key, p.key), COALESCE(h.seq, p.seq), h.key IS NULL, p.key IS NULL
 FROM (
     SELECT j.key, h.seq, h.version_id, h.date, h.boards, h.factor, h.partner, h.pad
     FROM {history} h JOIN {subject} j ON j.id = h.subject_id WHERE j.key LIKE '%%+%%'
-) h FULL OUTER JOIN (SELECT * FROM p WHERE p.live) p ON p.key = h.key AND p.seq = h.seq
+) h FULL OUTER JOIN (SELECT * FROM ({pairs}) l WHERE l.live = 1) p
+    ON p.key = h.key AND p.seq = h.seq
 WHERE h.key IS NULL OR p.key IS NULL OR h.version_id <> p.version_id OR h.date <> p.date
    OR h.boards <> p.boards OR abs(h.factor - p.factor) > %s OR h.partner <> ''
    OR h.pad IS NULL OR abs(h.pad - p.pad) > %s
-UNION ALL
-SELECT 'initial', COALESCE(j.key, f.key), 0, j.key IS NULL, f.key IS NULL
+ORDER BY 1, 2
+"""
+
+# each partnership subject, and each partnership's first entry (its pair's average, S14.10)
+_PARTNERSHIP_INITIALS = """
+SELECT COALESCE(j.key, f.key), 0, j.key IS NULL, f.key IS NULL
 FROM (SELECT key, initial FROM {subject} WHERE key LIKE '%%+%%') j
 FULL OUTER JOIN (
     SELECT key, pad FROM (
-        SELECT key, pad, ROW_NUMBER() OVER (PARTITION BY key ORDER BY seq) AS n FROM p
-    ) first WHERE n = 1
+        SELECT key, pad, ROW_NUMBER() OVER (PARTITION BY key ORDER BY seq) AS n
+        FROM ({pairs}) p
+    ) p WHERE n = 1
 ) f ON f.key = j.key
 WHERE j.key IS NULL OR f.key IS NULL OR abs(j.initial - f.pad) > %s
-ORDER BY 1, 2, 3
+ORDER BY 1
 """
 
 _LIVE = """
@@ -130,34 +149,41 @@ ORDER BY 1
 
 
 def _sql(template: str) -> str:
-    binary = '"C"' if connection.vendor == "postgresql" else "BINARY"
-    return template.format(grades=_GRADES.format(**_T), binary=binary, **_T)
+    binary = ' COLLATE "C"' if connection.vendor == "postgresql" else ""  # SQLite: bytes
+    grades = _GRADES.format(**_T)
+    pairs = _PAIRS.format(grades=grades, binary=binary, **_T)
+    return template.format(grades=grades, pairs=pairs, **_T)
 
 
 def subjects_check(tol: float = 1e-9) -> list[str]:
     """Every difference between the subject tables and the stored session grades (see the
     module): an empty list, with the session grades equal to the fold's, means the next
     grading step reads what a whole fold would hold."""
-    problems: list[str] = []
     with connection.cursor() as cursor:
-        cursor.execute(_sql(_PLAYERS), [tol, tol, tol])
-        players = cursor.fetchall()
-        cursor.execute(_sql(_PARTNERSHIPS), [tol, tol, tol])
-        partnerships = cursor.fetchall()
-        cursor.execute(
-            _sql(_LIVE), [LedgerEntry.Operation.PROCESS.value, SessionVersion.State.GRADED.value]
-        )
-        live = cursor.fetchall()
-    numbers = dict(
-        Member.objects.filter(pk__in={row[1] for row in players}).values_list(
-            "pk", "national_number"
-        )
-    )
-    for kind, member, key, seq, no_table, no_grade in players:
-        number = key or numbers.get(member, member)
-        problems.append(_problem("player", number, kind, seq, no_table, no_grade))
-    for kind, key, seq, no_table, no_grade in partnerships:
-        problems.append(_problem("partnership", key, kind, seq, no_table, no_grade))
+        if connection.vendor == "postgresql" and connection.in_atomic_block:
+            cursor.execute(f"SET LOCAL work_mem = '{WORK_MEM}'")  # joins of millions of rows
+        players = _fetch(cursor, _PLAYER_ROWS, [tol, tol])
+        initials = _fetch(cursor, _PLAYER_INITIALS, [tol])
+        partnerships = _fetch(cursor, _PARTNERSHIP_ROWS, [tol, tol])
+        partnerships += [
+            (k, None, a, b) for k, _, a, b in _fetch(cursor, _PARTNERSHIP_INITIALS, [tol])
+        ]
+        operation, graded = LedgerEntry.Operation.PROCESS.value, SessionVersion.State.GRADED.value
+        live = _fetch(cursor, _LIVE, [operation, graded])
+    ids = {row[0] for row in players + initials}
+    numbers = dict(Member.objects.filter(pk__in=ids).values_list("pk", "national_number"))
+    problems = [
+        _problem("player", key or numbers.get(member, member), seq, no_table, no_grade)
+        for member, key, seq, no_table, no_grade in players
+    ]
+    problems += [
+        _problem("player", key or numbers.get(member, member), None, no_table, no_grade)
+        for member, key, _, no_table, no_grade in initials
+    ]
+    problems += [
+        _problem("partnership", key, seq, no_table, no_grade)
+        for key, seq, no_table, no_grade in partnerships
+    ]
     for version, no_table, no_ledger in live:
         if no_table:
             problems.append(f"version {version}: live in the ledger, not in the subject tables")
@@ -168,8 +194,13 @@ def subjects_check(tol: float = 1e-9) -> list[str]:
     return problems
 
 
-def _problem(name: str, subject, kind: str, seq: int, no_table: bool, no_grade: bool) -> str:
-    if kind == "initial":
+def _fetch(cursor, template: str, params: list) -> list[tuple]:
+    cursor.execute(_sql(template), params)
+    return cursor.fetchall()
+
+
+def _problem(name: str, subject, seq: int | None, no_table: bool, no_grade: bool) -> str:
+    if seq is None:  # the subject and its initial grade
         if no_table:
             return f"{name} {subject}: graded, but not in the subject tables"
         if no_grade:
