@@ -20,12 +20,12 @@ from grading.engine.ngs.clib import ckernel_available, ckernel_supports
 from grading.ledger.columns import Progress
 from grading.ledger.compare import check_compiled
 from grading.ledger.lock import active_params, ledger_head_lock
+from grading.ledger.refresh import grades_as_of, grades_refresh  # noqa: F401 (re-exported)
 from grading.ledger.state import (
     ENGINE_PATH,
     _last_applied,
     _states,
     ledger_ops,
-    ledger_state,
     ledger_state_forget,
 )
 from grading.ledger.store import _store_grades, _store_step
@@ -222,52 +222,3 @@ def ledger_refold(*, actor=None, progress: Progress | None = None) -> int:
     if entries:
         _last_applied[head.params_name] = entries[-1].pk
     return len(entries)
-
-
-def grades_refresh(*, today) -> int:
-    """Every stored current and partnership grade recomputed as of ``today`` (or the latest
-    date of play, if later): the 3-year window and the statuses move with the calendar (S4).
-    Returns the number of grades refreshed."""
-    with transaction.atomic():
-        head = ledger_head_lock()
-        state = ledger_state(head.params_name)
-        as_of = max(today, head.reference_date) if head.reference_date else today
-        rows = list(CurrentGrade.objects.select_related("member"))
-        for row in rows:
-            grade = state.player_grade(row.member.national_number, as_of)
-            if grade is None:
-                continue
-            row.grade, row.status, row.band = grade.grade, grade.status.value, grade.band
-            row.boards_in_window, row.sessions_in_window = (
-                grade.boards_in_window,
-                grade.sessions_in_window,
-            )
-            row.as_of = as_of
-        CurrentGrade.objects.bulk_update(
-            rows,
-            ["grade", "status", "band", "boards_in_window", "sessions_in_window", "as_of"],
-            batch_size=1000,
-        )
-        partnerships = list(PartnershipGrade.objects.select_related("member_a", "member_b"))
-        for row in partnerships:
-            key = (row.member_a.national_number, row.member_b.national_number)
-            history = state.partnerships.get(key)
-            if history is None:
-                continue
-            grade = history.grade(as_of, state.params, subject=f"{key[0]}+{key[1]}")
-            row.grade, row.boards_in_window, row.as_of = grade.grade, grade.boards_in_window, as_of
-            row.shown = grade.status.value != CurrentGrade.Status.PROVISIONAL
-        PartnershipGrade.objects.bulk_update(
-            partnerships, ["grade", "boards_in_window", "as_of", "shown"], batch_size=1000
-        )
-        member_pages_invalidate()
-    return len(rows) + len(partnerships)
-
-
-def grades_as_of(*, as_of) -> dict[str, object]:
-    """Each graded member's engine CurrentGrade as of a date (the ``grades --as-of`` command)."""
-    with transaction.atomic():
-        head = ledger_head_lock()
-        state = ledger_state(head.params_name)
-        grades = {number: state.player_grade(number, as_of) for number in state.players}
-        return {number: grade for number, grade in grades.items() if grade is not None}

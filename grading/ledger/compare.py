@@ -22,6 +22,7 @@ from grading.engine.ngs.params import NGSParams
 from grading.engine.ngs.types import partnership_key
 from grading.engine.ngs.windowrules import STATUS_CODES
 from grading.ledger.columns import CHUNK_ROWS, FoldStats, Progress, fold_ledger, member_numbers
+from grading.ledger.tablecheck import subjects_check
 from grading.models import CurrentGrade, LedgerEntry, PartnershipGrade, SessionGrade
 
 __all__ = ["check_compiled", "last_stats"]
@@ -216,6 +217,7 @@ def check_compiled(
     problems = merge.finish()
     problems += _current_grades(fold, tol)
     problems += _partnerships(fold, tol)
+    problems += subjects_check(tol)
     return problems
 
 

@@ -1,7 +1,12 @@
 """A fold of the whole ledger in this process (a ``ReplayState`` per parameter set), caught up
-from the ``LedgerEntry`` table, for the whole-ledger operations only (the nightly refresh, grades
-as of a date). Grading an upload never uses it: a grading step reads its own subjects from the
-database (``grading.ledger.subjects``), and no worker folds the ledger at start (S5.2-S5.4)."""
+from the ``LedgerEntry`` table, and the ledger's entries as engine operations (``ledger_ops``).
+
+No request, task or worker start calls ``ledger_state``: a grading step reads its own subjects
+from the database (``grading.ledger.subjects``), the nightly refresh and grades as of a date read
+the subject tables a batch at a time (``grading.ledger.refresh``), and no worker folds the ledger
+at start (S5.2-S5.4). What is still used here: ``ledger_ops`` (the refold, ``replay --check`` on
+the Python engine, the refill of the subject tables, the quality report's what-if replay) and
+the staff refold's ``_states``/``ledger_state_forget``."""
 
 from __future__ import annotations
 

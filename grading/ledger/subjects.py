@@ -337,18 +337,19 @@ def subjects_copy(cursor, state: ReplayState, first_id: int) -> int:
 
 
 def subjects_grades(
-    params: NGSParams, as_of: dt.date, batch: int = 2000
+    params: NGSParams, as_of: dt.date, batch: int = 2000, *, players_only: bool = False
 ) -> Iterator[tuple[str, CurrentGrade, SubjectHistory]]:
     """Every subject with a live session, its grade as of ``as_of`` and its history, read
     from the subject tables ``batch`` subjects at a time: the nightly refresh and grades as of
     a date without a fold of the ledger, in memory bounded by one batch of histories.
-    Partnership subjects are "a+b"."""
+    Partnership subjects are "a+b" (``players_only``: players alone)."""
+    subjects = LedgerSubject.objects.all()
+    if players_only:
+        subjects = subjects.exclude(key__contains="+")
     after = 0
     while True:
         batch_rows = list(
-            LedgerSubject.objects.filter(pk__gt=after)
-            .order_by("pk")
-            .values_list("id", "key", "initial")[:batch]
+            subjects.filter(pk__gt=after).order_by("pk").values_list("id", "key", "initial")[:batch]
         )
         if not batch_rows:
             return

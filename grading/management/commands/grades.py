@@ -5,7 +5,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from grading.common.spreadsheet import cell_text
-from grading.ledger.check import grades_as_of
+from grading.ledger.refresh import grades_as_of
 from grading.models import CurrentGrade
 from grading.schemes.selectors import scheme_rows
 from members.models import Member
