@@ -24,7 +24,6 @@ from grading.ledger.refold import RefoldStats, RefoldWriter, ledger_entries
 from grading.ledger.state import ENGINE_PATH, _last_applied, _states, ledger_ops
 from grading.ledger.store import _store_grades, _store_step
 from grading.models import (
-    AuditEvent,
     CurrentGrade,
     LedgerEntry,
     PartnershipGrade,
@@ -71,32 +70,17 @@ def refold_ledger_locked(head, progress: Progress, *, bulk: bool | None = None) 
     if bulk is None:
         bulk = connection.vendor == "postgresql"
     if bulk:
-        return _refold_bulk(params, progress, replace=_set_changed_since_refold())
+        return _refold_bulk(params, progress)
     return _refold_stepwise(head, params, progress)
 
 
-def _set_changed_since_refold() -> bool:
-    """Whether the parameter set changed after the last refold: the stored grades are then
-    the old set's, nearly every row changes, and replacing them all is quicker than finding
-    what changed. (Either way gives the same rows.)"""
-    last = (
-        AuditEvent.objects.filter(
-            action__in=[AuditEvent.Action.REFOLD, AuditEvent.Action.PARAMETERS]
-        )
-        .order_by("-pk")
-        .values_list("action", flat=True)
-        .first()
-    )
-    return last == AuditEvent.Action.PARAMETERS
-
-
-def _refold_bulk(params: NGSParams, progress: Progress, *, replace: bool) -> int:
+def _refold_bulk(params: NGSParams, progress: Progress) -> int:
     stats = RefoldStats()
     t0 = time.perf_counter()
     entries = ledger_entries()
     numbers = member_numbers()
     t0 = stats.timed("read_entries_members", t0)
-    writer = RefoldWriter(params, entries, replace=replace, stats=stats)
+    writer = RefoldWriter(params, entries, stats=stats)
     producer, engine = _writing_fold_class(params)
     fold = producer(params, sink=writer)
     fold.register(numbers)

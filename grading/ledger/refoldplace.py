@@ -1,0 +1,230 @@
+"""Putting a bulk refold's rows in place (issue 18; S5.4): each table merged with the fold's
+rows, gathered first in a temporary table, by three set-based statements: the rows the fold no
+longer gives deleted, the rows whose columns differ updated in place, the new rows inserted.
+
+Why a merge and not "delete everything, insert everything": the database's cost is the rows
+written, not the rows compared. A replay with the same parameter set writes nothing at all; a
+change of set updates each row in place, its keys unchanged, so PostgreSQL checks no foreign
+key again (a row inserted is checked against every table it refers to, at commit) and keeps
+the row in its page where there is room (no index entry written). Readers see the old rows
+until the refold's transaction commits: no table is truncated or locked against reading.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Sequence
+
+from grading.engine.ngs.decay import band
+from grading.engine.ngs.foldout import STATUSES, CurrentOut, HistoriesOut, PartnershipsOut
+from grading.engine.ngs.types import Status
+from grading.ledger.store import CURRENT_GRADE_FIELDS
+from grading.ledger.subjects import HISTORY, LIVE, SUBJECT, table_copy
+from grading.models import CurrentGrade, PartnershipGrade
+
+__all__ = ["current_place", "merge", "partnerships_place", "subjects_place"]
+
+CURRENT = CurrentGrade._meta.db_table
+PARTNERSHIPS = PartnershipGrade._meta.db_table
+_PARTNERSHIP_FIELDS = (
+    "grade",
+    "first_value",
+    "boards_in_window",
+    "boards_together",
+    "sessions_together",
+    "last_played",
+    "shown",
+    "as_of",
+    "seq",
+)
+_HISTORY_FIELDS = ("version_id", "pos", "date", "boards", "grade", "factor", "partner", "pad")
+
+
+def nan_none(x: float) -> float | None:
+    return None if math.isnan(x) else x
+
+
+def day_of(ordinal: int, cache: dict[int, dt.date]) -> dt.date | None:
+    if ordinal <= 0:
+        return None
+    day = cache.get(ordinal)
+    if day is None:
+        day = cache[ordinal] = dt.date.fromordinal(ordinal)
+    return day
+
+
+def merge(
+    cursor,
+    target: str,
+    source: str,
+    key: Sequence[str],
+    values: Sequence[str],
+    *,
+    scope: str = "TRUE",
+    delete: bool = True,
+    params: dict | None = None,
+) -> dict[str, int]:
+    """Make the rows of ``target`` within ``scope`` (an expression on ``t``) those of
+    ``source`` (a table or a parenthesised query aliased as ``s``), matched on ``key``.
+    Returns the rows deleted, updated and inserted."""
+    on = " AND ".join(f"t.{c} = s.{c}" for c in key)
+    mine = ", ".join(f"t.{c}" for c in values)
+    theirs = ", ".join(f"s.{c}" for c in values)
+    out = {"deleted": 0}
+    if delete:
+        cursor.execute(
+            f"DELETE FROM {target} t WHERE {scope} AND NOT EXISTS "
+            f"(SELECT 1 FROM {source} s WHERE {on})",
+            params,
+        )
+        out["deleted"] = cursor.rowcount
+    cursor.execute(
+        f"UPDATE {target} t SET {', '.join(f'{c} = s.{c}' for c in values)} FROM {source} s "
+        f"WHERE {on} AND {scope} AND ({mine}) IS DISTINCT FROM ({theirs})",
+        params,
+    )
+    out["updated"] = cursor.rowcount
+    columns = ", ".join((*key, *values))
+    cursor.execute(
+        f"INSERT INTO {target} ({columns}) SELECT {', '.join(f's.{c}' for c in (*key, *values))} "
+        f"FROM {source} s WHERE NOT EXISTS (SELECT 1 FROM {target} t WHERE {on})",
+        params,
+    )
+    out["inserted"] = cursor.rowcount
+    return out
+
+
+def _staged(cursor, name: str, like: str, columns: Sequence[str], rows) -> str:
+    """A temporary table of ``like``'s ``columns`` (dropped at commit), filled by COPY."""
+    cursor.execute(f"DROP TABLE IF EXISTS {name}")
+    cursor.execute(
+        f"CREATE TEMPORARY TABLE {name} ON COMMIT DROP AS SELECT {', '.join(columns)} "
+        f"FROM {like} WITH NO DATA"
+    )
+    table_copy(cursor, name, columns, rows)
+    cursor.execute(f"ANALYZE {name}")
+    return name
+
+
+def current_place(cursor, out: CurrentOut, seq: int) -> dict[str, int]:
+    """Every current grade as of the ledger's reference date (``_store_grades``' columns)."""
+    as_of = dt.date.fromordinal(out.as_of) if out.as_of > 0 else None
+    days: dict[int, dt.date] = {}
+    rows = (
+        (
+            out.member[i],
+            out.grade[i],
+            STATUSES[out.status[i]].value,
+            band(out.grade[i]),
+            out.boards_in_window[i],
+            out.sessions_in_window[i],
+            nan_none(out.initial[i]),
+            day_of(out.last_date[i], days),
+            as_of,
+            seq,
+        )
+        for i in range(len(out.member))
+    )
+    source = _staged(cursor, "refold_current", CURRENT, ("member_id", *CURRENT_GRADE_FIELDS), rows)
+    return merge(cursor, CURRENT, source, ("member_id",), CURRENT_GRADE_FIELDS)
+
+
+def partnerships_place(cursor, out: PartnershipsOut, seq: int) -> dict[str, int]:
+    """Every partnership grade (``_store_partnerships``' columns)."""
+    as_of = dt.date.fromordinal(out.as_of) if out.as_of > 0 else None
+    provisional = STATUSES.index(Status.PROVISIONAL)
+    days: dict[int, dt.date] = {}
+    rows = (
+        (
+            out.a[i],
+            out.b[i],
+            out.grade[i],
+            nan_none(out.initial[i]),
+            out.boards_in_window[i],
+            out.boards_together[i],
+            out.sessions_together[i],
+            day_of(out.last_date[i], days),
+            out.status[i] != provisional,
+            as_of,
+            seq,
+        )
+        for i in range(len(out.a))
+    )
+    key = ("member_a_id", "member_b_id")
+    source = _staged(
+        cursor, "refold_partnerships", PARTNERSHIPS, (*key, *_PARTNERSHIP_FIELDS), rows
+    )
+    return merge(cursor, PARTNERSHIPS, source, key, _PARTNERSHIP_FIELDS)
+
+
+def subjects_place(cursor, out: HistoriesOut, numbers: list[str]) -> dict[str, int]:
+    """The subject tables as the fold holds them (``subjects_copy``'s rows): subjects matched
+    on their key (a player's number, a partnership's "a+b"), so their ids stay and an unchanged
+    history row is not written again."""
+    keys = [
+        numbers[a] if b < 0 else f"{numbers[a]}+{numbers[b]}"
+        for a, b in zip(out.subject_a, out.subject_b, strict=True)
+    ]
+    subjects = _staged(
+        cursor,
+        "refold_subjects",
+        SUBJECT,
+        ("key", "initial"),
+        ((key, out.subject_initial[i]) for i, key in enumerate(keys)),
+    )
+    written = {}
+    for name, n in merge(cursor, SUBJECT, subjects, ("key",), ("initial",), delete=False).items():
+        written[f"subjects_{name}"] = n
+    version_of = dict(zip(out.live_seq, (int(v) for v in out.live_version), strict=True))
+    days: dict[int, dt.date] = {}
+    rows = (
+        (
+            keys[out.entry_subject[i]],
+            version_of[out.entry_seq[i]],
+            out.entry_seq[i],
+            out.entry_pos[i],
+            day_of(out.entry_date[i], days),
+            out.entry_boards[i],
+            out.entry_grade[i],
+            out.entry_factor[i],
+            numbers[out.entry_partner[i]] if out.entry_partner[i] >= 0 else "",
+            nan_none(out.entry_pad[i]),
+        )
+        for i in range(len(out.entry_subject))
+    )
+    cursor.execute("DROP TABLE IF EXISTS refold_history_raw")
+    cursor.execute("DROP TABLE IF EXISTS refold_history")
+    cursor.execute(
+        "CREATE TEMPORARY TABLE refold_history_raw ON COMMIT DROP AS SELECT s.key, h.seq, "
+        f"{', '.join(f'h.{c}' for c in _HISTORY_FIELDS)} FROM {HISTORY} h "
+        f"JOIN {SUBJECT} s ON s.id = h.subject_id WITH NO DATA"
+    )
+    columns = ("key", "version_id", "seq", "pos", "date", "boards", "grade", "factor")
+    table_copy(cursor, "refold_history_raw", (*columns, "partner", "pad"), rows)
+    cursor.execute(
+        "CREATE TEMPORARY TABLE refold_history ON COMMIT DROP AS SELECT s.id AS subject_id, "
+        f"r.seq, {', '.join(f'r.{c}' for c in _HISTORY_FIELDS)} FROM refold_history_raw r "
+        f"JOIN {SUBJECT} s ON s.key = r.key"
+    )
+    cursor.execute("ANALYZE refold_history")
+    history = merge(cursor, HISTORY, "refold_history", ("subject_id", "seq"), _HISTORY_FIELDS)
+    for name, n in history.items():
+        written[f"history_{name}"] = n
+    cursor.execute(
+        f"DELETE FROM {SUBJECT} t WHERE NOT EXISTS (SELECT 1 FROM {subjects} s WHERE s.key = t.key)"
+    )
+    written["subjects_deleted"] = cursor.rowcount
+    live = _staged(
+        cursor,
+        "refold_live",
+        LIVE,
+        ("version_id", "seq", "date"),
+        (
+            (int(v), s, day_of(d, days))
+            for v, s, d in zip(out.live_version, out.live_seq, out.live_date, strict=True)
+        ),
+    )
+    for name, n in merge(cursor, LIVE, live, ("version_id",), ("seq", "date")).items():
+        written[f"live_{name}"] = n
+    return written
