@@ -16,6 +16,7 @@ from django.db import connection
 
 from grading.engine.ngs import ProcessOp, ReplayState, apply, get_params
 from grading.engine.ngs.clib import ckernel_available, ckernel_supports
+from grading.engine.ngs.cwrite import WritingReplay
 from grading.engine.ngs.foldout import CurrentOut, PartnershipsOut
 from grading.engine.ngs.foldpy import PythonFold
 from grading.engine.ngs.params import NGSParams
@@ -41,12 +42,7 @@ def _writing_fold_class(params: NGSParams) -> tuple[Callable[..., Any], str]:
     """The producer: the compiled kernel's writing fold when built and supporting the set,
     else the Python engine's."""
     if ckernel_available() and ckernel_supports(params):
-        try:
-            from grading.engine.ngs.cfold import WritingReplay  # type: ignore[attr-defined]
-        except ImportError:  # (a kernel from before the writing fold)
-            pass
-        else:
-            return WritingReplay, "the compiled kernel"
+        return WritingReplay, "the compiled kernel"
     return PythonFold, "the Python engine"
 
 

@@ -143,7 +143,17 @@ def _has_every_kind() -> None:
     assert LedgerEntry.objects.filter(operation="withdraw").count() >= 2  # a correction too
 
 
-def test_the_bulk_refold_writes_what_the_stepwise_refold_wrote(world):
+@pytest.fixture(params=["compiled", "python"])
+def producer(request, monkeypatch):
+    """Each producer of the bulk refold: the compiled kernel's writing fold, the Python one."""
+    if request.param == "compiled":
+        request.getfixturevalue("ckernel_built")
+    else:
+        monkeypatch.setattr(refoldrun, "ckernel_available", lambda: False)
+    return request.param
+
+
+def test_the_bulk_refold_writes_what_the_stepwise_refold_wrote(world, producer):
     _has_every_kind()
     oracle = _stepwise_oracle()
     # the stored figures scrambled: the refold must put every one back
@@ -154,6 +164,9 @@ def test_the_bulk_refold_writes_what_the_stepwise_refold_wrote(world):
     PartnershipGrade.objects.all().delete()
     LedgerHistory.objects.update(grade=5.0)
     assert check.ledger_refold() == LedgerEntry.objects.count()
+    assert refoldrun.last_refold["engine"].startswith(
+        "the compiled kernel" if producer == "compiled" else "the Python engine"
+    )
     written = refoldrun.last_refold["stats"].written
     assert written["session_grades_updated"] == SessionGrade.objects.exclude(entry=None).count()
     assert written["partnerships_inserted"] == PartnershipGrade.objects.count() > 0
