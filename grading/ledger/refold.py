@@ -332,7 +332,7 @@ class RefoldWriter:
             GRADES_STAGED,
             ("version_id", "member_id"),
             _GRADE_COLUMNS[:1] + _GRADE_COLUMNS[3:],
-            scope="t.entry_id IS NOT NULL",
+            scope="entry_id IS NOT NULL",
         )
 
     def _pair_figures(self, cursor) -> None:

@@ -38,6 +38,7 @@ _PARTNERSHIP_FIELDS = (
     "as_of",
     "seq",
 )
+DIFF = "refold_diff"
 _HISTORY_FIELDS = ("version_id", "pos", "date", "boards", "grade", "factor", "partner", "pad")
 
 
@@ -63,35 +64,46 @@ def merge(
     *,
     scope: str = "TRUE",
     delete: bool = True,
-    params: dict | None = None,
 ) -> dict[str, int]:
-    """Make the rows of ``target`` within ``scope`` (an expression on ``t``) those of
-    ``source`` (a table or a parenthesised query aliased as ``s``), matched on ``key``.
-    Returns the rows deleted, updated and inserted."""
+    """Make the rows of ``target`` within ``scope`` (an expression on its columns) those of
+    the table ``source``, matched on ``key``. One full join finds what differs (kept in a
+    temporary table: nothing, for a replay with the same set); then the rows the fold no
+    longer gives are deleted (unless not ``delete``), the rows that differ updated, the new
+    ones inserted. Returns the rows deleted, updated and inserted."""
     on = " AND ".join(f"t.{c} = s.{c}" for c in key)
     mine = ", ".join(f"t.{c}" for c in values)
     theirs = ", ".join(f"s.{c}" for c in values)
-    out = {"deleted": 0}
-    if delete:
-        cursor.execute(
-            f"DELETE FROM {target} t WHERE {scope} AND NOT EXISTS "
-            f"(SELECT 1 FROM {source} s WHERE {on})",
-            params,
-        )
+    k0 = key[0]
+    cursor.execute(f"DROP TABLE IF EXISTS {DIFF}")
+    cursor.execute(
+        f"CREATE TEMPORARY TABLE {DIFF} ON COMMIT DROP AS SELECT "
+        + ", ".join(f"COALESCE(s.{c}, t.{c}) AS {c}" for c in key)
+        + f", {', '.join(f's.{c}' for c in values)}, t.{k0} IS NULL AS fresh, "
+        f"s.{k0} IS NULL AS gone FROM (SELECT {', '.join((*key, *values))} FROM {target} "
+        f"WHERE {scope}) t FULL JOIN {source} s ON {on} WHERE t.{k0} IS NULL OR s.{k0} IS NULL "
+        f"OR ({mine}) IS DISTINCT FROM ({theirs})"
+    )
+    cursor.execute(
+        f"SELECT count(*) FILTER (WHERE gone), count(*) FILTER (WHERE NOT gone AND NOT fresh), "
+        f"count(*) FILTER (WHERE fresh) FROM {DIFF}"
+    )
+    gone, changed, fresh = cursor.fetchone()
+    out = {"deleted": 0, "updated": changed, "inserted": fresh}
+    if not (gone or changed or fresh):
+        return out
+    cursor.execute(f"ANALYZE {DIFF}")
+    on = " AND ".join(f"t.{c} = d.{c}" for c in key)
+    if gone and delete:
+        cursor.execute(f"DELETE FROM {target} t USING {DIFF} d WHERE d.gone AND {on}")
         out["deleted"] = cursor.rowcount
-    cursor.execute(
-        f"UPDATE {target} t SET {', '.join(f'{c} = s.{c}' for c in values)} FROM {source} s "
-        f"WHERE {on} AND {scope} AND ({mine}) IS DISTINCT FROM ({theirs})",
-        params,
-    )
-    out["updated"] = cursor.rowcount
-    columns = ", ".join((*key, *values))
-    cursor.execute(
-        f"INSERT INTO {target} ({columns}) SELECT {', '.join(f's.{c}' for c in (*key, *values))} "
-        f"FROM {source} s WHERE NOT EXISTS (SELECT 1 FROM {target} t WHERE {on})",
-        params,
-    )
-    out["inserted"] = cursor.rowcount
+    if changed:
+        cursor.execute(
+            f"UPDATE {target} t SET {', '.join(f'{c} = d.{c}' for c in values)} FROM {DIFF} d "
+            f"WHERE NOT d.gone AND NOT d.fresh AND {on}"
+        )
+    if fresh:
+        columns = ", ".join((*key, *values))
+        cursor.execute(f"INSERT INTO {target} ({columns}) SELECT {columns} FROM {DIFF} WHERE fresh")
     return out
 
 
