@@ -167,7 +167,6 @@ class RefoldWriter:
         self.grades: list[bytes] = []
         self.pairs: list[bytes] = []
         self.versions: list[tuple] = []
-        self._reason = [(len(r.encode()), r.encode()) for r in REASONS]
         with connection.cursor() as cursor:
             for table in (RAW_GRADES, RAW_PAIRS, RAW_VERSIONS, GRADES_STAGED):
                 cursor.execute(f"DROP TABLE IF EXISTS {table}")
