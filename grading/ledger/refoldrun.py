@@ -92,8 +92,10 @@ def _refold_bulk(params: NGSParams, progress: Progress) -> int:
         current = fold.current_grades(latest)
         partnerships = fold.partnership_grades(latest)
     histories = fold.histories()
+    numbers = fold.numbers
+    del fold  # the fold's state (the C kernel's memory) is not held while the rows are placed
     t0 = stats.timed("fold_end", t0)
-    writer.finish(current, partnerships, histories, fold.numbers)
+    writer.finish(current, partnerships, histories, numbers)
     stats.timed("write", t0)
     last_refold.update(stats=stats, engine=engine, fold=folded)
     return folded.entries
