@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 
 from grading.engine.ngs import NGS_2018, ProcessOp
-from grading.engine.ngs.cwrite import WritingReplay
+from grading.engine.ngs.cwrite import WritingReplay, writing_fold
 from grading.engine.ngs.foldpy import PythonFold
 from grading.engine.ngs.params import NGS_DEFAULT
 from tests.engine.foldouts import (
@@ -75,3 +75,25 @@ def test_every_processed_version_is_handed_out_once_in_order():
     graded = [v for v in got if v.graded]
     assert all(len(v.rec_figures) == 10 * len(v.rec_member) for v in graded)
     assert all(len(v.pair_figures) == 4 * len(v.pair_ids) for v in graded)
+
+
+def test_histories_in_batches_are_the_histories():
+    ledger = random_ledger(12, FIELDS, operations=120, pool=20)
+    fold = WritingReplay(sink=lambda out: None, chunk=9)
+    for op in ledger:
+        fold.apply(op)
+    whole = fold.histories()
+    batches = list(fold.history_batches(subjects=7))
+    assert len(batches) > 3 and [b.first_subject for b in batches] == [
+        7 * i for i in range(len(batches))
+    ]
+    assert batches[0].live_version == whole.live_version and not batches[1].live_version
+    for name in ("subject_a", "subject_b", "entry_subject", "entry_seq", "entry_pos"):
+        joined = [x for b in batches for x in getattr(b, name)]
+        assert joined == list(getattr(whole, name)), name
+    assert len(whole.subject_a) == len(set(zip(whole.subject_a, whole.subject_b, strict=True)))
+    assert min(whole.entry_pos) >= 0
+
+
+def test_writing_fold_is_the_compiled_one_when_built():
+    assert isinstance(writing_fold(sink=lambda out: None), WritingReplay)

@@ -17,12 +17,13 @@ tables are read in one C call each.
 from __future__ import annotations
 
 from array import array
+from collections.abc import Iterator
 from operator import attrgetter
 from typing import Any
 
 from grading.engine.ngs.cfold import RecordsReplay
 from grading.engine.ngs.ckernel import CHUNK
-from grading.engine.ngs.clib import addr
+from grading.engine.ngs.clib import CKernelUnavailable, addr, ckernel_available, ckernel_supports
 from grading.engine.ngs.foldout import (
     PAIR_FIGURES,
     RECORD_FIGURES,
@@ -32,13 +33,13 @@ from grading.engine.ngs.foldout import (
     VersionOut,
     VersionSink,
 )
-from grading.engine.ngs.foldpy import not_graded_out, version_out
+from grading.engine.ngs.foldpy import PythonFold, not_graded_out, version_out
 from grading.engine.ngs.ledger import ProcessOp
 from grading.engine.ngs.params import NGS_DEFAULT, NGSParams
 from grading.engine.ngs.session import host_pair_of, known_pairs, why_not_graded
 from grading.engine.ngs.types import Reason, SessionOutcome
 
-__all__ = ["WritingReplay"]
+__all__ = ["WritingReplay", "writing_fold"]
 
 _NREC = len(RECORD_FIGURES)
 _NPAIR = len(PAIR_FIGURES)
@@ -83,6 +84,7 @@ class WritingReplay(RecordsReplay):
         self._vseq = array("i")  # by version index: sequence number, date
         self._vdate = array("i")
         self._bufs: dict[str, array[Any]] = {}
+        self._rank = array("i")
         super().__init__(params, sink=_no_records, chunk=chunk)
 
     # ------------------------------------------------------------------ queueing
@@ -211,10 +213,11 @@ class WritingReplay(RecordsReplay):
         """Each member id's place in the order of the members' numbers (the engine orders a
         partnership's ends by number)."""
         numbers = self.numbers
-        rank = _zeros("i", len(numbers))
-        for place, i in enumerate(sorted(range(len(numbers)), key=numbers.__getitem__)):
-            rank[i] = place
-        return rank
+        if len(self._rank) != len(numbers):  # computed once per set of members
+            rank = self._rank = _zeros("i", len(numbers))
+            for place, i in enumerate(sorted(range(len(numbers)), key=numbers.__getitem__)):
+                rank[i] = place
+        return self._rank
 
     def current_grades(self, as_of: int) -> CurrentOut:
         """Every player with a live session, their grade on ``as_of`` (an ordinal no earlier
@@ -242,17 +245,57 @@ class WritingReplay(RecordsReplay):
         """Every subject the fold has met (players in member id order, then partnerships in
         the order met) and every live history entry; the live versions in the order
         processed."""
+        return self._histories(0, 2**31 - 1)
+
+    def history_batches(self, subjects: int = 200_000) -> Iterator[HistoriesOut]:
+        """``histories()`` in batches of ``subjects`` subjects (memory bounded by a batch: a
+        national ledger's histories hold about 20 million entries)."""
         self.flush()
+        first = 0
+        while True:
+            batch = self._histories(first, first + subjects)
+            yield batch
+            first += subjects
+            if first >= self._history_size(0, 0)[0]:
+                return
+
+    def _history_size(self, s0: int, s1: int) -> array[int]:
         size = array("q", bytes(16))
-        self._lib.ck_history_size(self._k, addr(size))
-        subjects = [_zeros(t, size[0]) for t in ("i", "i", "d")]
-        entries = [_zeros(t, size[1]) for t in ("i", "i", "i", "i", "i", "d", "d", "i", "d")]
-        rank = self._ranks()
+        self._lib.ck_history_size(self._k, s0, s1, addr(size))
+        return size
+
+    def _histories(self, s0: int, s1: int) -> HistoriesOut:
+        self.flush()
+        total, n_entries = self._history_size(s0, s1)
+        n = max(0, min(s1, total) - s0)
+        subjects = [_zeros(t, n) for t in ("i", "i", "d")]
+        entries = [_zeros(t, n_entries) for t in ("i", "i", "i", "i", "i", "d", "d", "i", "d")]
         done = self._lib.ck_dump_histories(
-            self._k, addr(rank), *map(addr, subjects), *map(addr, entries)
+            self._k, addr(self._ranks()), s0, s1, *map(addr, subjects), *map(addr, entries)
         )
-        if done != 0:
+        if done != n:
             raise MemoryError("ck_dump_histories")
-        live = array("i", [self._vseq[v] for v in self.live.values()])
-        dates = array("i", [self._vdate[v] for v in self.live.values()])
-        return HistoriesOut(*subjects, *entries, live, tuple(self.live), dates)
+        versions: tuple[str, ...] = ()
+        live, dates = array("i"), array("i")
+        if s0 == 0:
+            versions = tuple(self.live)
+            live = array("i", [self._vseq[v] for v in self.live.values()])
+            dates = array("i", [self._vdate[v] for v in self.live.values()])
+        return HistoriesOut(*subjects, *entries, live, versions, dates, s0)
+
+
+def writing_fold(
+    params: NGSParams = NGS_DEFAULT,
+    *,
+    sink: VersionSink,
+    fallback: bool = True,
+    chunk: int = CHUNK,
+) -> WritingReplay | PythonFold:
+    """The fastest writing fold for ``params``: the compiled one when the library is built and
+    supports them, else (``fallback``) the Python producer on the fast path; without
+    ``fallback`` a missing library raises ``CKernelUnavailable``."""
+    if ckernel_available() and ckernel_supports(params):
+        return WritingReplay(params, sink=sink, chunk=chunk)
+    if not fallback:
+        raise CKernelUnavailable("the C kernel is not available for these parameters")
+    return PythonFold(params, sink=sink)

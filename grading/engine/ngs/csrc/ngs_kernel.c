@@ -1639,93 +1639,80 @@ int32_t ck_dump_pships(void *p, int32_t as_of, const int32_t *rank, int32_t *a, 
     return m;
 }
 
-/* out[0]: subjects (players with state, then every partnership), out[1]: live entries */
-void ck_history_size(void *p, int64_t *out) {
+/* The subjects, numbered: players with state in id order, then every partnership in the
+ * order met. out[0]: all subjects; out[1]: the live entries of subjects [s0, s1). */
+void ck_history_size(void *p, int32_t s0, int32_t s1, int64_t *out) {
     K *k = p;
-    int64_t subjects = 0, entries = 0;
-    for (int32_t i = 0; i < k->nplayers; i++)
-        if (k->players[i].exists) subjects++, entries += k->players[i].n;
-    for (int32_t i = 0; i < k->npships; i++) subjects++, entries += k->pships[i].n;
-    out[0] = subjects;
+    int64_t j = 0, entries = 0;
+    for (int32_t i = 0; i < k->nplayers; i++) {
+        if (!k->players[i].exists) continue;
+        if (j >= s0 && j < s1) entries += k->players[i].n;
+        j++;
+    }
+    for (int32_t i = 0; i < k->npships; i++, j++)
+        if (j >= s0 && j < s1) entries += k->pships[i].n;
+    out[0] = j;
     out[1] = entries;
 }
 
-static int32_t entry_at(const Subj *s, int32_t d, int32_t seq) {
-    int32_t lo = 0, hi = s->n;
-    while (lo < hi) { /* bisect_left on dates */
-        int32_t mid = (lo + hi) / 2;
-        if (s->e[mid].d < d)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (int32_t i = lo; i < s->n && s->e[i].d == d; i++)
-        if (s->e[i].seq == seq) return i;
-    return -1;
-}
-
-/* every subject (ck_history_size) and live entry (foldout.HistoriesOut), entries in
- * (date, seq) order per subject, pos their subject's place in its version (players, then
- * partnerships). Returns 0, or -1 when out of memory. */
-int32_t ck_dump_histories(void *p, const int32_t *rank, int32_t *sa, int32_t *sb, double *sinit,
-                          int32_t *esub, int32_t *eseq, int32_t *epos, int32_t *edate,
-                          int32_t *eboards, double *egrade, double *efactor, int32_t *epartner,
-                          double *epad) {
+/* subjects [s0, s1) (ck_history_size) and their live entries (foldout.HistoriesOut): entries
+ * in (date, seq) order per subject, esub the subject's number, epos its place in its version
+ * (players, then partnerships). Returns the subjects written, or -1 when out of memory. */
+int32_t ck_dump_histories(void *p, const int32_t *rank, int32_t s0, int32_t s1, int32_t *sa,
+                          int32_t *sb, double *sinit, int32_t *esub, int32_t *eseq,
+                          int32_t *epos, int32_t *edate, int32_t *eboards, double *egrade,
+                          double *efactor, int32_t *epartner, double *epad) {
     K *k = p;
-    int32_t *index = malloc(((size_t)k->nplayers + 1) * sizeof(int32_t)); /* player -> subject */
-    int64_t nsub = (int64_t)k->nplayers + k->npships;
-    int64_t *base = malloc(((size_t)nsub + 1) * sizeof(int64_t)); /* subject -> first entry */
-    if (!index || !base) {
-        free(index);
-        free(base);
-        return -1;
-    }
-    int32_t m = 0;
+    int32_t maxseq = 0;
+    for (int32_t vi = 0; vi < k->nversions; vi++)
+        if (k->versions[vi].live && k->versions[vi].seq > maxseq) maxseq = k->versions[vi].seq;
+    int32_t *vof = malloc(((size_t)maxseq + 1) * sizeof(int32_t)); /* live seq -> version */
+    if (!vof) return -1;
+    for (int32_t q = 0; q <= maxseq; q++) vof[q] = -1;
+    for (int32_t vi = 0; vi < k->nversions; vi++)
+        if (k->versions[vi].live) vof[k->versions[vi].seq] = vi;
+    int32_t j = 0, m = 0;
     int64_t at = 0;
     for (int32_t pass = 0; pass < 2; pass++) {
         int32_t count = pass ? k->npships : k->nplayers;
         for (int32_t i = 0; i < count; i++) {
             Subj *s = pass ? &k->pships[i] : &k->players[i];
-            if (!pass) {
-                index[i] = -1;
-                if (!s->exists) continue;
-                index[i] = m;
-                sa[m] = i;
-                sb[m] = -1;
-            } else {
-                ends_by_rank(k, i, rank, &sa[m], &sb[m]);
+            if (!pass && !s->exists) continue;
+            if (j < s0 || j >= s1) {
+                j++;
+                continue;
             }
+            if (pass)
+                ends_by_rank(k, i, rank, &sa[m], &sb[m]);
+            else
+                sa[m] = i, sb[m] = -1;
             sinit[m] = s->initial;
-            base[m] = at;
-            for (int32_t j = 0; j < s->n; j++, at++) {
-                Entry *e = &s->e[j];
-                esub[at] = m;
+            for (int32_t q = 0; q < s->n; q++, at++) {
+                Entry *e = &s->e[q];
+                esub[at] = j;
                 eseq[at] = e->seq;
-                epos[at] = -1;
                 edate[at] = e->d;
                 eboards[at] = e->x;
                 egrade[at] = e->g;
                 efactor[at] = (double)e->f;
                 epartner[at] = pass ? -1 : (int32_t)e->aux;
                 epad[at] = pass ? e->aux : NAN;
+                epos[at] = -1;
+                int32_t vi = e->seq <= maxseq ? vof[e->seq] : -1;
+                if (vi < 0) continue;
+                Version *v = &k->versions[vi];
+                const int32_t *ids = &k->pool[v->start];
+                int32_t lo = pass ? v->np : 0, hi = pass ? v->np + v->nq : v->np;
+                for (int32_t r = lo; r < hi; r++)
+                    if (ids[r] == i) {
+                        epos[at] = r;
+                        break;
+                    }
             }
+            j++;
             m++;
         }
     }
-    int32_t players = 0;
-    for (int32_t i = 0; i < k->nplayers; i++) players += k->players[i].exists;
-    for (int32_t vi = 0; vi < k->nversions; vi++) {
-        Version *v = &k->versions[vi];
-        if (!v->live) continue;
-        const int32_t *ids = &k->pool[v->start];
-        for (int32_t j = 0; j < v->np + v->nq; j++) {
-            int32_t sub = j < v->np ? index[ids[j]] : players + ids[j];
-            Subj *s = j < v->np ? &k->players[ids[j]] : &k->pships[ids[j]];
-            int32_t i = entry_at(s, v->d, v->seq);
-            if (sub >= 0 && i >= 0) epos[base[sub] + i] = j;
-        }
-    }
-    free(index);
-    free(base);
-    return 0;
+    free(vof);
+    return m;
 }
