@@ -31,6 +31,7 @@ import struct
 import sys
 import time
 from array import array
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from django.db import connection
@@ -268,7 +269,7 @@ class RefoldWriter:
         self,
         current: CurrentOut,
         partnerships: PartnershipsOut,
-        histories: HistoriesOut,
+        histories: Iterable[HistoriesOut],
         numbers: list[str],
     ) -> None:
         """Everything into place: session grades, pair figures, current and partnership

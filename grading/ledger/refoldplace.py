@@ -17,7 +17,7 @@ import math
 import struct
 import sys
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from grading.engine.ngs.decay import band
 from grading.engine.ngs.foldout import STATUSES, CurrentOut, HistoriesOut, PartnershipsOut
@@ -43,6 +43,18 @@ _PARTNERSHIP_FIELDS = (
     "seq",
 )
 DIFF = "refold_diff"
+# the fold's history columns as COPYed (HistoriesOut.entry_<name>, its array type)
+_RAW_HISTORY = (
+    ("subject", "i"),
+    ("seq", "i"),
+    ("pos", "i"),
+    ("date", "i"),
+    ("boards", "i"),
+    ("grade", "d"),
+    ("factor", "d"),
+    ("partner", "i"),
+    ("pad", "d"),
+)
 MEMBERS = Member._meta.db_table
 _HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
 _TRAILER = struct.pack(">h", -1)
@@ -177,62 +189,57 @@ def partnerships_place(cursor, out: PartnershipsOut, seq: int) -> dict[str, int]
     return merge(cursor, PARTNERSHIPS, source, key, _PARTNERSHIP_FIELDS)
 
 
-def subjects_place(cursor, out: HistoriesOut, numbers: list[str]) -> dict[str, int]:
+def subjects_place(cursor, batches: Iterable[HistoriesOut], numbers: list[str]) -> dict[str, int]:
     """The subject tables as the fold holds them (``subjects_copy``'s rows): subjects matched
     on their key (a player's number, a partnership's "a+b"), so their ids stay and an unchanged
-    history row is not written again. The history rows (21 million nationally) go to
-    PostgreSQL as the fold's columns, by binary COPY built a block of columns at a time; the
-    database finds each row's subject, version, date and partner's number."""
-    keys = [
-        numbers[a] if b < 0 else f"{numbers[a]}+{numbers[b]}"
-        for a, b in zip(out.subject_a, out.subject_b, strict=True)
-    ]
-    for table in ("refold_subjects", "refold_history_raw", "refold_history"):
+    history row is not written again. ``batches``: the fold's histories, whole or in batches
+    of subjects (``history_batches``: memory holds one batch). The history rows (21 million
+    nationally) go to PostgreSQL as the fold's columns, by binary COPY built a block of
+    columns at a time; the database finds each row's subject, version, date and partner."""
+    for table in ("refold_subjects", "refold_history_raw", "refold_history", "refold_live"):
         cursor.execute(f"DROP TABLE IF EXISTS {table}")
     cursor.execute(
         "CREATE TEMPORARY TABLE refold_subjects (idx integer, key varchar(64), "
         "initial double precision) ON COMMIT DROP"
     )
-    table_copy(
-        cursor,
-        "refold_subjects",
-        ("idx", "key", "initial"),
-        ((i, key, out.subject_initial[i]) for i, key in enumerate(keys)),
+    kinds = {"i": "integer", "d": "double precision"}
+    cursor.execute(
+        "CREATE TEMPORARY TABLE refold_history_raw ("
+        + ", ".join(f"{name} {kinds[code]}" for name, code in _RAW_HISTORY)
+        + ") ON COMMIT DROP"
     )
+    days: dict[int, dt.date] = {}
+    live: str | None = None
+    for out in batches:
+        keys = [
+            numbers[a] if b < 0 else f"{numbers[a]}+{numbers[b]}"
+            for a, b in zip(out.subject_a, out.subject_b, strict=True)
+        ]
+        table_copy(
+            cursor,
+            "refold_subjects",
+            ("idx", "key", "initial"),
+            ((out.first_subject + i, key, out.subject_initial[i]) for i, key in enumerate(keys)),
+        )
+        columns = [getattr(out, f"entry_{name}") for name, _ in _RAW_HISTORY]
+        copy_columns(cursor.cursor, "refold_history_raw", columns)
+        if live is None:  # the first batch holds the live versions
+            live = _staged(
+                cursor,
+                "refold_live",
+                LIVE,
+                ("version_id", "seq", "date"),
+                (
+                    (int(v), s, day_of(d, days))
+                    for v, s, d in zip(out.live_version, out.live_seq, out.live_date, strict=True)
+                ),
+            )
+    assert live is not None
     cursor.execute("ANALYZE refold_subjects")
     written = {}
     subjects = merge(cursor, SUBJECT, "refold_subjects", ("key",), ("initial",), delete=False)
     for name, n in subjects.items():
         written[f"subjects_{name}"] = n
-    days: dict[int, dt.date] = {}
-    live = _staged(
-        cursor,
-        "refold_live",
-        LIVE,
-        ("version_id", "seq", "date"),
-        (
-            (int(v), s, day_of(d, days))
-            for v, s, d in zip(out.live_version, out.live_seq, out.live_date, strict=True)
-        ),
-    )
-    columns = (
-        ("subject", out.entry_subject),
-        ("seq", out.entry_seq),
-        ("pos", out.entry_pos),
-        ("date", out.entry_date),
-        ("boards", out.entry_boards),
-        ("grade", out.entry_grade),
-        ("factor", out.entry_factor),
-        ("partner", out.entry_partner),
-        ("pad", out.entry_pad),
-    )
-    kinds = {"i": "integer", "d": "double precision"}
-    cursor.execute(
-        "CREATE TEMPORARY TABLE refold_history_raw ("
-        + ", ".join(f"{name} {kinds[col.typecode]}" for name, col in columns)
-        + ") ON COMMIT DROP"
-    )
-    copy_columns(cursor.cursor, "refold_history_raw", [col for _, col in columns])
     cursor.execute(
         "CREATE TEMPORARY TABLE refold_history ON COMMIT DROP AS SELECT ls.id AS subject_id, "
         "r.seq::bigint AS seq, l.version_id, r.pos::smallint AS pos, "

@@ -91,11 +91,10 @@ def _refold_bulk(params: NGSParams, progress: Progress) -> int:
     else:
         current = fold.current_grades(latest)
         partnerships = fold.partnership_grades(latest)
-    histories = fold.histories()
-    numbers = fold.numbers
-    del fold  # the fold's state (the C kernel's memory) is not held while the rows are placed
+    # the histories in batches of subjects where the fold can (memory holds one batch)
+    batches = fold.history_batches() if hasattr(fold, "history_batches") else [fold.histories()]
     t0 = stats.timed("fold_end", t0)
-    writer.finish(current, partnerships, histories, numbers)
+    writer.finish(current, partnerships, batches, fold.numbers)
     stats.timed("write", t0)
     last_refold.update(stats=stats, engine=engine, fold=folded)
     return folded.entries

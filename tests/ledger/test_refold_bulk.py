@@ -261,3 +261,27 @@ def test_a_refold_of_an_empty_ledger(postgres):
     assert check.ledger_refold() == 0
     assert not CurrentGrade.objects.exists()
     assert LedgerHead.objects.get().tables_seq == 0
+
+
+def test_histories_in_batches_of_subjects_write_the_same_rows(world, ckernel_built, monkeypatch):
+    """The compiled fold hands the histories a batch of subjects at a time (memory bounded by
+    a batch nationally): the subject tables come out the same as from one batch."""
+    from grading.engine.ngs.cwrite import WritingReplay
+
+    check.ledger_refold()
+    whole = _snapshot()
+    batches = WritingReplay.history_batches
+    seen = []
+
+    def small(self, subjects=200_000):
+        for batch in batches(self, subjects=7):
+            seen.append(batch.first_subject)
+            yield batch
+
+    monkeypatch.setattr(WritingReplay, "history_batches", small)
+    LedgerHistory.objects.update(grade=5.0)
+    LedgerSubject.objects.update(initial=1.0)
+    check.ledger_refold()
+    assert len(seen) > 3
+    assert _differences(whole, _snapshot()) == []
+    assert check.ledger_check() == []
