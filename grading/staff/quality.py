@@ -13,13 +13,14 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 
 from grading.engine import quality
-from grading.engine.ngs import ReplayState, get_params, replay
+from grading.engine.ngs import get_params
+from grading.engine.ngs.cwrite import writing_fold
+from grading.engine.ngs.foldout import PAIR_FIGURES, RECORD_FIGURES, STATUSES, VersionOut
 from grading.engine.ngs.params import NGSParams
 from grading.engine.types import Scoring
-from grading.ledger.state import ledger_ops
+from grading.ledger.columns import fold_ledger, member_numbers
 from grading.models import (
     CurrentGrade,
-    LedgerEntry,
     LedgerHead,
     PairResult,
     SessionGrade,
@@ -141,51 +142,81 @@ def stored_current_grades() -> list[tuple[str, float, str]]:
 # ---- a replay with other parameters ----------------------------------------------------------
 
 
-def replayed(params: NGSParams) -> ReplayState:
-    """The stored ledger folded from empty with ``params`` (the engine's fast path)."""
-    entries = LedgerEntry.objects.select_related("version").order_by("seq")
-    return replay(ledger_ops(entries.iterator(chunk_size=500)), params, path="fast")
+class _WhatIf:
+    """The sink of a what-if fold: each live version's pair figures and graded members' rows,
+    in the same terms as the stored ones (``stored_pair_figures``), so the two sides of the
+    report are computed alike."""
 
+    def __init__(self, versions: dict[int, SessionVersion]) -> None:
+        self.versions = versions
+        self.inputs: dict[tuple[int, str], tuple] = {}
+        rows = PairResult.objects.filter(version_id__in=list(versions)).values_list(
+            "version_id", "pair_id", "direction", "score", "boards", "known"
+        )
+        for vid, pair_id, direction, score, boards, known in rows.iterator(chunk_size=20_000):
+            self.inputs[(vid, pair_id)] = (direction, score, boards, known)
+        self.pairs: list[PairFigure] = []
+        self.grade_rows: list[tuple[dt.date, float, float | None]] = []
 
-def replay_figures(state: ReplayState, versions: dict[int, SessionVersion]):
-    pairs: list[PairFigure] = []
-    grade_rows = []
-    for step in state.steps:
-        outcome = step.outcome
-        if step.kind != "process" or outcome is None or step.version not in state.live:
-            continue
-        vid = int(step.version)
-        v = versions.get(vid)
-        if v is None:
-            continue
-        for p in outcome.pairs:
-            pairs.append(
+    def __call__(self, out: VersionOut) -> None:
+        vid = int(out.version)
+        v = self.versions.get(vid)
+        if v is None or not out.graded:  # withdrawn later, or not graded (S14.9)
+            return
+        date = v.session.date
+        width = len(PAIR_FIGURES)
+        for j, pair_id in enumerate(out.pair_ids):
+            direction, score, boards, known = self.inputs.get((vid, pair_id), ("", None, 0, 0))
+            term, sopp, par, excess = (
+                None if math.isnan(x) else x for x in out.pair_figures[width * j : width * (j + 1)]
+            )
+            grade = term + sopp - excess if None not in (term, sopp, excess) else None
+            self.pairs.append(
                 PairFigure(
                     vid,
-                    outcome.key.date,
+                    date,
                     v.scoring,
-                    p.group,
-                    p.score,
-                    p.boards,
-                    p.grade_value,
-                    p.par,
-                    p.excess,
-                    p.known,
+                    _group(v.movement, v.scoring, direction),
+                    score,
+                    boards or 24,
+                    grade,
+                    par,
+                    excess,
+                    bool(known),
                 )
             )
-        grade_rows += [
-            (outcome.key.date, r.grade_before, r.excess)
-            for r in outcome.players
-            if r.session_grade is not None
-        ]
-    as_of = state.latest_date()
+        width = len(RECORD_FIGURES)
+        for i in range(len(out.rec_member)):
+            figures = out.rec_figures[width * i : width * (i + 1)]
+            if not math.isnan(figures[_SESSION_GRADE]):
+                excess = figures[_EXCESS]
+                self.grade_rows.append(
+                    (date, figures[_GRADE_BEFORE], None if math.isnan(excess) else excess)
+                )
+
+
+_GRADE_BEFORE = RECORD_FIGURES.index("grade_before")
+_EXCESS = RECORD_FIGURES.index("excess")
+_SESSION_GRADE = RECORD_FIGURES.index("session_grade")
+
+
+def replay_figures(params: NGSParams, versions: dict[int, SessionVersion]):
+    """The stored ledger folded from empty with ``params`` on the fastest engine (the compiled
+    writing fold when built, reading the ledger as columns): the live versions' pair figures,
+    the graded members' (date, grade before, excess) and the current grades."""
+    sink = _WhatIf(versions)
+    fold = writing_fold(params, sink=sink)
+    numbers = member_numbers()
+    fold.register(numbers)
+    fold_ledger(fold)
     current = []
-    if as_of is not None:
-        for number in state.players:
-            cg = state.player_grade(number, as_of)
-            if cg is not None and cg.boards_in_window > 0:
-                current.append((number, cg.grade, cg.status.value))
-    return pairs, grade_rows, current
+    latest = fold.latest()
+    if latest is not None:
+        out = fold.current_grades(latest)
+        for i, member in enumerate(out.member):
+            if out.boards_in_window[i] > 0:
+                current.append((numbers[member], out.grade[i], STATUSES[out.status[i]].value))
+    return sink.pairs, sink.grade_rows, current
 
 
 # ---- the report ----------------------------------------------------------------------------------
@@ -303,7 +334,6 @@ def quality_report(*, params: str | None = None, truth: dict[str, float] | None 
     report["published"] = quality.FR18_PUBLISHED
     if params:
         other = params_for(params)
-        state = replayed(other)
-        r_pairs, r_rows, r_current = replay_figures(state, versions)
+        r_pairs, r_rows, r_current = replay_figures(other, versions)
         report["compare"] = _figures(r_pairs, boards, r_rows, r_current, truth, other)
     return report
