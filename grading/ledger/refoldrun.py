@@ -7,6 +7,7 @@ ledger lock: an interrupted refold is rolled back whole."""
 
 from __future__ import annotations
 
+import datetime as dt
 import time
 from array import array
 from collections.abc import Callable
@@ -27,6 +28,7 @@ from grading.ledger.store import _store_grades, _store_step
 from grading.models import (
     CurrentGrade,
     LedgerEntry,
+    LedgerHead,
     PartnershipGrade,
     SessionGrade,
     SessionVersion,
@@ -95,6 +97,11 @@ def _refold_bulk(params: NGSParams, progress: Progress) -> int:
     batches = fold.history_batches() if hasattr(fold, "history_batches") else [fold.histories()]
     t0 = stats.timed("fold_end", t0)
     writer.finish(current, partnerships, batches, fold.numbers)
+    if folded.entries:  # the head is the fold's too (a ledger written in bulk, S14.6)
+        LedgerHead.objects.filter(pk=1).update(
+            last_seq=entries.last_seq,
+            reference_date=None if latest is None else dt.date.fromordinal(latest),
+        )
     stats.timed("write", t0)
     last_refold.update(stats=stats, engine=engine, fold=folded)
     return folded.entries

@@ -105,7 +105,9 @@ def _snapshot() -> dict[str, dict]:
         "subjects": dict(LedgerSubject.objects.values_list("key", "initial")),
         "history": history,
         "live": {v: (s, d) for v, s, d in LedgerLive.objects.values_list("version_id", "seq", "date")},
-        "head": {"head": LedgerHead.objects.values_list("tables_seq", "tables_params").get()},
+        "head": {"head": LedgerHead.objects.values_list(
+            "tables_seq", "tables_params", "last_seq", "reference_date"
+        ).get()},
     }  # fmt: skip
 
 
@@ -163,6 +165,7 @@ def test_the_bulk_refold_writes_what_the_stepwise_refold_wrote(world, producer):
     CurrentGrade.objects.update(grade=4.0)
     PartnershipGrade.objects.all().delete()
     LedgerHistory.objects.update(grade=5.0)
+    LedgerHead.objects.update(last_seq=0, reference_date=None)  # a ledger written in bulk
     assert check.ledger_refold() == LedgerEntry.objects.count()
     assert refoldrun.last_refold["engine"].startswith(
         "the compiled kernel" if producer == "compiled" else "the Python engine"
