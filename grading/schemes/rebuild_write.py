@@ -121,7 +121,10 @@ def tables_clear() -> None:
     names = [model._meta.db_table for model in TABLES.values()]
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
+            # Checks deferred by earlier writes in the transaction would refuse the TRUNCATE.
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
             cursor.execute(f"TRUNCATE {', '.join(names)}")
+            cursor.execute("SET CONSTRAINTS ALL DEFERRED")
         else:
             for name in names:
                 cursor.execute(f"DELETE FROM {name}")
