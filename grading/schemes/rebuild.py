@@ -8,7 +8,7 @@ A database graded step by step keeps these tables by one ORM step per upload
 none, and replaying 400,000 uploads one step at a time would take hours. ``schemes_rebuild``
 reads the stored versions as columns (``grading.schemes.rebuild_read``), folds them with the
 pure engines (PPI with :class:`~grading.engine.ppi.bulk.PPIBulkFold`, Brambledown club by
-club with ``brambledown_replay``), and replaces every table with COPY, in one transaction under
+club with ``brambledown_replay_bulk``), and replaces every table with COPY, in one transaction under
 the ledger lock. The result is the one the steps store (tests/schemes/test_rebuild.py).
 
 Brambledown's quarters: the steps close a quarter when a session of a later quarter is live
@@ -28,12 +28,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from clubs.models import Club
-from grading.engine.brambledown import (
-    BrambledownState,
-    Quarter,
-    brambledown_apply,
-    brambledown_replay,
-)
+from grading.engine.brambledown import BrambledownState, Quarter, brambledown_apply
+from grading.engine.brambledown.bulk import brambledown_replay_bulk
 from grading.engine.brambledown import why_not_rated as brambledown_why_not
 from grading.engine.ppi import PPIPlayer, ppi_suit
 from grading.engine.ppi.bulk import PPIBulkFold
@@ -235,7 +231,7 @@ def _club_fold(
     else:
         open_q = through.next()
         items = [i for i in items if Quarter.of(i.session.date) <= open_q]
-        result = brambledown_replay(
+        result = brambledown_replay_bulk(
             [i.session for i in items], through, host_pairs=_host_pairs(items)
         )
         by_quarter: dict[Quarter, list[ClubSession]] = defaultdict(list)
