@@ -78,3 +78,11 @@ def test_no_sessions_and_sessions_after_the_open_quarter():
     sessions = _sessions(rng, 40)
     with pytest.raises(ValueError, match="after the open quarter"):
         brambledown_replay_bulk(sessions, Quarter.of(min(s.date for s in sessions)))
+
+
+def test_every_session_in_the_open_quarter():
+    rng = random.Random(5)
+    sessions = [s for s in _sessions(rng, 60) if Quarter.of(s.date) == Quarter(2024, 1)]
+    assert sessions
+    through = Quarter(2023, 4)
+    assert brambledown_replay_bulk(sessions, through) == brambledown_replay(sessions, through)

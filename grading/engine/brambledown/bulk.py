@@ -165,24 +165,34 @@ class _Fold:
             tuple(sorted(pairs_list, key=lambda e: (-e.grade, e.players))),
         )
 
-    def freeze(self, quarter: Quarter, regraded: Quarter) -> BrambledownState:
-        players = {
-            number: BrambledownPlayer(
-                number,
-                m.grade,
-                tuple(m.first),
-                tuple(m.iprs),
-                m.tournaments,
-                tuple(m.quarters.items()),
-                tuple((q, tuple(sorted(names))) for q, names in m.partners.items()),
-                tuple(m.history),
-            )
-            for number, m in self.members.items()
-        }
-        pairs = {
-            key: PairRecord(key, p.tournaments, tuple(p.quarters.items()))
-            for key, p in self.pairs.items()
-        }
+    def freeze(
+        self, quarter: Quarter, regraded: Quarter | None, since: BrambledownState | None = None
+    ) -> BrambledownState:
+        """The state as the engine holds it; ``since``: a state frozen earlier, whose members
+        and pairs who have not played since are taken as they are."""
+        old_players = since.players if since is not None else {}
+        old_pairs = since.pairs if since is not None else {}
+        players = {}
+        for number, m in self.members.items():
+            frozen = old_players.get(number)
+            if frozen is None or number in self.played:
+                frozen = BrambledownPlayer(
+                    number,
+                    m.grade,
+                    tuple(m.first),
+                    tuple(m.iprs),
+                    m.tournaments,
+                    tuple(m.quarters.items()),
+                    tuple((q, tuple(sorted(names))) for q, names in m.partners.items()),
+                    tuple(m.history),
+                )
+            players[number] = frozen
+        pairs = {}
+        for key, p in self.pairs.items():
+            record = old_pairs.get(key)
+            if record is None or key in self.paired:
+                record = PairRecord(key, p.tournaments, tuple(p.quarters.items()))
+            pairs[key] = record
         return BrambledownState(players, pairs, quarter, regraded)
 
 
@@ -222,11 +232,12 @@ def brambledown_replay_bulk(
                 quarter, BrambledownState(), changes, a_list, b_list, pairs_list, ratings
             )
         )
+    snapshot = fold.freeze(open_quarter, through)  # right after the last regrade
     if results:
         last = results[-1]
         results[-1] = QuarterResult(
             last.quarter,
-            fold.freeze(open_quarter, through),
+            snapshot,
             last.changes,
             last.a_list,
             last.b_list,
@@ -234,7 +245,9 @@ def brambledown_replay_bulk(
             last.sessions,
         )
     open_ratings = _record(fold, by_quarter.get(open_quarter, ()), open_quarter, hosts)
-    return BrambledownReplay(tuple(results), fold.freeze(open_quarter, through), open_ratings)
+    regraded = through if results else None  # (the replay regrades nothing then)
+    state = fold.freeze(open_quarter, regraded, since=snapshot)
+    return BrambledownReplay(tuple(results), state, open_ratings)
 
 
 def _record(
