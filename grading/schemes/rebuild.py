@@ -29,8 +29,8 @@ from django.utils import timezone
 
 from clubs.models import Club
 from grading.engine.brambledown import BrambledownState, Quarter, brambledown_apply
-from grading.engine.brambledown.bulk import brambledown_replay_bulk
 from grading.engine.brambledown import why_not_rated as brambledown_why_not
+from grading.engine.brambledown.bulk import brambledown_replay_bulk
 from grading.engine.ppi import PPIPlayer, ppi_suit
 from grading.engine.ppi.bulk import PPIBulkFold
 from grading.ledger.lock import ledger_head_lock
@@ -178,7 +178,9 @@ def _brambledown(
         for vid, (club, date, scoring) in logged.items()
         if scoring == "MP" and club in keeping
     }
-    through = _closed_through(log, {v: d for v, (_, d) in mp.items()}, {v: c for v, (c, _) in mp.items()})
+    through = _closed_through(
+        log, {v: d for v, (_, d) in mp.items()}, {v: c for v, (c, _) in mp.items()}
+    )
     stored = dict(
         BrambledownClubState.objects.exclude(regraded="").values_list("club_id", "regraded")
     )
@@ -332,9 +334,7 @@ def _rating_rows(out: _Club, ratings, members: dict[str, int]) -> None:
 
 
 def _grade_rows(out: _Club, state: BrambledownState, regraded: str, members) -> None:
-    on_list = {
-        row[4]: row[2] for row in out.lists if row[1] == regraded and row[2] != "pairs"
-    }
+    on_list = {row[4]: row[2] for row in out.lists if row[1] == regraded and row[2] != "pairs"}
     last_dates: dict[int, dt.date] = {}
     for row in out.ratings:
         if row[2] not in last_dates or row[4] > last_dates[row[2]]:
@@ -358,8 +358,7 @@ def _grade_rows(out: _Club, state: BrambledownState, regraded: str, members) -> 
             )
         )
         out.points += [
-            (out.club_id, member, h.date, str(h.quarter), h.grade, h.reason)
-            for h in player.history
+            (out.club_id, member, h.date, str(h.quarter), h.grade, h.reason) for h in player.history
         ]
 
 

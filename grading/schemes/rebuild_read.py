@@ -350,6 +350,8 @@ def _file_club_keys(out: Sessions) -> None:
             version = out.versions[vid]
             session = version.session
             if session.key.club != club:
-                key = SessionKey(club or "", session.key.event_id, session.key.session, session.date)
+                key = SessionKey(
+                    club or "", session.key.event_id, session.key.session, session.date
+                )
                 fixed = dataclasses.replace(session, key=key)
                 out.versions[vid] = dataclasses.replace(version, session=fixed)

@@ -34,9 +34,7 @@ def _sessions(rng: random.Random, count: int) -> list[SessionResult]:
             pairs.append(PairEntry(str(i + 1), (Player(a, rateable=rateable), Player(b)), score))
         number = rng.choice([1, 1, 1, 2])
         key = SessionKey("club", f"e{index % 7}", number, day)
-        sessions.append(
-            SessionResult(key, "", Scoring.MP, Movement.ONE_WINNER, tuple(pairs))
-        )
+        sessions.append(SessionResult(key, "", Scoring.MP, Movement.ONE_WINNER, tuple(pairs)))
     rng.shuffle(sessions)  # the replay orders them by date
     return sessions
 

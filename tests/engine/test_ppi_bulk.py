@@ -41,15 +41,22 @@ def _session(rng: random.Random, index: int, day: dt.date, members: list[str]) -
         score = None if rng.random() < 0.03 else rng.uniform(25, 75)
         boards = None if rng.random() < 0.1 else rng.choice([0, 1, 18, 24, 27, 40])
         rateable = rng.random() > 0.05  # a non-rateable (host) pair
-        pairs.append(PairEntry(str(i + 1), (Player(a, rateable=rateable), Player(b)), score,
-                               direction, boards))
+        pairs.append(
+            PairEntry(
+                str(i + 1), (Player(a, rateable=rateable), Player(b)), score, direction, boards
+            )
+        )
     scoring = Scoring.MP if rng.random() > 0.05 else Scoring.BUTLER
     movement = Movement.TWO_WINNER if two_winner else Movement.ONE_WINNER
     travellers = ()
     if rng.random() < 0.15 and size >= 2:
         travellers = tuple(_travellers(rng, [p.pair_id for p in pairs]))
     return SessionResult(
-        SessionKey("club", f"e{index}", 1, day), "", scoring, movement, tuple(pairs),
+        SessionKey("club", f"e{index}", 1, day),
+        "",
+        scoring,
+        movement,
+        tuple(pairs),
         travellers=travellers,
     )
 

@@ -157,7 +157,9 @@ class _Fold:
                 continue
             in_quarter = pair.quarters.get(quarter, 0)
             mean = (first + second) / 2
-            pairs_list.append(PairListEntry(key, (first, second), mean, pair.tournaments, in_quarter))
+            pairs_list.append(
+                PairListEntry(key, (first, second), mean, pair.tournaments, in_quarter)
+            )
         self.played, self.paired = set(), set()
         return (
             tuple(sorted(a_list, key=lambda e: (-e.grade, e.number))),
@@ -228,9 +230,7 @@ def brambledown_replay_bulk(
         changes = fold.regrade(quarter)
         a_list, b_list, pairs_list = fold.lists(quarter)
         results.append(
-            QuarterResult(
-                quarter, BrambledownState(), changes, a_list, b_list, pairs_list, ratings
-            )
+            QuarterResult(quarter, BrambledownState(), changes, a_list, b_list, pairs_list, ratings)
         )
     snapshot = fold.freeze(open_quarter, through)  # right after the last regrade
     if results:
