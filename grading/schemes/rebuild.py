@@ -206,10 +206,12 @@ def _brambledown(
 def _logged_clubs(log: list[LogRow]) -> dict[int, tuple[int, dt.date, str]]:
     """Every version in the log: its club, date of play and scoring."""
     ids = {e.version_id for e in log}
-    rows = SessionVersion.objects.filter(pk__in=ids).values_list(
+    rows = SessionVersion.objects.values_list(  # all: no list of a nation's ids to send
         "pk", "session__event__club_id", "session__date", "scoring"
     )
-    return {pk: (club, date, scoring) for pk, club, date, scoring in rows.iterator(20_000)}
+    return {
+        pk: (club, date, scoring) for pk, club, date, scoring in rows.iterator(20_000) if pk in ids
+    }
 
 
 def _club_fold(
