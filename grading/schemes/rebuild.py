@@ -93,16 +93,15 @@ def schemes_rebuild(*, progress: Progress | None = None) -> dict:
             version = sessions.versions.get(entry.version_id)
             if version is not None:
                 fold.apply(entry.seq, version.session, entry.host_pair or None)
-        players = fold.players()
         lap("ppi_fold")
-        say(f"PPI: {len(players)} members rated")
+        say(f"PPI: {len(fold.history)} members rated")
         clubs = _brambledown(log, live, sessions, members)
         lap("brambledown_fold")
         say(f"Brambledown: {len(clubs)} clubs")
         tables_clear()
         with indexes_built_once():
             versions = {e.seq: e.version_id for e in live}
-            counts = _write(log, players, versions, members, clubs, copy_seconds)
+            counts = _write(log, fold, versions, members, clubs, copy_seconds)
         member_pages_invalidate()
         lap("write")
     lap("commit")
@@ -368,35 +367,40 @@ def _grade_rows(out: _Club, state: BrambledownState, regraded: str, members) -> 
 # The writes
 
 
-def _ppi_rows(players: dict[str, PPIPlayer], members: dict[str, int]) -> Iterator[tuple]:
-    for number, player in sorted(players.items()):
+def _ppi_rows(fold: PPIBulkFold, members: dict[str, int]) -> Iterator[tuple]:
+    """Each rated member's ``PPIRating`` (``ppi._ppi_fill``), from the fold's tables (not
+    its frozen players: a nation's histories are millions of points)."""
+    for number in sorted(fold.history):
         member = members.get(number)
-        if member is None or not player.history:
+        if member is None:
             continue
-        as_of = player.history[-1].date
+        last = fold.history[number][-1]
+        months = tuple(sorted(fold.months[number].items()))
+        player = PPIPlayer(number, fold.ppi[number], fold.boards[number], months)
+        as_of = last[1]
         yield (
             member,
             player.ppi,
             player.boards,
-            as_json([list(pair) for pair in player.months]),
+            as_json([list(pair) for pair in months]),
             player.recent_boards(as_of),
             player.shown,
             player.active(as_of),
             ppi_suit(player.ppi).value,
             as_of,
-            player.history[-1].seq,
+            last[0],
         )
 
 
 def _point_rows(
-    players: dict[str, PPIPlayer], members: dict[str, int], versions: dict[int, int]
+    fold: PPIBulkFold, members: dict[str, int], versions: dict[int, int]
 ) -> Iterator[tuple]:
-    for number, player in sorted(players.items()):
+    for number in sorted(fold.history):
         member = members.get(number)
         if member is None:
             continue
-        for p in player.history:
-            yield (member, versions.get(p.seq), p.seq, p.date, p.ppi, p.boards, p.total_boards, "")
+        for seq, date, ppi, boards, total in fold.history[number]:
+            yield (member, versions.get(seq), seq, date, ppi, boards, total, "")
 
 
 def _club_rows(clubs: list[_Club], rows) -> Iterator[tuple]:
@@ -404,13 +408,15 @@ def _club_rows(clubs: list[_Club], rows) -> Iterator[tuple]:
         yield from rows(club)
 
 
-def _write(log, players, versions, members, clubs: list[_Club], seconds) -> dict[str, int]:
+def _write(
+    log, fold: PPIBulkFold, versions, members, clubs: list[_Club], seconds
+) -> dict[str, int]:
     now = timezone.now()
     tables = {
         "scheme_entries": ((e.seq, e.operation, e.version_id, e.host_pair, now) for e in log),
         "scheme_head": [(1, log[-1].seq if log else 0)],
-        "ppi_ratings": _ppi_rows(players, members),
-        "ppi_points": _point_rows(players, members, versions),
+        "ppi_ratings": _ppi_rows(fold, members),
+        "ppi_points": _point_rows(fold, members, versions),
     }
     for name, rows in (
         ("bd_clubs", lambda c: [c.state]),
