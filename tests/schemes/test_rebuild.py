@@ -25,6 +25,7 @@ from grading.models import (
     SessionVersion,
 )
 from grading.models.schemes import SchemeEntry
+from grading.schemes.brambledown import brambledown_regrade_club
 from grading.schemes.ppi import ppi_check
 from grading.schemes.rebuild import schemes_rebuild
 from grading.schemes.rebuild_write import TABLES, tables_clear
@@ -182,3 +183,15 @@ def test_the_command_reports_each_stage(ledger):
     call_command("schemes_rebuild", stdout=out, stderr=err)
     assert "live sessions" in out.getvalue()
     assert "PPI" in err.getvalue() and "Brambledown" in err.getvalue()
+
+
+def test_a_quarter_the_regrade_closed_stays_closed(ledger, club):
+    brambledown_regrade_club(club=club, quarter="2026Q3")  # (the quarterly task's)
+    stepped = tables()
+    for name, model in TABLES.items():
+        if name != "bd_clubs":  # the clubs' states say which quarters were closed
+            model.objects.all().delete()
+    schemes_rebuild()
+    assert BrambledownClubState.objects.get(club=club).regraded == "2026Q3"
+    for name, rows in stepped.items():
+        assert_close(tables()[name], rows, name)
