@@ -20,22 +20,19 @@ from grading.engine.ngs.clib import ckernel_available, ckernel_supports
 from grading.ledger.columns import Progress
 from grading.ledger.compare import check_compiled
 from grading.ledger.lock import active_params, ledger_head_lock
+from grading.ledger.refoldrun import refold_ledger_locked
 from grading.ledger.state import (
     ENGINE_PATH,
-    _last_applied,
-    _states,
     ledger_ops,
     ledger_state,
     ledger_state_forget,
 )
-from grading.ledger.store import _store_grades, _store_step
 from grading.models import (
     AuditEvent,
     CurrentGrade,
     LedgerEntry,
     PartnershipGrade,
     SessionGrade,
-    SessionVersion,
 )
 from members.services import member_pages_invalidate
 
@@ -181,47 +178,37 @@ def refold_progress() -> tuple[int, int] | None:
     return cache.get(REFOLD_PROGRESS_KEY)
 
 
-@transaction.atomic
 def ledger_refold(*, actor=None, progress: Progress | None = None) -> int:
-    """Recompute every stored grade by folding the ledger from empty. Returns the steps.
+    """Recompute every stored grade by folding the ledger from empty. Returns the entries.
     ``actor``: the staff user who asked for it (the audit log's who), or None for the system.
-    ``progress(done, total)`` is called every 500 entries. One transaction: an interrupted
-    refold is rolled back whole, never leaving half-written grades."""
-    head = ledger_head_lock()
-    SessionGrade.objects.filter(entry__isnull=False).delete()
-    CurrentGrade.objects.all().delete()
-    PartnershipGrade.objects.all().delete()
-    ledger_state_forget()
-    state = ReplayState(get_params(head.params_name), ENGINE_PATH)
-    entries = list(LedgerEntry.objects.select_related("version").order_by("seq"))
-    for done, (entry, op) in enumerate(zip(entries, ledger_ops(entries), strict=True), 1):
-        if done % 500 == 0:
-            refold_progress_record(done, len(entries))
-            if progress is not None:
-                progress(done, len(entries))
-        step = apply(state, op)
-        state.steps.clear()
-        if isinstance(op, ProcessOp):
-            _store_step(step, entry, entry.version, state)
-        else:
-            SessionGrade.objects.filter(version=entry.version).update(live=False)
-            entry.version.state = SessionVersion.State.WITHDRAWN  # _store_step set it graded
-            entry.version.save(update_fields=["state"])
-            _store_grades(step, state)
-    if progress is not None:
-        progress(len(entries), len(entries))
-    cache.delete(REFOLD_PROGRESS_KEY)
-    _states[head.params_name] = state
-    member_pages_invalidate()
-    audit_record(
-        action=AuditEvent.Action.REFOLD,
-        subject=f"ledger refolded ({len(entries)} entries)",
-        actor=actor,
-        params=head.params_name,
-    )
-    if entries:
-        _last_applied[head.params_name] = entries[-1].pk
-    return len(entries)
+    ``progress(done, total)`` is called as entries are folded (and the figure kept for the
+    staff page). One transaction under the ledger lock: an interrupted refold is rolled back
+    whole, never leaving half-written grades, and pages read the old grades until it commits.
+
+    On PostgreSQL a bulk refold: the ledger read as columns, folded on the compiled kernel
+    when it is built (else the Python engine), written with COPY (``grading.ledger.refold``;
+    ``refold_engine`` says which); elsewhere step by step (``refoldrun._refold_stepwise``)."""
+
+    def report(done: int, total: int) -> None:
+        refold_progress_record(done, total)
+        if progress is not None:
+            progress(done, total)
+
+    try:
+        with transaction.atomic():
+            head = ledger_head_lock()
+            ledger_state_forget()
+            entries = refold_ledger_locked(head, report)
+            member_pages_invalidate()
+            audit_record(
+                action=AuditEvent.Action.REFOLD,
+                subject=f"ledger refolded ({entries} entries)",
+                actor=actor,
+                params=head.params_name,
+            )
+    finally:
+        cache.delete(REFOLD_PROGRESS_KEY)
+    return entries
 
 
 def grades_refresh(*, today) -> int:

@@ -4,6 +4,8 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 
 from grading.ledger.check import check_engine, ledger_check, ledger_refold
+from grading.ledger.lock import active_params
+from grading.ledger.refoldrun import refold_engine
 
 
 class ProgressBar:
@@ -51,7 +53,7 @@ class Command(BaseCommand):
         )
         try:
             if not check:
-                self.stdout.write("Refolding with the Python engine.")
+                self.stdout.write(f"Refolding with {refold_engine(active_params())}.")
                 entries = ledger_refold(progress=bar)
                 if bar:
                     bar.end()
