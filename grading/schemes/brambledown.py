@@ -238,9 +238,14 @@ def _bd_open_quarter(club: Club, row: BrambledownClubState, items) -> Brambledow
     _bd_store_ratings(club, ratings, since=since)
     _bd_store_grades(club, state, _quarter(row.regraded))
     row.open_quarter = str(open_q) if open_q else ""
-    row.sessions = BrambledownRating.objects.filter(club=club).values("version").distinct().count()
+    row.sessions = _sessions_rated(club)
     row.save()
     return BrambledownUpdate((), row.open_quarter, len(ratings), False)
+
+
+def _sessions_rated(club: Club) -> int:
+    """The club's sessions with a stored rating (the club state's count)."""
+    return BrambledownRating.objects.filter(club=club).values("version").distinct().count()
 
 
 def _bd_replay(club: Club, row, items, through: Quarter | None) -> BrambledownUpdate:
@@ -269,7 +274,7 @@ def _bd_replay(club: Club, row, items, through: Quarter | None) -> BrambledownUp
     _bd_store_ratings(club, ratings, since=None)
     row.regraded, row.open_quarter = str(through), str(open_q)
     row.snapshot = bd_state_dump(snapshot)
-    row.sessions = len(ratings)
+    row.sessions = _sessions_rated(club)  # as after an open quarter's update
     row.save()
     _bd_store_grades(club, result.state, through)
     closed_now = tuple(str(q.quarter) for q in result.quarters if old is None or q.quarter > old)

@@ -1,0 +1,404 @@
+"""Every table of the two other schemes rebuilt at once from the stored ledger (S10, S11,
+S14.17; issue 17 item 3, issue 18): the schemes' log, PPI (ratings and histories) and, at each
+club that keeps it, Brambledown (club states, closed quarters and lists, ratings, grades and
+grade histories).
+
+A database graded step by step keeps these tables by one ORM step per upload
+(``grading.schemes.fold``); a national database built in bulk (``manage.py national``) has
+none, and replaying 400,000 uploads one step at a time would take hours. ``schemes_rebuild``
+reads the stored versions as columns (``grading.schemes.rebuild_read``), folds them with the
+pure engines (PPI with :class:`~grading.engine.ppi.bulk.PPIBulkFold`, Brambledown club by
+club with ``brambledown_replay``), and replaces every table with COPY, in one transaction under
+the ledger lock. The result is the one the steps store (tests/schemes/test_rebuild.py).
+
+Brambledown's quarters: the steps close a quarter when a session of a later quarter is live
+at the club (or by the quarterly regrade), and a closed quarter stays closed after a
+withdrawal; the rebuild takes the last quarter closed from the club's log the same way (and
+keeps a later one the regrade had closed, if the club's state row is still there).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+
+from django.db import transaction
+from django.utils import timezone
+
+from clubs.models import Club
+from grading.engine.brambledown import (
+    BrambledownState,
+    Quarter,
+    brambledown_apply,
+    brambledown_replay,
+)
+from grading.engine.brambledown import why_not_rated as brambledown_why_not
+from grading.engine.ppi import PPIPlayer, ppi_suit
+from grading.engine.ppi.bulk import PPIBulkFold
+from grading.ledger.lock import ledger_head_lock
+from grading.models import BrambledownClubState, BrambledownListEntry, SessionVersion
+from grading.schemes.brambledown import ClubSession, _host_pairs, _session_order, bd_state_dump
+from grading.schemes.rebuild_read import (
+    PROCESS,
+    LogRow,
+    Sessions,
+    log_derive,
+    log_live,
+    log_mirrors_ledger,
+    log_stored,
+    sessions_read,
+)
+from grading.schemes.rebuild_write import as_json, table_write, tables_clear
+from members.models import Member
+from members.services import member_pages_invalidate
+
+__all__ = ["schemes_rebuild"]
+
+Progress = Callable[[str], None]
+
+
+def schemes_rebuild(*, progress: Progress | None = None) -> dict:
+    """Rebuild the schemes' log, PPI and Brambledown from the stored ledger and versions, in
+    one transaction under the ledger lock. ``progress(line)`` is told of each stage. Returns
+    what was written and the seconds each stage took."""
+    say = progress or (lambda line: None)
+    seconds: dict[str, float] = {}
+    clock = time.perf_counter()
+
+    def lap(stage: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        seconds[stage] = round(seconds.get(stage, 0.0) + now - clock, 3)
+        clock = now
+
+    with transaction.atomic():
+        ledger_head_lock()
+        stored = log_stored()
+        kept = log_mirrors_ledger(stored)
+        log = stored if kept else log_derive()
+        live = log_live(log)
+        say(f"log: {len(log)} entries ({'kept' if kept else 'derived from the ledger'})")
+        sessions = sessions_read([e.version_id for e in live], progress=say)
+        members = dict(Member.objects.values_list("national_number", "pk").iterator(20_000))
+        lap("read")
+        say(f"read {len(sessions.versions)} sessions ({sessions.pairs} pairs)")
+        fold = PPIBulkFold()
+        for entry in live:
+            version = sessions.versions.get(entry.version_id)
+            if version is not None:
+                fold.apply(entry.seq, version.session, entry.host_pair or None)
+        players = fold.players()
+        lap("ppi_fold")
+        say(f"PPI: {len(players)} members rated")
+        clubs = _brambledown(log, live, sessions, members)
+        lap("brambledown_fold")
+        say(f"Brambledown: {len(clubs)} clubs")
+        tables_clear()
+        counts = _write(log, players, {e.seq: e.version_id for e in live}, members, clubs)
+        member_pages_invalidate()
+        lap("write")
+    say("written: " + ", ".join(f"{n} {name}" for name, n in counts.items()))
+    return {
+        "log_kept": kept,
+        "entries": len(log),
+        "live": len(live),
+        "sessions": len(sessions.versions),
+        "by_columns": sessions.by_columns,
+        "by_payload": sessions.by_payload,
+        "pairs": sessions.pairs,
+        "rows": counts,
+        "seconds": seconds,
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Brambledown, club by club
+
+
+class _Club:
+    """One club's rebuilt Brambledown: the rows of every table."""
+
+    def __init__(self, club_id: int) -> None:
+        self.club_id = club_id
+        self.state: tuple = ()
+        self.quarters: list[tuple] = []
+        self.lists: list[tuple] = []
+        self.ratings: list[tuple] = []
+        self.grades: list[tuple] = []
+        self.points: list[tuple] = []
+
+
+def _closed_through(log: list[LogRow], sessions_dates: dict[int, dt.date], club_of: dict):
+    """Per club, the last quarter the steps closed: after each step on a match-pointed
+    version, the quarter before the latest live session's, once the live sessions span more
+    than one quarter (``brambledown_club_update``); never lowered."""
+    live: dict[int, dict[int, dt.date]] = defaultdict(dict)  # club -> version -> date
+    through: dict[int, Quarter] = {}
+    for entry in log:
+        club = club_of.get(entry.version_id)
+        if club is None:
+            continue
+        dates = live[club]
+        if entry.operation != PROCESS:
+            dates.pop(entry.version_id, None)
+            continue
+        dates[entry.version_id] = sessions_dates[entry.version_id]
+        first, last = Quarter.of(min(dates.values())), Quarter.of(max(dates.values()))
+        if last > first and (club not in through or last.previous() > through[club]):
+            through[club] = last.previous()
+    return through
+
+
+def _brambledown(
+    log: list[LogRow], live: list[LogRow], sessions: Sessions, members: dict[str, int]
+) -> list[_Club]:
+    keeping = set(Club.objects.filter(keeps_brambledown=True).values_list("pk", flat=True))
+    logged = _logged_clubs(log)
+    mp = {  # every match-pointed version in the log, live or not: (club, date)
+        vid: (club, date)
+        for vid, (club, date, scoring) in logged.items()
+        if scoring == "MP" and club in keeping
+    }
+    through = _closed_through(log, {v: d for v, (_, d) in mp.items()}, {v: c for v, (c, _) in mp.items()})
+    stored = dict(
+        BrambledownClubState.objects.exclude(regraded="").values_list("club_id", "regraded")
+    )
+    for club, text in stored.items():  # a quarter the regrade closed stays closed
+        if club in keeping and (club not in through or Quarter.parse(text) > through[club]):
+            through[club] = Quarter.parse(text)
+    items: dict[int, list[ClubSession]] = defaultdict(list)
+    for entry in live:
+        version = sessions.versions.get(entry.version_id)
+        if version is None or version.club_id not in keeping:
+            continue
+        if not brambledown_why_not(version.session):
+            items[version.club_id].append(
+                ClubSession(entry.version_id, version.session, entry.host_pair or None)
+            )
+    stepped = {club for club, _, _ in logged.values() if club in keeping}
+    return [
+        _club_fold(club, sorted(items[club], key=_session_order), through.get(club), members)
+        for club in sorted(stepped)
+    ]
+
+
+def _logged_clubs(log: list[LogRow]) -> dict[int, tuple[int, dt.date, str]]:
+    """Every version in the log: its club, date of play and scoring."""
+    ids = {e.version_id for e in log}
+    rows = SessionVersion.objects.filter(pk__in=ids).values_list(
+        "pk", "session__event__club_id", "session__date", "scoring"
+    )
+    return {pk: (club, date, scoring) for pk, club, date, scoring in rows.iterator(20_000)}
+
+
+def _club_fold(
+    club_id: int, items: list[ClubSession], through: Quarter | None, members: dict[str, int]
+) -> _Club:
+    """One club's Brambledown as the steps leave it (``brambledown_club_update``)."""
+    out = _Club(club_id)
+    now = timezone.now()
+    if through is None:  # nothing closed: the first quarter recorded from empty
+        open_q = Quarter.of(items[0].session.date) if items else None
+        state = BrambledownState(quarter=open_q)
+        ratings = []
+        for item in items:
+            if item.session.date in open_q:
+                step = brambledown_apply(state, item.session, host_pair=item.host_pair)
+                state = step.state
+                ratings.append((item, step.ratings))
+        snapshot: dict = {}
+        regraded = ""
+        open_text = str(open_q) if open_q else ""
+    else:
+        open_q = through.next()
+        items = [i for i in items if Quarter.of(i.session.date) <= open_q]
+        result = brambledown_replay(
+            [i.session for i in items], through, host_pairs=_host_pairs(items)
+        )
+        by_quarter: dict[Quarter, list[ClubSession]] = defaultdict(list)
+        for item in items:
+            by_quarter[Quarter.of(item.session.date)].append(item)
+        ratings = []
+        for closed in result.quarters:
+            ratings += list(zip(by_quarter.get(closed.quarter, []), closed.sessions, strict=True))
+            _quarter_rows(out, closed, members, now)
+        ratings += list(zip(by_quarter.get(open_q, []), result.open_sessions, strict=True))
+        after = (
+            result.quarters[-1].state
+            if result.quarters
+            else BrambledownState(quarter=open_q, regraded=through)
+        )
+        snapshot, state = bd_state_dump(after), result.state
+        regraded, open_text = str(through), str(open_q)
+    _rating_rows(out, ratings, members)
+    out.state = (club_id, regraded, open_text, as_json(snapshot), _rated(out), now)
+    _grade_rows(out, state, regraded, members)
+    return out
+
+
+def _rated(out: _Club) -> int:
+    return len({row[1] for row in out.ratings})
+
+
+def _quarter_rows(out: _Club, closed, members: dict[str, int], now) -> None:
+    quarter = str(closed.quarter)
+    changes = [[c.number, c.old, c.new, len(c.iprs)] for c in closed.changes]
+    out.quarters.append((out.club_id, quarter, len(closed.sessions), as_json(changes), now))
+    for kind, entries in (
+        (BrambledownListEntry.Kind.A, closed.a_list),
+        (BrambledownListEntry.Kind.B, closed.b_list),
+    ):
+        out.lists += [
+            (
+                out.club_id,
+                quarter,
+                kind.value,
+                rank,
+                members[e.number],
+                None,
+                e.grade,
+                e.grade,
+                None,
+                e.tournaments,
+                e.in_quarter,
+                e.partners,
+            )
+            for rank, e in enumerate(entries, start=1)
+            if e.number in members
+        ]
+    out.lists += [
+        (
+            out.club_id,
+            quarter,
+            BrambledownListEntry.Kind.PAIRS.value,
+            rank,
+            members[e.players[0]],
+            members[e.players[1]],
+            e.grade,
+            e.grades[0],
+            e.grades[1],
+            e.tournaments,
+            e.in_quarter,
+            None,
+        )
+        for rank, e in enumerate(closed.pairs_list, start=1)
+        if e.players[0] in members and e.players[1] in members
+    ]
+
+
+def _rating_rows(out: _Club, ratings, members: dict[str, int]) -> None:
+    for item, rated in ratings:
+        pairs = {pair.pair_id: pair for pair in rated.pairs}
+        for p in rated.players:
+            member = members.get(p.number)
+            if member is None:
+                continue
+            pair = pairs[p.pair_id]
+            out.ratings.append(
+                (
+                    out.club_id,
+                    item.version_id,
+                    member,
+                    members.get(p.partner),
+                    rated.date,
+                    p.pair_id,
+                    pair.percent,
+                    rated.field_average,
+                    pair.ppr,
+                    p.own,
+                    p.partner_grade,
+                    p.ipr,
+                )
+            )
+
+
+def _grade_rows(out: _Club, state: BrambledownState, regraded: str, members) -> None:
+    on_list = {
+        row[4]: row[2] for row in out.lists if row[1] == regraded and row[2] != "pairs"
+    }
+    last_dates: dict[int, dt.date] = {}
+    for row in out.ratings:
+        if row[2] not in last_dates or row[4] > last_dates[row[2]]:
+            last_dates[row[2]] = row[4]
+    for number, player in sorted(state.players.items()):
+        member = members.get(number)
+        if member is None:
+            continue
+        out.grades.append(
+            (
+                out.club_id,
+                member,
+                player.grade,
+                min(len(player.first_iprs), 3),
+                len(player.quarter_iprs),
+                player.tournaments,
+                regraded,
+                on_list.get(member) == "A",
+                on_list.get(member) == "B",
+                last_dates.get(member),
+            )
+        )
+        out.points += [
+            (out.club_id, member, h.date, str(h.quarter), h.grade, h.reason)
+            for h in player.history
+        ]
+
+
+# --------------------------------------------------------------------------------------------
+# The writes
+
+
+def _ppi_rows(players: dict[str, PPIPlayer], members: dict[str, int]) -> Iterator[tuple]:
+    for number, player in sorted(players.items()):
+        member = members.get(number)
+        if member is None or not player.history:
+            continue
+        as_of = player.history[-1].date
+        yield (
+            member,
+            player.ppi,
+            player.boards,
+            as_json([list(pair) for pair in player.months]),
+            player.recent_boards(as_of),
+            player.shown,
+            player.active(as_of),
+            ppi_suit(player.ppi).value,
+            as_of,
+            player.history[-1].seq,
+        )
+
+
+def _point_rows(
+    players: dict[str, PPIPlayer], members: dict[str, int], versions: dict[int, int]
+) -> Iterator[tuple]:
+    for number, player in sorted(players.items()):
+        member = members.get(number)
+        if member is None:
+            continue
+        for p in player.history:
+            yield (member, versions.get(p.seq), p.seq, p.date, p.ppi, p.boards, p.total_boards, "")
+
+
+def _write(log, players, versions, members, clubs: list[_Club]) -> dict[str, int]:
+    now = timezone.now()
+    counts = {
+        "scheme_entries": table_write(
+            "scheme_entries",
+            ((e.seq, e.operation, e.version_id, e.host_pair, now) for e in log),
+        ),
+        "scheme_head": table_write("scheme_head", [(1, log[-1].seq if log else 0)]),
+        "ppi_ratings": table_write("ppi_ratings", _ppi_rows(players, members)),
+        "ppi_points": table_write("ppi_points", _point_rows(players, members, versions)),
+    }
+    for name, rows in (
+        ("bd_clubs", lambda c: [c.state]),
+        ("bd_quarters", lambda c: c.quarters),
+        ("bd_lists", lambda c: c.lists),
+        ("bd_ratings", lambda c: c.ratings),
+        ("bd_grades", lambda c: c.grades),
+        ("bd_points", lambda c: c.points),
+    ):
+        counts[name] = table_write(name, (row for club in clubs for row in rows(club)))
+    return counts
