@@ -221,12 +221,12 @@ def national_build(
     phases["refold_seconds"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    rebuild = _schemes_rebuild()
+    rebuild, schemes = _schemes_rebuild(), None
     if rebuild is None:
         log("national: PPI and Brambledown not rebuilt (grading.schemes.rebuild not available)")
     else:
         log("national: rebuilding PPI and Brambledown")
-        rebuild(progress=_every(log, "schemes", 50_000))
+        schemes = rebuild(progress=lambda line: log(f"national: schemes: {line}"))
     phases["schemes_seconds"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
@@ -244,6 +244,8 @@ def national_build(
         "inputs_payload_seconds": inputs.payload_seconds,
         "inputs_copy_seconds": inputs.copy_seconds,
         "schemes_rebuilt": rebuild is not None,
+        "schemes_log_kept": schemes["log_kept"] if schemes else None,
+        "schemes_stage_seconds": schemes["seconds"] if schemes else None,
         "last_seq": head.last_seq,
         "subject_tables_current": subjects_current(head),
         "members": len(inputs.members),
@@ -338,6 +340,9 @@ def _inputs_copy(inputs: _Inputs, ops, log) -> None:
             },
         )
         _sequences(cursor)
+        # the foreign keys checked now, not at the commit: a caller's transaction (tests) may
+        # go on to TRUNCATE a table with checks pending
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
 
 
 def _club_of(number: str, clubs: int) -> int:
