@@ -13,6 +13,7 @@ from django.db import connection
 from clubs.models import Club, ClubRole
 from grading.engine import codec
 from grading.engine.ngs import ProcessOp
+from grading.lab import national
 from grading.lab.national import GRADED_TABLES, national_build
 from grading.lab.payload import FAST, payload_json
 from grading.lab.synthetic import synthetic_ledger
@@ -114,3 +115,23 @@ def test_the_fast_payload_is_the_canonical_json():
     ]
     for session in sessions:
         assert payload_json(session) == codec.canonical_json(session)
+
+
+def test_without_the_bulk_settings_the_triggers_check_the_keys(db, monkeypatch):
+    """A server that refuses the bulk settings (not a superuser): the row-by-row triggers."""
+    monkeypatch.setattr(national, "_bulk_settings", lambda cursor: False)
+    national_build(players=240, sessions=150, clubs=4, seed=3, log=lambda _: None)
+    assert ledger_check() == []
+
+
+def test_a_dangling_key_is_found_by_the_set_based_check(small):
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL session_replication_role = replica")
+        cursor.execute(
+            "INSERT INTO grading_pairresult (version_id, pair_id, direction, section, team, "
+            "player1_name, player2_name, host, known) VALUES (999999, 'x', '', '', '', '', '', "
+            "false, false)"
+        )
+        cursor.execute("SET LOCAL session_replication_role = origin")
+        with pytest.raises(RuntimeError, match="version_id: 1 rows refer to no"):
+            national._foreign_keys_check(cursor)
