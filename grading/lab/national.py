@@ -25,6 +25,7 @@ result. Run it on an empty, migrated database: ``manage.py national --players 50
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -211,28 +212,27 @@ def national_build(
         raise RuntimeError("the national builder needs an empty database (migrate a new one)")
     inputs = _Inputs(clubs=clubs, params_name=params_name, now=timezone.now())
     generated = _Timed(iter_synthetic_ledger(players, sessions, seed, years))
+    clock = _Clock()
     with transaction.atomic():
         _inputs_copy(inputs, generated, log)
-    phases = {"inputs_seconds": time.perf_counter() - began}
-    log(f"national: inputs written in {phases['inputs_seconds']:.0f} s; refolding the ledger")
+    clock.lap("inputs")
+    log(f"national: inputs written in {clock.seconds['inputs_seconds']:.0f} s; refolding")
 
-    t0 = time.perf_counter()
     ledger_refold(progress=_every(log, "refold", 50_000))
-    phases["refold_seconds"] = time.perf_counter() - t0
+    clock.lap("refold")
 
-    t0 = time.perf_counter()
     rebuild, schemes = _schemes_rebuild(), None
     if rebuild is None:
         log("national: PPI and Brambledown not rebuilt (grading.schemes.rebuild not available)")
     else:
         log("national: rebuilding PPI and Brambledown")
         schemes = rebuild(progress=lambda line: log(f"national: schemes: {line}"))
-    phases["schemes_seconds"] = time.perf_counter() - t0
+    clock.lap("schemes")
 
-    t0 = time.perf_counter()
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
-    phases["analyze_seconds"] = time.perf_counter() - t0
+    clock.lap("analyze")
+    phases = clock.seconds
     head = LedgerHead.objects.get()
     return {
         "players": players,
@@ -254,6 +254,39 @@ def national_build(
         **inputs.counts,
         **_graded_counts(),
     }
+
+
+class _Clock:
+    """Each phase's wall seconds, and the CPU seconds of this process and of its database
+    server process (read from /proc when the server is on this machine, else not reported):
+    on a loaded machine, wall time says little."""
+
+    def __init__(self):
+        self.seconds: dict[str, float] = {}
+        self.backend = None
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_backend_pid()")
+                self.backend = cursor.fetchone()[0]
+        self.last = self._now()
+
+    def _now(self) -> tuple[float, float, float | None]:
+        server = None
+        try:
+            with open(f"/proc/{self.backend}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            server = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            pass
+        return time.perf_counter(), time.process_time(), server
+
+    def lap(self, phase: str) -> None:
+        now = self._now()
+        self.seconds[f"{phase}_seconds"] = now[0] - self.last[0]
+        self.seconds[f"{phase}_cpu_seconds"] = now[1] - self.last[1]
+        if now[2] is not None and self.last[2] is not None:
+            self.seconds[f"{phase}_server_cpu_seconds"] = now[2] - self.last[2]
+        self.last = now
 
 
 class _Timed:
