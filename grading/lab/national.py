@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import resource
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -203,10 +204,13 @@ def national_build(
     seed: int = 1,
     years: int = 10,
     params_name: str = "ngs-15a",
+    grade: bool = True,
     log: Callable[[str], Any] = print,
 ) -> dict[str, Any]:
     """Build the database (empty, migrated) and return its counts and each phase's seconds:
-    the inputs generated and copied (one transaction), the refold, the schemes, ANALYZE."""
+    the inputs generated and copied (one transaction), the refold, the schemes, ANALYZE.
+    ``grade=False`` stops after the inputs (to time them; ``manage.py replay`` then
+    ``manage.py schemes_rebuild`` finish the database)."""
     began = time.perf_counter()
     if LedgerEntry.objects.exists() or Member.objects.exists() or Club.objects.exists():
         raise RuntimeError("the national builder needs an empty database (migrate a new one)")
@@ -216,23 +220,24 @@ def national_build(
     with transaction.atomic():
         _inputs_copy(inputs, generated, log)
     clock.lap("inputs")
-    log(f"national: inputs written in {clock.seconds['inputs_seconds']:.0f} s; refolding")
+    log(f"national: inputs written in {clock.report['inputs_seconds']:.0f} s")
 
-    ledger_refold(progress=_every(log, "refold", 50_000))
-    clock.lap("refold")
+    if grade:
+        ledger_refold(progress=_every(log, "refold", 50_000))
+        clock.lap("refold")
 
     rebuild, schemes = _schemes_rebuild(), None
-    if rebuild is None:
+    if grade and rebuild is None:
         log("national: PPI and Brambledown not rebuilt (grading.schemes.rebuild not available)")
-    else:
+    elif grade:
         log("national: rebuilding PPI and Brambledown")
         schemes = rebuild(progress=lambda line: log(f"national: schemes: {line}"))
-    clock.lap("schemes")
+        clock.lap("schemes")
 
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
     clock.lap("analyze")
-    phases = clock.seconds
+    phases = clock.report
     head = LedgerHead.objects.get()
     return {
         "players": players,
@@ -243,7 +248,8 @@ def national_build(
         "inputs_generate_seconds": generated.seconds,
         "inputs_payload_seconds": inputs.payload_seconds,
         "inputs_copy_seconds": inputs.copy_seconds,
-        "schemes_rebuilt": rebuild is not None,
+        "graded": grade,
+        "schemes_rebuilt": schemes is not None,
         "schemes_log_kept": schemes["log_kept"] if schemes else None,
         "schemes_stage_seconds": schemes["seconds"] if schemes else None,
         "last_seq": head.last_seq,
@@ -262,7 +268,7 @@ class _Clock:
     on a loaded machine, wall time says little."""
 
     def __init__(self):
-        self.seconds: dict[str, float] = {}
+        self.report: dict[str, float] = {}
         self.backend = None
         if connection.vendor == "postgresql":
             with connection.cursor() as cursor:
@@ -282,11 +288,14 @@ class _Clock:
 
     def lap(self, phase: str) -> None:
         now = self._now()
-        self.seconds[f"{phase}_seconds"] = now[0] - self.last[0]
-        self.seconds[f"{phase}_cpu_seconds"] = now[1] - self.last[1]
+        self.report[f"{phase}_seconds"] = now[0] - self.last[0]
+        self.report[f"{phase}_cpu_seconds"] = now[1] - self.last[1]
         if now[2] is not None and self.last[2] is not None:
-            self.seconds[f"{phase}_server_cpu_seconds"] = now[2] - self.last[2]
+            self.report[f"{phase}_server_cpu_seconds"] = now[2] - self.last[2]
         self.last = now
+        # the peak so far (it only grows: after the inputs, the inputs' peak)
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        self.report[f"{phase}_peak_rss_mb"] = round(peak)
 
 
 class _Timed:
