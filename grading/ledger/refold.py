@@ -5,52 +5,54 @@ processed operation and, at the end, every current grade, partnership grade and 
 transaction under the ledger lock: an interrupted refold is rolled back whole, and pages read
 the old rows until it commits (no TRUNCATE, no ACCESS EXCLUSIVE lock).
 
-What is written, as the step-by-step refold (``check._refold_stepwise``) wrote it:
+What is written, as the step-by-step refold (``refoldrun._refold_stepwise``) wrote it:
 
 * session grades of every ledger entry (the fold's records; ``live`` false for a withdrawn
   version's); a not-graded version's rows (no ledger entry) are left as they are;
 * each pair's figures (``PairResult``: score term, SOpp, par, excess);
 * each processed version's state (graded, withdrawn, or not graded with the reason), SoF and
   pair counts;
-* every current and partnership grade, replaced, all as of the ledger's reference date (what
+* every current and partnership grade, all as of the ledger's reference date (what
   the national builder and the nightly refresh store; the step-by-step refold left each as of
   the last step that touched it);
 * the subject tables a grading step reads (``LedgerSubject``, ``LedgerHistory``,
   ``LedgerLive``) and ``LedgerHead.tables_seq``/``tables_params``.
 
 The fold's rows go to temporary tables by binary COPY as they come (a chunk at a time:
-memory holds one chunk, not the ledger), then set-based statements move them into place. With
-the parameter set the tables were folded with (a replay), a session grade, pair figure or
-version row is written only if it changed (nearly nothing: the index maintenance of millions
-of rows is the cost); after a change of set, every row is replaced.
+memory holds one chunk, not the ledger), then each table is merged with them by set-based
+statements (``grading.ledger.refoldplace``): only a row that changed is written, in place. A
+replay with the same set writes (nearly) nothing; a change of set updates each row once.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import math
 import struct
 import sys
 import time
 from array import array
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from django.db import connection
 
-from grading.engine.ngs.decay import band
 from grading.engine.ngs.foldout import (
     REASONS,
     RECORD_FIGURES,
-    STATUSES,
     CurrentOut,
     HistoriesOut,
     PartnershipsOut,
     VersionOut,
 )
 from grading.engine.ngs.params import NGSParams
-from grading.engine.ngs.types import Status
-from grading.ledger.store import CURRENT_GRADE_FIELDS
-from grading.ledger.subjects import HISTORY, LIVE, SUBJECT, table_copy
+from grading.ledger.refoldplace import (
+    current_place,
+    merge,
+    nan_none,
+    partnerships_place,
+    subjects_place,
+)
+from grading.ledger.subjects import table_copy
 from grading.models import (
     CurrentGrade,
     LedgerEntry,
@@ -64,6 +66,7 @@ from grading.models import (
 __all__ = ["RefoldStats", "RefoldWriter", "ledger_entries"]
 
 CHUNK_ROWS = 50_000  # records gathered before a COPY
+WORK_MEM = "256MB"
 GRADES = SessionGrade._meta.db_table
 PAIRS = PairResult._meta.db_table
 VERSIONS = SessionVersion._meta.db_table
@@ -83,6 +86,7 @@ _PAIR_HEAD = struct.Struct(">hiqii")  # field count, version, pair index; then 4
 RAW_GRADES = "refold_grades"
 RAW_PAIRS = "refold_pairs"
 RAW_VERSIONS = "refold_versions"
+GRADES_STAGED = "refold_session_grades"
 
 _GRADE_COLUMNS = (
     "entry_id",
@@ -109,10 +113,6 @@ _GRADE_COLUMNS = (
 )
 
 
-def _nan(x: float) -> float | None:
-    return None if math.isnan(x) else x
-
-
 @dataclass
 class RefoldStats:
     """What a bulk refold wrote, and where its time went (seconds)."""
@@ -120,7 +120,6 @@ class RefoldStats:
     entries: int = 0
     versions: int = 0
     records: int = 0
-    replaced: bool = True  # every row replaced (a change of set) or only what changed
     written: dict[str, int] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
 
@@ -164,17 +163,13 @@ class RefoldWriter:
     """The sink of a bulk refold (a ``VersionSink``) and the statements that put its rows in
     place. PostgreSQL only: the caller holds the ledger lock in one transaction."""
 
-    def __init__(
-        self, params: NGSParams, entries: LedgerEntries, *, replace: bool, stats: RefoldStats
-    ) -> None:
+    def __init__(self, params: NGSParams, entries: LedgerEntries, *, stats: RefoldStats) -> None:
         self.params, self.entries, self.stats = params, entries, stats
-        self.stats.replaced = replace
         self.grades: list[bytes] = []
         self.pairs: list[bytes] = []
         self.versions: list[tuple] = []
-        self._reason = [(len(r.encode()), r.encode()) for r in REASONS]
         with connection.cursor() as cursor:
-            for table in (RAW_GRADES, RAW_PAIRS, RAW_VERSIONS):
+            for table in (RAW_GRADES, RAW_PAIRS, RAW_VERSIONS, GRADES_STAGED):
                 cursor.execute(f"DROP TABLE IF EXISTS {table}")
             figures = ", ".join(f"{name} double precision" for name in RECORD_FIGURES)
             cursor.execute(
@@ -202,7 +197,7 @@ class RefoldWriter:
                 version,
                 out.graded,
                 out.reason,
-                _nan(out.sof),
+                nan_none(out.sof),
                 out.known_pairs,
                 out.total_pairs,
                 out.pair_ids,
@@ -274,31 +269,34 @@ class RefoldWriter:
         self,
         current: CurrentOut,
         partnerships: PartnershipsOut,
-        histories: HistoriesOut,
+        histories: Iterable[HistoriesOut],
         numbers: list[str],
     ) -> None:
         """Everything into place: session grades, pair figures, current and partnership
         grades, the subject tables, the ledger head."""
         self.flush()
-        stats = self.stats
+        stats, written, seq = self.stats, self.stats.written, self.entries.last_seq
         t0 = time.perf_counter()
         with connection.cursor() as cursor:
-            cursor.execute(f"ANALYZE {RAW_GRADES}")
-            cursor.execute(f"ANALYZE {RAW_PAIRS}")
-            cursor.execute(f"ANALYZE {RAW_VERSIONS}")
+            # the joins of millions of rows hash in memory, not in batches on disk (this
+            # transaction only)
+            cursor.execute(f"SET LOCAL work_mem = '{WORK_MEM}'")
+            for table in (RAW_GRADES, RAW_PAIRS, RAW_VERSIONS):
+                cursor.execute(f"ANALYZE {table}")
             t0 = stats.timed("analyze", t0)
-            self._grades(cursor)
+            for name, n in self._grades(cursor).items():
+                written[f"session_grades_{name}"] = n
             t0 = stats.timed("session_grades", t0)
             self._pair_figures(cursor)
             t0 = stats.timed("pair_figures", t0)
-            _current_copy(cursor, current, self.entries.last_seq, stats)
-            _partnerships_copy(cursor, partnerships, self.entries.last_seq, stats)
+            for name, n in current_place(cursor, current, seq).items():
+                written[f"current_{name}"] = n
+            for name, n in partnerships_place(cursor, partnerships, seq).items():
+                written[f"partnerships_{name}"] = n
             t0 = stats.timed("current_partnerships", t0)
-            _subjects_copy(cursor, histories, numbers, stats)
+            written.update(subjects_place(cursor, histories, numbers))
             t0 = stats.timed("subjects", t0)
-        LedgerHead.objects.filter(pk=1).update(
-            tables_seq=self.entries.last_seq, tables_params=self.params.name
-        )
+        LedgerHead.objects.filter(pk=1).update(tables_seq=seq, tables_params=self.params.name)
 
     def _converted(self) -> str:
         """The fold's records as SessionGrade's columns (NaN is None; the pair's id and the
@@ -318,49 +316,35 @@ class RefoldWriter:
             "AND p.pair = r.pair"
         )
 
-    def _grades(self, cursor) -> None:
+    def _grades(self, cursor) -> dict[str, int]:
+        """The ledger's session grades merged with the fold's (a not-graded version's rows,
+        which have no ledger entry, are not touched)."""
         params = {"gain": self.params.gain, "reasons": list(REASONS)}
-        columns = ", ".join(_GRADE_COLUMNS)
-        source = self._converted()
-        if self.stats.replaced:
-            cursor.execute(f"DELETE FROM {GRADES} WHERE entry_id IS NOT NULL")
-            deleted = cursor.rowcount
-            cursor.execute(f"INSERT INTO {GRADES} ({columns}) {source}", params)
-        else:
-            # only what changed: a stored row equal in every column stays (S5.4: a replay
-            # with the same set reproduces it), every other goes, then the missing come in
-            mine = ", ".join(f"s.{c}" for c in _GRADE_COLUMNS)
-            theirs = ", ".join(f"c.{c}" for c in _GRADE_COLUMNS)
-            cursor.execute(
-                f"DELETE FROM {GRADES} s WHERE s.entry_id IS NOT NULL AND NOT EXISTS "
-                f"(SELECT 1 FROM ({source}) AS c ({columns}) WHERE c.version_id = s.version_id "
-                f"AND c.member_id = s.member_id AND ({mine}) IS NOT DISTINCT FROM ({theirs}))",
-                params,
-            )
-            deleted = cursor.rowcount
-            cursor.execute(
-                f"INSERT INTO {GRADES} ({columns}) SELECT * FROM ({source}) AS c ({columns}) "
-                f"WHERE NOT EXISTS (SELECT 1 FROM {GRADES} s WHERE s.version_id = c.version_id "
-                "AND s.member_id = c.member_id)",
-                params,
-            )
-        self.stats.written["session_grades_deleted"] = deleted
-        self.stats.written["session_grades"] = cursor.rowcount
+        cursor.execute(
+            f"CREATE TEMPORARY TABLE {GRADES_STAGED} ON COMMIT DROP AS "
+            f"SELECT * FROM ({self._converted()}) AS c ({', '.join(_GRADE_COLUMNS)})",
+            params,
+        )
+        cursor.execute(f"ANALYZE {GRADES_STAGED}")
+        return merge(
+            cursor,
+            GRADES,
+            GRADES_STAGED,
+            ("version_id", "member_id"),
+            _GRADE_COLUMNS[:1] + _GRADE_COLUMNS[3:],
+            scope="entry_id IS NOT NULL",
+        )
 
     def _pair_figures(self, cursor) -> None:
         names = ("score_term", "sopp", "par", "excess")
         values = ", ".join(f"NULLIF(t.{n}, 'NaN')" for n in names)
-        changed = (
-            ""
-            if self.stats.replaced
-            else (f" AND ({', '.join(f'r.{n}' for n in names)}) IS DISTINCT FROM ({values})")
-        )
+        changed = f" AND ({', '.join(f'r.{n}' for n in names)}) IS DISTINCT FROM ({values})"
         cursor.execute(
             f"UPDATE {PAIRS} r SET ({', '.join(names)}) = ({values}) FROM {RAW_PAIRS} t "
             f"JOIN {RAW_VERSIONS} p ON p.version = t.version AND p.pair = t.pair "
             f"WHERE r.version_id = t.version AND r.pair_id = p.pair_id{changed}"
         )
-        self.stats.written["pair_figures"] = cursor.rowcount
+        self.stats.written["pair_figures_updated"] = cursor.rowcount
 
 
 def _doubles(values: array) -> bytes:
@@ -399,121 +383,4 @@ def _version_states(cursor, rows: list[tuple], stats: RefoldStats) -> None:
         "(t.state, t.sof, t.known, t.total)",
         [SessionVersion.State.NOT_GRADED.value, *map(list, zip(*rows, strict=True))],
     )
-    stats.written["versions"] = stats.written.get("versions", 0) + cursor.rowcount
-
-
-def _day(ordinal: int, cache: dict[int, dt.date]) -> dt.date | None:
-    if ordinal <= 0:
-        return None
-    day = cache.get(ordinal)
-    if day is None:
-        day = cache[ordinal] = dt.date.fromordinal(ordinal)
-    return day
-
-
-def _current_copy(cursor, out: CurrentOut, seq: int, stats: RefoldStats) -> None:
-    """Every current grade replaced (a few rows per member: 50,000 nationally)."""
-    cursor.execute(f"DELETE FROM {CURRENT}")
-    as_of = dt.date.fromordinal(out.as_of) if out.as_of > 0 else None
-    days: dict[int, dt.date] = {}
-    rows = (
-        (
-            out.member[i],
-            out.grade[i],
-            STATUSES[out.status[i]].value,
-            band(out.grade[i]),
-            out.boards_in_window[i],
-            out.sessions_in_window[i],
-            _nan(out.initial[i]),
-            _day(out.last_date[i], days),
-            as_of,
-            seq,
-        )
-        for i in range(len(out.member))
-    )
-    columns = ("member_id", *CURRENT_GRADE_FIELDS)
-    stats.written["current_grades"] = table_copy(cursor, CURRENT, columns, rows)
-
-
-def _partnerships_copy(cursor, out: PartnershipsOut, seq: int, stats: RefoldStats) -> None:
-    cursor.execute(f"DELETE FROM {PARTNERSHIPS}")
-    as_of = dt.date.fromordinal(out.as_of) if out.as_of > 0 else None
-    provisional = STATUSES.index(Status.PROVISIONAL)
-    days: dict[int, dt.date] = {}
-    rows = (
-        (
-            out.a[i],
-            out.b[i],
-            out.grade[i],
-            _nan(out.initial[i]),
-            out.boards_in_window[i],
-            out.boards_together[i],
-            out.sessions_together[i],
-            _day(out.last_date[i], days),
-            out.status[i] != provisional,
-            as_of,
-            seq,
-        )
-        for i in range(len(out.a))
-    )
-    columns = (
-        "member_a_id",
-        "member_b_id",
-        "grade",
-        "first_value",
-        "boards_in_window",
-        "boards_together",
-        "sessions_together",
-        "last_played",
-        "shown",
-        "as_of",
-        "seq",
-    )
-    stats.written["partnership_grades"] = table_copy(cursor, PARTNERSHIPS, columns, rows)
-
-
-def _subjects_copy(cursor, out: HistoriesOut, numbers: list[str], stats: RefoldStats) -> None:
-    """The subject tables replaced by the fold's (``subjects_copy``'s rows, from columns)."""
-    cursor.execute(f"DELETE FROM {HISTORY}")
-    cursor.execute(f"DELETE FROM {LIVE}")
-    cursor.execute(f"DELETE FROM {SUBJECT}")
-    keys = [
-        numbers[a] if b < 0 else f"{numbers[a]}+{numbers[b]}"
-        for a, b in zip(out.subject_a, out.subject_b, strict=True)
-    ]
-    table_copy(
-        cursor,
-        SUBJECT,
-        ("id", "key", "initial"),
-        ((i + 1, key, out.subject_initial[i]) for i, key in enumerate(keys)),
-    )
-    cursor.execute(f"SELECT setval(pg_get_serial_sequence('{SUBJECT}', 'id'), %s)", [len(keys) + 1])
-    version_of = dict(zip(out.live_seq, (int(v) for v in out.live_version), strict=True))
-    days: dict[int, dt.date] = {}
-    rows = (
-        (
-            out.entry_subject[i] + 1,
-            version_of[out.entry_seq[i]],
-            out.entry_seq[i],
-            out.entry_pos[i],
-            _day(out.entry_date[i], days),
-            out.entry_boards[i],
-            out.entry_grade[i],
-            out.entry_factor[i],
-            numbers[out.entry_partner[i]] if out.entry_partner[i] >= 0 else "",
-            _nan(out.entry_pad[i]),
-        )
-        for i in range(len(out.entry_subject))
-    )
-    columns = ("subject_id", "version_id", "seq", "pos", "date", "boards", "grade", "factor")
-    stats.written["history_rows"] = table_copy(cursor, HISTORY, (*columns, "partner", "pad"), rows)
-    stats.written["subjects"] = len(keys)
-    table_copy(
-        cursor,
-        LIVE,
-        ("version_id", "seq", "date"),
-        (
-            (int(v), s, _day(d, days))
-            for v, s, d in zip(out.live_version, out.live_seq, out.live_date, strict=True)
-        ),
-    )
+    stats.written["versions_updated"] = stats.written.get("versions_updated", 0) + cursor.rowcount

@@ -16,6 +16,7 @@ from django.db import connection
 
 from grading.engine.ngs import ProcessOp, ReplayState, apply, get_params
 from grading.engine.ngs.clib import ckernel_available, ckernel_supports
+from grading.engine.ngs.cwrite import WritingReplay
 from grading.engine.ngs.foldout import CurrentOut, PartnershipsOut
 from grading.engine.ngs.foldpy import PythonFold
 from grading.engine.ngs.params import NGSParams
@@ -24,7 +25,6 @@ from grading.ledger.refold import RefoldStats, RefoldWriter, ledger_entries
 from grading.ledger.state import ENGINE_PATH, _last_applied, _states, ledger_ops
 from grading.ledger.store import _store_grades, _store_step
 from grading.models import (
-    AuditEvent,
     CurrentGrade,
     LedgerEntry,
     PartnershipGrade,
@@ -42,12 +42,7 @@ def _writing_fold_class(params: NGSParams) -> tuple[Callable[..., Any], str]:
     """The producer: the compiled kernel's writing fold when built and supporting the set,
     else the Python engine's."""
     if ckernel_available() and ckernel_supports(params):
-        try:
-            from grading.engine.ngs.cfold import WritingReplay  # type: ignore[attr-defined]
-        except ImportError:  # (a kernel from before the writing fold)
-            pass
-        else:
-            return WritingReplay, "the compiled kernel"
+        return WritingReplay, "the compiled kernel"
     return PythonFold, "the Python engine"
 
 
@@ -71,32 +66,17 @@ def refold_ledger_locked(head, progress: Progress, *, bulk: bool | None = None) 
     if bulk is None:
         bulk = connection.vendor == "postgresql"
     if bulk:
-        return _refold_bulk(params, progress, replace=_set_changed_since_refold())
+        return _refold_bulk(params, progress)
     return _refold_stepwise(head, params, progress)
 
 
-def _set_changed_since_refold() -> bool:
-    """Whether the parameter set changed after the last refold: the stored grades are then
-    the old set's, nearly every row changes, and replacing them all is quicker than finding
-    what changed. (Either way gives the same rows.)"""
-    last = (
-        AuditEvent.objects.filter(
-            action__in=[AuditEvent.Action.REFOLD, AuditEvent.Action.PARAMETERS]
-        )
-        .order_by("-pk")
-        .values_list("action", flat=True)
-        .first()
-    )
-    return last == AuditEvent.Action.PARAMETERS
-
-
-def _refold_bulk(params: NGSParams, progress: Progress, *, replace: bool) -> int:
+def _refold_bulk(params: NGSParams, progress: Progress) -> int:
     stats = RefoldStats()
     t0 = time.perf_counter()
     entries = ledger_entries()
     numbers = member_numbers()
     t0 = stats.timed("read_entries_members", t0)
-    writer = RefoldWriter(params, entries, replace=replace, stats=stats)
+    writer = RefoldWriter(params, entries, stats=stats)
     producer, engine = _writing_fold_class(params)
     fold = producer(params, sink=writer)
     fold.register(numbers)
@@ -111,9 +91,10 @@ def _refold_bulk(params: NGSParams, progress: Progress, *, replace: bool) -> int
     else:
         current = fold.current_grades(latest)
         partnerships = fold.partnership_grades(latest)
-    histories = fold.histories()
+    # the histories in batches of subjects where the fold can (memory holds one batch)
+    batches = fold.history_batches() if hasattr(fold, "history_batches") else [fold.histories()]
     t0 = stats.timed("fold_end", t0)
-    writer.finish(current, partnerships, histories, fold.numbers)
+    writer.finish(current, partnerships, batches, fold.numbers)
     stats.timed("write", t0)
     last_refold.update(stats=stats, engine=engine, fold=folded)
     return folded.entries

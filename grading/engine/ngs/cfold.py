@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from array import array
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from grading.engine.ngs.ckernel import CKernelReplay
 from grading.engine.ngs.clib import REC_VALUES
@@ -71,7 +72,9 @@ class RecordsReplay(CKernelReplay):
 
     # ------------------------------------------------------------------ records
 
-    def _queued(self, seq: int, version: str, records: int) -> None:
+    def _queued(
+        self, seq: int, version: str, records: int, known: int, pairs: Sequence[Any]
+    ) -> None:
         self._inline.append((seq, version, records))
 
     def flush(self) -> None:
@@ -110,6 +113,9 @@ class RecordsReplay(CKernelReplay):
         self._sink(op.seq, op.version, array("i", [ids[r.number] for r in outcome.players]), values)
 
     # ------------------------------------------------------------------ columns
+
+    def _not_graded_columns(self, seq: int, version: str, date: int, known: int, n: int) -> None:
+        """A session fed as columns is not graded: too few known pairs or players (a hook)."""
 
     def process_columns(
         self,
@@ -158,6 +164,7 @@ class RecordsReplay(CKernelReplay):
                 1 for j in range(n) if (pab[2 * j] >= 0 and pab[2 * j + 1] >= 0) or j == host
             )
         if not self._known_enough(known, players, n):
+            self._not_graded_columns(seq, version, date, known, n)
             return True  # not graded: changes nothing (S14.9)
         cols = self._pairs
         p0 = len(cols)
@@ -170,7 +177,7 @@ class RecordsReplay(CKernelReplay):
             flags[host] |= HOST_FLAG
         cols.flags.extend(flags)
         self._queue_inline(seq, version, date, kind, weighting, p0, n)
-        self._queued(seq, version, players)
+        self._queued(seq, version, players, known, pair_ids)
         if len(self._kind) >= self.chunk:
             self.flush()
         return True

@@ -29,7 +29,7 @@ import ctypes
 import math
 import sys
 from array import array
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from grading.engine.ngs import clib
@@ -192,6 +192,7 @@ class CKernelReplay(CState):
         n_pairs: int,
         extra_out: int = 0,
         want: bool = False,
+        outputs: dict[str, array[Any]] | None = None,
     ) -> Batch:
         n = len(bufs["kind"])
         b = Batch()
@@ -211,6 +212,9 @@ class CKernelReplay(CState):
             keep += [ref, rec_id, rec_val, ps_id, ps_sg]
             b.out_ref, b.rec_id, b.rec_val = addr(ref), addr(rec_id), addr(rec_val)
             b.ps_id, b.ps_sg = addr(ps_id), addr(ps_sg)
+        for name, buf in (outputs or {}).items():  # more outputs (cfold.WritingReplay)
+            setattr(b, name, addr(buf))
+            keep.append(buf)
         done = self._lib.ck_run(self._k, ctypes.byref(b))
         if done != n:
             raise MemoryError(f"the C kernel failed (code {done})")
@@ -288,7 +292,7 @@ class CKernelReplay(CState):
         self._pairs.add_means(session, kind == 3)
         date = session.key.date.toordinal()
         self._queue_inline(op.seq, op.version, date, kind, session.weighting, p0, len(pairs))
-        self._queued(op.seq, op.version, players)
+        self._queued(op.seq, op.version, players, known, pairs)
         if self.record:
             self._record_process(op, session)
         elif len(self._kind) >= self.chunk:
@@ -319,11 +323,17 @@ class CKernelReplay(CState):
         self._pstart.append(p0)
         self._npairs.append(n)
 
-    def _queued(self, seq: int, version: str, records: int) -> None:
-        """A session C grades itself was queued with ``records`` member records (a hook)."""
+    def _queued(
+        self, seq: int, version: str, records: int, known: int, pairs: Sequence[Any]
+    ) -> None:
+        """A session C grades itself was queued with ``records`` member records, ``known``
+        known pairs (S14.3) and ``pairs`` (its pairs, or their ids) (a hook)."""
 
     def _graded_by_reference(self, op: ProcessOp, outcome: SessionOutcome) -> None:
         """A session was graded by ``grade_session`` (a hook)."""
+
+    def _added_by_reference(self, op: ProcessOp, outcome: SessionOutcome, ref: int) -> None:
+        """A session graded by ``grade_session`` was added to the C state (a hook)."""
 
     def _not_graded(self, op: ProcessOp) -> None:
         if self.record:
@@ -388,6 +398,7 @@ class CKernelReplay(CState):
         )
         self._run(bufs, len(self._pairs), extra_out=len(recs))
         self._reset()
+        self._added_by_reference(op, outcome, ref)
         if self.record:
             players = tuple(
                 (r.number, r.grade_before, r.sopp, r.excess, r.session_grade, r.regular_adjustment)

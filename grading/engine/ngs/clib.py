@@ -20,7 +20,7 @@ from grading.engine.ngs.params import NGSParams
 HERE = Path(__file__).resolve().parent / "csrc"
 SOURCE = HERE / "ngs_kernel.c"
 _SUFFIX = ".dll" if sys.platform == "win32" else ".so"
-ABI = 6
+ABI = 7
 REC_VALUES = 8  # per member record: grade before, SOpp, excess, session grade, adjustment,
 # score term, par, partner's grade (ngs_kernel.c)
 
@@ -74,6 +74,17 @@ class Batch(ctypes.Structure):
         ("ps_id", P),
         ("ps_sg", P),
         ("n_ps", ctypes.c_int64),
+        # write mode (cfold.WritingReplay): foldout's record, pair and version figures
+        ("rec_fig", P),
+        ("rec_partner", P),
+        ("rec_pair", P),
+        ("rec_boards", P),
+        ("rec_reported", P),
+        ("rec_reason", P),
+        ("pair_fig", P),
+        ("pair_known", P),
+        ("pair_host", P),
+        ("out_sof", P),
     ]
 
 
@@ -157,6 +168,16 @@ def load_library() -> Any:
     lib.ck_pship_ends.argtypes = [P, I32, P, P]
     lib.ck_version.restype = I32
     lib.ck_version.argtypes = [P, I32, P, I32, P]
+    lib.ck_grades.restype = None
+    lib.ck_grades.argtypes = [P, I32, P, I32, P]
+    lib.ck_dump_players.restype = I32
+    lib.ck_dump_players.argtypes = [P, I32] + [P] * 7
+    lib.ck_dump_pships.restype = I32
+    lib.ck_dump_pships.argtypes = [P, I32] + [P] * 10
+    lib.ck_history_size.restype = None
+    lib.ck_history_size.argtypes = [P, I32, I32, P]
+    lib.ck_dump_histories.restype = I32
+    lib.ck_dump_histories.argtypes = [P, P, I32, I32] + [P] * 12
     lib.ck_years_before.restype = I32
     lib.ck_years_before.argtypes = [I32, I32]
     _lib = lib

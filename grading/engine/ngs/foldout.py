@@ -101,7 +101,7 @@ class VersionSink(Protocol):
 @dataclass(frozen=True, slots=True)
 class CurrentOut:
     """Every player with a live session: their grade as of ``as_of`` (what CurrentGrade
-    stores), in member id order."""
+    stores), in member id order. ``as_of`` is no earlier than the latest date of play."""
 
     as_of: int
     member: array  # 'i'
@@ -116,7 +116,8 @@ class CurrentOut:
 @dataclass(frozen=True, slots=True)
 class PartnershipsOut:
     """Every partnership with a live session (``a`` < ``b`` by membership number, the engine's
-    key order): its grade as of ``as_of`` (what PartnershipGrade stores)."""
+    key order), in the order the fold met them: its grade as of ``as_of`` (what
+    PartnershipGrade stores; ``as_of`` no earlier than the latest date of play)."""
 
     as_of: int
     a: array  # 'i'
@@ -132,9 +133,13 @@ class PartnershipsOut:
 
 @dataclass(frozen=True, slots=True)
 class HistoriesOut:
-    """Every subject the fold has met (players, then partnerships), with its initial grade,
-    and every live history entry (what ``LedgerSubject``, ``LedgerHistory`` and ``LedgerLive``
-    hold)."""
+    """Every subject the fold has met (players in member id order, then partnerships in the
+    order the fold met them), with its initial grade, and every live history entry, in (date,
+    seq) order per subject (what ``LedgerSubject``, ``LedgerHistory`` and ``LedgerLive`` hold).
+
+    A fold can also hand them in batches of subjects (``history_batches``): a batch holds the
+    subjects numbered ``first_subject`` on, ``entry_subject`` is the subject's number over all
+    batches, and only the first batch holds the live versions."""
 
     # per subject
     subject_a: array  # 'i' the member, or the partnership's first member
@@ -154,3 +159,4 @@ class HistoriesOut:
     live_seq: array  # 'i'
     live_version: tuple[str, ...]
     live_date: array  # 'i'
+    first_subject: int = 0  # the number of this batch's first subject

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CK_ABI 6 /* bumped whenever Batch or an entry point changes (checked by the loader) */
+#define CK_ABI 7 /* bumped whenever Batch or an entry point changes (checked by the loader) */
 #ifndef CK_DIST
 #define CK_DIST 1
 #endif
@@ -847,6 +847,17 @@ typedef struct {
     int32_t *ps_id;
     double *ps_sg;
     int64_t n_ps;
+    /* write mode (may be NULL; needs rec_id): what a refold stores (cfold.WritingReplay,
+     * grading/engine/ngs/foldout.py). Per record: REC_FIGURES floats in foldout.RECORD_FIGURES
+     * order, the partner's id (-1 none), the pair's index in its session, the boards counted,
+     * whether the file gave them, the reason code (foldout.REASONS); per pair of the batch's
+     * pair columns: the PAIR_FIGURES, known and host flags; per operation: the SoF. */
+    double *rec_fig;
+    int32_t *rec_partner, *rec_pair, *rec_boards;
+    int8_t *rec_reported, *rec_reason;
+    double *pair_fig;
+    int8_t *pair_known, *pair_host;
+    double *out_sof;
 } Batch;
 
 typedef struct {
@@ -862,6 +873,8 @@ typedef struct {
 } Row;
 
 #define REC_VALUES 8
+#define REC_FIGURES 10 /* foldout.RECORD_FIGURES */
+#define PAIR_FIGURES 4 /* foldout.PAIR_FIGURES */
 
 /* The result that gives zero excess, in the session's units (S3.5); NaN: none (no SOpp, or an
  * aggregate pair without a score). A known pair's own value is (ga + gb) / 2. */
@@ -875,6 +888,43 @@ static double pair_par(const K *k, int32_t kind, const Row *row, double sopp, in
     return row->mean + k->f_aggregate * row->x * edge;
 }
 
+
+/* foldout.REASONS */
+#define R_GRADED 0
+#define R_PARTNER_UNKNOWN 1
+#define R_HOST 2
+#define R_NO_OPPONENTS 3
+#define R_NO_SCORE 4
+#define R_PARTNER_NEW 5
+
+/* One member record of an inline session: the old record values (rec_val) and/or the write
+ * mode's (rec_fig...); grade_after is filled once the session is added (NaN here). */
+static void put_record(Batch *b, int32_t me, int32_t partner, int32_t pair, const Row *row,
+                       int reported, int reason, double factor, const double *v8) {
+    int64_t j = b->n_rec++;
+    b->rec_id[j] = me;
+    if (b->rec_val) memcpy(&b->rec_val[REC_VALUES * j], v8, REC_VALUES * sizeof(double));
+    if (!b->rec_fig) return;
+    double *f = &b->rec_fig[REC_FIGURES * j];
+    /* RECORD_FIGURES: grade_before, partner_grade, sopp, score_term, excess,
+     * regular_adjustment, par, session_grade, grade_after, factor; v8: grade before, SOpp,
+     * excess, session grade, adjustment, score term, par, partner's grade */
+    f[0] = v8[0];
+    f[1] = v8[7];
+    f[2] = v8[1];
+    f[3] = v8[5];
+    f[4] = v8[2];
+    f[5] = v8[4];
+    f[6] = v8[6];
+    f[7] = v8[3];
+    f[8] = NAN;
+    f[9] = factor;
+    b->rec_partner[j] = partner;
+    b->rec_pair[j] = pair;
+    b->rec_boards[j] = row->x;
+    b->rec_reported[j] = (int8_t)reported;
+    b->rec_reason[j] = (int8_t)reason;
+}
 
 static int version_begin(K *k, int32_t vidx, int32_t seq, int32_t d) {
     if (vidx >= k->capversions &&
@@ -1036,6 +1086,12 @@ static void process_inline(K *k, Batch *b, int32_t o, int32_t ref) {
     }
     /* records, then partnerships (S3.4, S6) */
     int32_t nrecs = 0;
+    int64_t rec0 = b->n_rec;
+    if (b->out_sof) { /* the SoF: the average of every pair's value (S3.8) */
+        double all = 0.0;
+        for (int32_t r = 0; r < np; r++) all += rows[r].own;
+        b->out_sof[o] = all / np;
+    }
     if (2 * (int64_t)np > k->capr) {
         int64_t c = 2 * (int64_t)np + 64;
         int32_t *a1 = realloc(k->r_me, (size_t)c * sizeof(int32_t));
@@ -1084,6 +1140,16 @@ static void process_inline(K *k, Batch *b, int32_t o, int32_t ref) {
         double sopp = has_sopp ? (totals[grp] - row->own) / (c - 1) : NAN;
         int has_excess = has_sopp && row->has_term;
         double excess = has_excess ? row->term + sopp - row->own : NAN;
+        int reported = b->boards[p0 + r] > 0;
+        if (b->pair_fig) {
+            double *f = &b->pair_fig[PAIR_FIGURES * (p0 + r)];
+            f[0] = row->has_term ? row->term : NAN;
+            f[1] = sopp;
+            f[2] = pair_par(k, kind, row, sopp, has_sopp);
+            f[3] = excess;
+            b->pair_known[p0 + r] = row->ia >= 0 && row->ib >= 0;
+            b->pair_host[p0 + r] = (int8_t)row->host;
+        }
         int got = 0;
         for (int q = 0; q < 2; q++) {
             int32_t me = q ? row->ib : row->ia;
@@ -1092,12 +1158,8 @@ static void process_inline(K *k, Batch *b, int32_t o, int32_t ref) {
             Standing *mine = &g_st[k->slot[me]];
             if (partner < 0) {
                 if (b->rec_id) {
-                    int64_t j = b->n_rec++;
-                    b->rec_id[j] = me;
-                    double *v = &b->rec_val[REC_VALUES * j];
-                    v[0] = mine->g;
-                    v[1] = v[2] = v[3] = v[5] = v[6] = v[7] = NAN;
-                    v[4] = 0.0;
+                    double v[REC_VALUES] = {mine->g, NAN, NAN, NAN, 0.0, NAN, NAN, NAN};
+                    put_record(b, me, -1, r, row, reported, R_PARTNER_UNKNOWN, factor, v);
                 }
                 continue;
             }
@@ -1107,8 +1169,14 @@ static void process_inline(K *k, Batch *b, int32_t o, int32_t ref) {
                 subj_regular_with(k, theirs->ws, me))
                 adjustment = k->rpcf * (theirs->g - mine->g) / 2;
             double sg = NAN;
-            if (!(row->host || !has_excess ||
-                  (k->min_boards >= 0 && mine->code == MATURE && theirs->total < k->min_boards))) {
+            int reason = row->host        ? R_HOST
+                         : !has_sopp      ? R_NO_OPPONENTS
+                         : !row->has_term ? R_NO_SCORE
+                         : (k->min_boards >= 0 && mine->code == MATURE &&
+                            theirs->total < k->min_boards)
+                             ? R_PARTNER_NEW
+                             : R_GRADED;
+            if (reason == R_GRADED) {
                 sg = mine->g + adjustment + k->gain * excess;
                 r_me[nrecs] = me;
                 r_pa[nrecs] = partner;
@@ -1118,17 +1186,15 @@ static void process_inline(K *k, Batch *b, int32_t o, int32_t ref) {
                 got++;
             }
             if (b->rec_id) {
-                int64_t j = b->n_rec++;
-                b->rec_id[j] = me;
-                double *v = &b->rec_val[REC_VALUES * j];
-                v[0] = mine->g;
-                v[1] = sopp;
-                v[2] = excess;
-                v[3] = sg;
-                v[4] = adjustment;
-                v[5] = row->has_term ? row->term : NAN;
-                v[6] = pair_par(k, kind, row, sopp, has_sopp);
-                v[7] = theirs->g;
+                double v[REC_VALUES] = {mine->g,
+                                        sopp,
+                                        excess,
+                                        sg,
+                                        adjustment,
+                                        row->has_term ? row->term : NAN,
+                                        pair_par(k, kind, row, sopp, has_sopp),
+                                        theirs->g};
+                put_record(b, me, partner, r, row, reported, reason, factor, v);
             }
         }
         if (got == 2) {
@@ -1179,6 +1245,13 @@ static void process_inline(K *k, Batch *b, int32_t o, int32_t ref) {
     k->partnership_graded += nq;
     k->sessions++;
     date_added(k, d);
+    if (b->rec_fig) /* each member's grade after the step, on the reference date (S5.2) */
+        for (int64_t j = rec0; j < b->n_rec; j++) {
+            Subj *s = &k->players[b->rec_id[j]];
+            int32_t cc;
+            int64_t bb, pp;
+            if (s->exists) b->rec_fig[REC_FIGURES * j + 8] = subj_current(k, s, ref, NAN, &cc, &bb, &pp);
+        }
 }
 
 static void process_pregraded(K *k, Batch *b, int32_t o) {
@@ -1386,6 +1459,11 @@ int32_t ck_run(void *p, Batch *b) {
     int32_t o;
     for (o = 0; o < b->n_ops && !k->err; o++) {
         int32_t kind = b->kind[o];
+        if (kind == 3) { /* a version not graded: its reference date only (S14.9) */
+            int32_t d = b->date[o];
+            if (b->out_ref) b->out_ref[o] = (k->latest < 0 || d > k->latest) ? d : k->latest;
+            continue;
+        }
         if (kind == 1) {
             withdraw(k, b, o);
             if (b->out_ref) {
@@ -1484,4 +1562,157 @@ int32_t ck_version(void *p, int32_t vidx, int32_t *out, int32_t cap, int32_t *nq
     int32_t total = v->np + v->nq;
     for (int32_t j = 0; j < total && j < cap; j++) out[j] = k->pool[v->start + j];
     return v->np;
+}
+
+/* ------------------------------------------------------------------ bulk reads (issue 18) */
+
+/* grades of players ids[0..n) on as_of (no earlier than their latest entry); NaN: no state */
+void ck_grades(void *p, int32_t n, const int32_t *ids, int32_t as_of, double *out) {
+    K *k = p;
+    for (int32_t j = 0; j < n; j++) {
+        int32_t id = ids[j];
+        out[j] = NAN;
+        if (id < 0 || id >= k->nplayers || !k->players[id].exists) continue;
+        int32_t cc;
+        int64_t bb, pp;
+        out[j] = subj_current(k, &k->players[id], as_of, NAN, &cc, &bb, &pp);
+    }
+}
+
+/* every player with a live entry, in id order, on as_of (foldout.CurrentOut); each output
+ * holds nplayers; returns the count */
+int32_t ck_dump_players(void *p, int32_t as_of, int32_t *id, double *g, int8_t *status,
+                        int32_t *boards, int32_t *sessions, double *initial, int32_t *last) {
+    K *k = p;
+    int32_t m = 0;
+    for (int32_t i = 0; i < k->nplayers; i++) {
+        Subj *s = &k->players[i];
+        if (!s->exists || s->n == 0) continue;
+        int32_t code;
+        int64_t bb, pp;
+        g[m] = subj_current(k, s, as_of, NAN, &code, &bb, &pp);
+        id[m] = i;
+        status[m] = (int8_t)code;
+        boards[m] = (int32_t)bb;
+        sessions[m] = (s->lo >= 0 && s->lo < s->n) ? s->n - s->cut0 : 0;
+        initial[m] = s->initial;
+        last[m] = s->last_d;
+        m++;
+    }
+    return m;
+}
+
+static void ends_by_rank(const K *k, int32_t pid, const int32_t *rank, int32_t *a, int32_t *b) {
+    int32_t x = k->pa_of[pid], y = k->pb_of[pid];
+    if (rank && rank[x] > rank[y]) {
+        int32_t t = x;
+        x = y;
+        y = t;
+    }
+    *a = x;
+    *b = y;
+}
+
+/* every partnership with a live entry, in the order met, on as_of (foldout.PartnershipsOut);
+ * ends ordered by rank[id] (the members' numbers' order; NULL: by id); each output holds
+ * npships; returns the count */
+int32_t ck_dump_pships(void *p, int32_t as_of, const int32_t *rank, int32_t *a, int32_t *b,
+                       double *g, int8_t *status, double *initial, int32_t *boards,
+                       int32_t *together, int32_t *sessions, int32_t *last) {
+    K *k = p;
+    int32_t m = 0;
+    for (int32_t i = 0; i < k->npships; i++) {
+        Subj *s = &k->pships[i];
+        if (s->n == 0) continue;
+        int32_t code;
+        int64_t bb, pp;
+        g[m] = subj_current(k, s, as_of, NAN, &code, &bb, &pp);
+        ends_by_rank(k, i, rank, &a[m], &b[m]);
+        status[m] = (int8_t)code;
+        initial[m] = s->initial;
+        boards[m] = (int32_t)bb;
+        together[m] = (int32_t)s->total;
+        sessions[m] = s->n;
+        last[m] = s->last_d;
+        m++;
+    }
+    return m;
+}
+
+/* The subjects, numbered: players with state in id order, then every partnership in the
+ * order met. out[0]: all subjects; out[1]: the live entries of subjects [s0, s1). */
+void ck_history_size(void *p, int32_t s0, int32_t s1, int64_t *out) {
+    K *k = p;
+    int64_t j = 0, entries = 0;
+    for (int32_t i = 0; i < k->nplayers; i++) {
+        if (!k->players[i].exists) continue;
+        if (j >= s0 && j < s1) entries += k->players[i].n;
+        j++;
+    }
+    for (int32_t i = 0; i < k->npships; i++, j++)
+        if (j >= s0 && j < s1) entries += k->pships[i].n;
+    out[0] = j;
+    out[1] = entries;
+}
+
+/* subjects [s0, s1) (ck_history_size) and their live entries (foldout.HistoriesOut): entries
+ * in (date, seq) order per subject, esub the subject's number, epos its place in its version
+ * (players, then partnerships). Returns the subjects written, or -1 when out of memory. */
+int32_t ck_dump_histories(void *p, const int32_t *rank, int32_t s0, int32_t s1, int32_t *sa,
+                          int32_t *sb, double *sinit, int32_t *esub, int32_t *eseq,
+                          int32_t *epos, int32_t *edate, int32_t *eboards, double *egrade,
+                          double *efactor, int32_t *epartner, double *epad) {
+    K *k = p;
+    int32_t maxseq = 0;
+    for (int32_t vi = 0; vi < k->nversions; vi++)
+        if (k->versions[vi].live && k->versions[vi].seq > maxseq) maxseq = k->versions[vi].seq;
+    int32_t *vof = malloc(((size_t)maxseq + 1) * sizeof(int32_t)); /* live seq -> version */
+    if (!vof) return -1;
+    for (int32_t q = 0; q <= maxseq; q++) vof[q] = -1;
+    for (int32_t vi = 0; vi < k->nversions; vi++)
+        if (k->versions[vi].live) vof[k->versions[vi].seq] = vi;
+    int32_t j = 0, m = 0;
+    int64_t at = 0;
+    for (int32_t pass = 0; pass < 2; pass++) {
+        int32_t count = pass ? k->npships : k->nplayers;
+        for (int32_t i = 0; i < count; i++) {
+            Subj *s = pass ? &k->pships[i] : &k->players[i];
+            if (!pass && !s->exists) continue;
+            if (j < s0 || j >= s1) {
+                j++;
+                continue;
+            }
+            if (pass)
+                ends_by_rank(k, i, rank, &sa[m], &sb[m]);
+            else
+                sa[m] = i, sb[m] = -1;
+            sinit[m] = s->initial;
+            for (int32_t q = 0; q < s->n; q++, at++) {
+                Entry *e = &s->e[q];
+                esub[at] = j;
+                eseq[at] = e->seq;
+                edate[at] = e->d;
+                eboards[at] = e->x;
+                egrade[at] = e->g;
+                efactor[at] = (double)e->f;
+                epartner[at] = pass ? -1 : (int32_t)e->aux;
+                epad[at] = pass ? e->aux : NAN;
+                epos[at] = -1;
+                int32_t vi = e->seq <= maxseq ? vof[e->seq] : -1;
+                if (vi < 0) continue;
+                Version *v = &k->versions[vi];
+                const int32_t *ids = &k->pool[v->start];
+                int32_t lo = pass ? v->np : 0, hi = pass ? v->np + v->nq : v->np;
+                for (int32_t r = lo; r < hi; r++)
+                    if (ids[r] == i) {
+                        epos[at] = r;
+                        break;
+                    }
+            }
+            j++;
+            m++;
+        }
+    }
+    free(vof);
+    return m;
 }
