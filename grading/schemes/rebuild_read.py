@@ -131,12 +131,13 @@ def log_derive() -> list[LogRow]:
     ledger = _ledger()
     not_graded = _stored_not_graded()
     ids = {vid for _, _, vid, _, _ in ledger} | not_graded.keys()
-    info = dict(
-        (pk, (session, created))
-        for pk, session, created in SessionVersion.objects.filter(pk__in=ids)
-        .values_list("pk", "session_id", "created")
-        .iterator(CHUNK_ROWS)
-    )  # (the national ledger: one query; IN lists of any length are fine on PostgreSQL)
+    info = {
+        pk: (session, created)
+        for pk, session, created in SessionVersion.objects.values_list(
+            "pk", "session_id", "created"
+        ).iterator(CHUNK_ROWS)
+        if pk in ids
+    }  # every version read (no list of a nation's ids sent), those in the ledger kept
     by_session: dict[int, list[int]] = defaultdict(list)
     for pk in sorted(info):
         by_session[info[pk][0]].append(pk)
@@ -350,6 +351,8 @@ def _file_club_keys(out: Sessions) -> None:
             version = out.versions[vid]
             session = version.session
             if session.key.club != club:
-                key = SessionKey(club or "", session.key.event_id, session.key.session, session.date)
+                key = SessionKey(
+                    club or "", session.key.event_id, session.key.session, session.date
+                )
                 fixed = dataclasses.replace(session, key=key)
                 out.versions[vid] = dataclasses.replace(version, session=fixed)

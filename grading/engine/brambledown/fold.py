@@ -17,6 +17,7 @@ from grading.engine.brambledown.formulas import (
 from grading.engine.brambledown.quarter import Quarter
 from grading.engine.brambledown.session import SessionRatings, brambledown_session
 from grading.engine.brambledown.state import (
+    BrambledownPlayer,
     BrambledownState,
     GradePoint,
     PairRecord,
@@ -37,6 +38,12 @@ Counts = tuple[tuple[Quarter, int], ...]
 
 
 def _bump(counts: Counts, quarter: Quarter) -> Counts:
+    if counts:  # sessions come in date order: the open quarter is the table's last, or new
+        last, n = counts[-1]
+        if last is quarter or (last.year == quarter.year and last.q == quarter.q):
+            return counts[:-1] + ((last, n + 1),)
+        if (last.year, last.q) < (quarter.year, quarter.q):
+            return counts + ((quarter, 1),)
     table = dict(counts)
     table[quarter] = table.get(quarter, 0) + 1
     return tuple(sorted(table.items()))
@@ -45,6 +52,14 @@ def _bump(counts: Counts, quarter: Quarter) -> Counts:
 def _add_partner(
     partners: tuple[tuple[Quarter, tuple[str, ...]], ...], quarter: Quarter, partner: str
 ) -> tuple[tuple[Quarter, tuple[str, ...]], ...]:
+    if partners:  # as in _bump: the open quarter is the last, or new
+        last, names = partners[-1]
+        if last is quarter or (last.year == quarter.year and last.q == quarter.q):
+            if partner in names:
+                return partners
+            return partners[:-1] + ((last, tuple(sorted((*names, partner)))),)
+        if (last.year, last.q) < (quarter.year, quarter.q):
+            return partners + ((quarter, (partner,)),)
     table = dict(partners)
     table[quarter] = tuple(sorted(set(table.get(quarter, ())) | {partner}))
     return tuple(sorted(table.items()))
@@ -69,35 +84,55 @@ def brambledown_apply(
         )
     if state.regraded is not None and quarter <= state.regraded:
         raise ValueError(f"quarter {quarter} is already regraded: replay")
+    players, pairs = dict(state.players), dict(state.pairs)
+    ratings = brambledown_record(state, session, host_pair, players, pairs)
+    new_state = BrambledownState(players, pairs, state.quarter or quarter, state.regraded)
+    return BrambledownStep(new_state, ratings)
+
+
+def brambledown_record(
+    state: BrambledownState,
+    session: SessionResult,
+    host_pair: str | None,
+    players: dict[str, BrambledownPlayer],
+    pairs: dict[tuple[str, str], PairRecord],
+) -> SessionRatings:
+    """:func:`brambledown_apply`'s work without its checks and copies: the session's ratings
+    from ``state``'s grades, the players and pairs it changes written into ``players`` and
+    ``pairs`` (the caller's own mappings, holding ``state``'s; a replay keeps one per
+    quarter instead of copying them for every session, issue 18)."""
+    quarter = Quarter.of(session.date)
     ratings = brambledown_session(state, session, host_pair=host_pair)
-    players = dict(state.players)
-    pairs = dict(state.pairs)
+    before = {r.number: state.player(r.number) for r in ratings.players}  # none written yet
     for rating in ratings.players:
-        player = state.player(rating.number)
-        if player.grade is None:
-            first = player.first_iprs + (rating.ipr,)
+        player = before[rating.number]
+        grade, first, iprs, history = (
+            player.grade,
+            player.first_iprs,
+            player.quarter_iprs,
+            player.history,
+        )
+        if grade is None:
+            first = first + (rating.ipr,)
             if len(first) >= NEW_PERFORMANCES:
                 grade = round_half_up(sum(first) / len(first))
-                point = GradePoint(session.date, quarter, grade, "new")
-                history = player.history + (point,)
-                player = replace(player, grade=grade, first_iprs=first, history=history)
-            else:
-                player = replace(player, first_iprs=first)
+                history = history + (GradePoint(session.date, quarter, grade, "new"),)
         else:
-            player = replace(player, quarter_iprs=player.quarter_iprs + (rating.ipr,))
-        players[rating.number] = replace(
-            player,
-            tournaments=player.tournaments + 1,
-            quarters=_bump(player.quarters, quarter),
-            partners=_add_partner(player.partners, quarter, rating.partner),
+            iprs = iprs + (rating.ipr,)
+        players[rating.number] = BrambledownPlayer(  # one new player (no replace(): hot)
+            player.number,
+            grade,
+            first,
+            iprs,
+            player.tournaments + 1,
+            _bump(player.quarters, quarter),
+            _add_partner(player.partners, quarter, rating.partner),
+            history,
         )
     for key in sorted({pair_key(r.number, r.partner) for r in ratings.players}):
         record = pairs.get(key) or PairRecord(key)
-        pairs[key] = replace(
-            record, tournaments=record.tournaments + 1, quarters=_bump(record.quarters, quarter)
-        )
-    new_state = BrambledownState(players, pairs, state.quarter or quarter, state.regraded)
-    return BrambledownStep(new_state, ratings)
+        pairs[key] = PairRecord(key, record.tournaments + 1, _bump(record.quarters, quarter))
+    return ratings
 
 
 @dataclass(frozen=True)
@@ -157,8 +192,10 @@ def _lists(
     b_list: list[ListEntry] = []
     six_months = (quarter, quarter.previous())
     for number, player in state.players.items():
+        if player.grade is None or player.tournaments < B_LIST_TOURNAMENTS:
+            continue  # on no list (the cheap tests first: every member, every quarter)
         in_quarter = player.tournaments_in(quarter)
-        if player.grade is None or in_quarter < 1:
+        if in_quarter < 1:
             continue
         partners = len(player.partners_in(six_months))
         entry = ListEntry(number, player.grade, player.tournaments, in_quarter, partners)
@@ -168,8 +205,10 @@ def _lists(
             b_list.append(entry)
     pairs_list: list[PairListEntry] = []
     for key, record in state.pairs.items():
+        if record.tournaments < PAIRS_LIST_TOURNAMENTS:
+            continue
         in_quarter = record.tournaments_in(quarter)
-        if record.tournaments < PAIRS_LIST_TOURNAMENTS or in_quarter < 1:
+        if in_quarter < 1:
             continue
         first, second = state.grade(key[0]), state.grade(key[1])
         if first is None or second is None:

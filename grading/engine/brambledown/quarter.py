@@ -5,6 +5,7 @@ name that reads back (issue 21)."""
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from dataclasses import dataclass
 
@@ -34,11 +35,11 @@ class Quarter:
         match = _QUARTER.fullmatch(text)
         if not match:
             raise ValueError(f"not a quarter (expected e.g. 2026Q4): {text!r}")
-        return cls(int(match.group(1)), int(match.group(2)))
+        return _quarter(int(match.group(1)), int(match.group(2)))
 
     @classmethod
     def of(cls, day: dt.date) -> Quarter:
-        return cls(day.year, (day.month - 1) // 3 + 1)
+        return _quarter(day.year, (day.month - 1) // 3 + 1)
 
     @property
     def start(self) -> dt.date:
@@ -59,13 +60,29 @@ class Quarter:
         return self.next().start - dt.timedelta(days=1)
 
     def next(self) -> Quarter:
-        return Quarter(self.year + 1, 1) if self.q == 4 else Quarter(self.year, self.q + 1)
+        return _quarter(self.year + 1, 1) if self.q == 4 else _quarter(self.year, self.q + 1)
 
     def previous(self) -> Quarter:
-        return Quarter(self.year - 1, 4) if self.q == 1 else Quarter(self.year, self.q - 1)
+        return _quarter(self.year - 1, 4) if self.q == 1 else _quarter(self.year, self.q - 1)
 
     def __contains__(self, day: object) -> bool:
-        return isinstance(day, dt.date) and Quarter.of(day) == self
+        return (
+            isinstance(day, dt.date)
+            and day.year == self.year
+            and (day.month - 1) // 3 + 1 == self.q
+        )
 
     def __str__(self) -> str:
-        return f"{self.year:04d}Q{self.q}"
+        return _text(self.year, self.q)
+
+
+@functools.lru_cache(maxsize=4096)
+def _quarter(year: int, q: int) -> Quarter:
+    """One object per quarter, for the ones the engine makes: tables keyed and sorted by
+    quarter then compare them by identity first (a whole-ledger rebuild makes millions)."""
+    return Quarter(year, q)
+
+
+@functools.lru_cache(maxsize=4096)
+def _text(year: int, q: int) -> str:
+    return f"{year:04d}Q{q}"

@@ -9,7 +9,12 @@ import datetime as dt
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
-from grading.engine.brambledown.fold import QuarterResult, brambledown_apply, brambledown_regrade
+from grading.engine.brambledown.fold import (
+    QuarterResult,
+    brambledown_apply,
+    brambledown_record,
+    brambledown_regrade,
+)
 from grading.engine.brambledown.quarter import Quarter
 from grading.engine.brambledown.session import SessionRatings
 from grading.engine.brambledown.state import BrambledownState, brambledown_initial
@@ -36,16 +41,39 @@ def brambledown_quarter(
     current = state
     if current.quarter is None:
         current = replace(current, quarter=quarter)
-    ratings = []
-    for session in sorted(sessions, key=_session_order):
-        if session.date not in quarter:
-            raise ValueError(f"session of {session.date} is not in {quarter}")
-        host = (host_pairs or {}).get(_identity(session))
-        step = brambledown_apply(current, session, host_pair=host)
-        current = step.state
-        ratings.append(step.ratings)
+    ordered = sorted(sessions, key=_session_order)
+    current, ratings = _record_all(current, ordered, host_pairs, within=quarter)
     result = brambledown_regrade(current, quarter)
     return replace(result, sessions=tuple(ratings))
+
+
+def _record_all(
+    state: BrambledownState,
+    sessions: list[SessionResult],
+    host_pairs: Mapping[tuple[str, str, int, dt.date], str] | None,
+    *,
+    within: Quarter | None = None,
+) -> tuple[BrambledownState, list[SessionRatings]]:
+    """``brambledown_apply`` of each session in turn, on one copy of the state's mappings
+    (not one per session: a club's decade is thousands of sessions, issue 18)."""
+    if not sessions:
+        return state, []
+    players, pairs = dict(state.players), dict(state.pairs)
+    ratings = []
+    for i, session in enumerate(sessions):
+        if within is not None and session.date not in within:
+            raise ValueError(f"session of {session.date} is not in {within}")
+        host = (host_pairs or {}).get(_identity(session))
+        if i == 0:  # the checks (open quarter, not regraded) and the quarter it opens
+            step = brambledown_apply(state, session, host_pair=host)
+            state, players, pairs = step.state, step.state.players, step.state.pairs  # its own
+            ratings.append(step.ratings)
+            continue
+        if Quarter.of(session.date) != state.quarter:
+            brambledown_apply(state, session, host_pair=host)  # raises, as the step would
+        view = BrambledownState(players, pairs, state.quarter, state.regraded)
+        ratings.append(brambledown_record(view, session, host, players, pairs))
+    return BrambledownState(players, pairs, state.quarter, state.regraded), ratings
 
 
 def _identity(session: SessionResult) -> tuple[str, str, int, dt.date]:
@@ -100,13 +128,7 @@ def brambledown_replay(
         results.append(result)
         state = result.state
     open_quarter = through.next()
-    open_ratings = []
     if state.quarter is None:
         state = replace(state, quarter=open_quarter)
-    for session in by_quarter.get(open_quarter, ()):
-        step = brambledown_apply(
-            state, session, host_pair=(host_pairs or {}).get(_identity(session))
-        )
-        state = step.state
-        open_ratings.append(step.ratings)
+    state, open_ratings = _record_all(state, by_quarter.get(open_quarter, []), host_pairs)
     return BrambledownReplay(tuple(results), state, tuple(open_ratings))

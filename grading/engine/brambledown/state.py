@@ -41,8 +41,8 @@ class BrambledownPlayer:
     first_iprs: tuple[float, ...] = ()
     quarter_iprs: tuple[float, ...] = ()
     tournaments: int = 0
-    quarters: tuple[tuple[Quarter, int], ...] = ()  # graded tournaments per quarter
-    partners: tuple[tuple[Quarter, tuple[str, ...]], ...] = ()
+    quarters: tuple[tuple[Quarter, int], ...] = ()  # graded tournaments per quarter, sorted
+    partners: tuple[tuple[Quarter, tuple[str, ...]], ...] = ()  # sorted by quarter
     history: tuple[GradePoint, ...] = ()
 
     @property
@@ -50,11 +50,20 @@ class BrambledownPlayer:
         return self.grade is None
 
     def tournaments_in(self, quarter: Quarter) -> int:
-        return sum(count for q, count in self.quarters if q == quarter)
+        return _count_in(self.quarters, quarter)
 
     def partners_in(self, quarters: Iterable[Quarter]) -> frozenset[str]:
         wanted = set(quarters)
-        return frozenset(p for q, names in self.partners if q in wanted for p in names)
+        if not wanted:
+            return frozenset()
+        earliest = min(wanted)
+        found: set[str] = set()
+        for q, names in reversed(self.partners):  # sorted by quarter: the latest first
+            if q < earliest:
+                break
+            if q in wanted:
+                found.update(names)
+        return frozenset(found)
 
 
 @dataclass(frozen=True)
@@ -66,7 +75,21 @@ class PairRecord:
     quarters: tuple[tuple[Quarter, int], ...] = ()
 
     def tournaments_in(self, quarter: Quarter) -> int:
-        return sum(count for q, count in self.quarters if q == quarter)
+        return _count_in(self.quarters, quarter)
+
+
+def _count_in(counts: tuple[tuple[Quarter, int], ...], quarter: Quarter) -> int:
+    """A quarter's count in a table sorted by quarter (as the fold keeps every table): the
+    last entry is the quarter just closed, or a quarter before it (issue 18: every member and
+    pair is asked at every regrade)."""
+    if not counts:
+        return 0
+    last, n = counts[-1]
+    if last is quarter or (last.year == quarter.year and last.q == quarter.q):
+        return n
+    if (last.year, last.q) < (quarter.year, quarter.q):
+        return 0
+    return sum(count for q, count in counts if q == quarter)
 
 
 @dataclass(frozen=True)
