@@ -14,6 +14,7 @@ from clubs.models import Club, ClubRole
 from grading.engine import codec
 from grading.engine.ngs import ProcessOp
 from grading.lab import national
+from grading.lab.bulkload import foreign_keys_check
 from grading.lab.national import GRADED_TABLES, national_build
 from grading.lab.payload import FAST, payload_json
 from grading.lab.synthetic import synthetic_ledger
@@ -119,7 +120,7 @@ def test_the_fast_payload_is_the_canonical_json():
 
 def test_without_the_bulk_settings_the_triggers_check_the_keys(db, monkeypatch):
     """A server that refuses the bulk settings (not a superuser): the row-by-row triggers."""
-    monkeypatch.setattr(national, "_bulk_settings", lambda cursor: False)
+    monkeypatch.setattr(national, "bulk_settings", lambda cursor: False)
     national_build(players=240, sessions=150, clubs=4, seed=3, log=lambda _: None)
     assert ledger_check() == []
 
@@ -134,4 +135,4 @@ def test_a_dangling_key_is_found_by_the_set_based_check(small):
         )
         cursor.execute("SET LOCAL session_replication_role = origin")
         with pytest.raises(RuntimeError, match="version_id: 1 rows refer to no"):
-            national._foreign_keys_check(cursor)
+            foreign_keys_check(cursor, national.WRITTEN)

@@ -25,14 +25,12 @@ result. Run it on an empty, migrated database: ``manage.py national --players 50
 from __future__ import annotations
 
 import hashlib
-import os
-import resource
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import DatabaseError, connection, transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from clubs.models import Club, ClubRole
@@ -43,7 +41,15 @@ from grading.engine.ngs import (
     known_pairs,
     why_not_graded,
 )
-from grading.engine.ngs.ledger import LedgerOp
+from grading.lab.bulkload import (
+    Clock,
+    Timed,
+    bulk_settings,
+    every,
+    foreign_keys_check,
+    indexes_drop,
+    sequences_reset,
+)
 from grading.lab.payload import payload_json
 from grading.lab.synthetic import iter_synthetic_ledger
 from grading.ledger.check import ledger_refold
@@ -134,6 +140,7 @@ COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
         ("id", "seq", "operation", "version_id", "host_pair", "created"),
     ),
 }
+WRITTEN = (ClubRole, Event, Session, SessionVersion, PairResult, LedgerEntry, SchemeEntry)
 GRADED_TABLES = {  # what the refold and the schemes write, counted for the report
     "grades": _table(SessionGrade),
     "current": _table(CurrentGrade),
@@ -215,15 +222,15 @@ def national_build(
     if LedgerEntry.objects.exists() or Member.objects.exists() or Club.objects.exists():
         raise RuntimeError("the national builder needs an empty database (migrate a new one)")
     inputs = _Inputs(clubs=clubs, params_name=params_name, now=timezone.now())
-    generated = _Timed(iter_synthetic_ledger(players, sessions, seed, years))
-    clock = _Clock()
+    generated = Timed(iter_synthetic_ledger(players, sessions, seed, years))
+    clock = Clock()
     with transaction.atomic():
         _inputs_copy(inputs, generated, log)
     clock.lap("inputs")
     log(f"national: inputs written in {clock.report['inputs_seconds']:.0f} s")
 
     if grade:
-        ledger_refold(progress=_every(log, "refold", 50_000))
+        ledger_refold(progress=every(log, "refold", 50_000))
         clock.lap("refold")
 
     rebuild, schemes = _schemes_rebuild(), None
@@ -262,69 +269,6 @@ def national_build(
     }
 
 
-class _Clock:
-    """Each phase's wall seconds, and the CPU seconds of this process and of its database
-    server process (read from /proc when the server is on this machine, else not reported):
-    on a loaded machine, wall time says little."""
-
-    def __init__(self):
-        self.report: dict[str, float] = {}
-        self.backend = None
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_backend_pid()")
-                self.backend = cursor.fetchone()[0]
-        self.last = self._now()
-
-    def _now(self) -> tuple[float, float, float | None]:
-        server = None
-        try:
-            with open(f"/proc/{self.backend}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            server = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        except (OSError, ValueError, IndexError):
-            pass
-        return time.perf_counter(), time.process_time(), server
-
-    def lap(self, phase: str) -> None:
-        now = self._now()
-        self.report[f"{phase}_seconds"] = now[0] - self.last[0]
-        self.report[f"{phase}_cpu_seconds"] = now[1] - self.last[1]
-        if now[2] is not None and self.last[2] is not None:
-            self.report[f"{phase}_server_cpu_seconds"] = now[2] - self.last[2]
-        self.last = now
-        # the peak so far (it only grows: after the inputs, the inputs' peak)
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        self.report[f"{phase}_peak_rss_mb"] = round(peak)
-
-
-class _Timed:
-    """An iterator whose own time is added up (the generator's share of the inputs phase)."""
-
-    def __init__(self, it: Iterator[LedgerOp]):
-        self.it, self.seconds = it, 0.0
-
-    def __iter__(self) -> Iterator[LedgerOp]:
-        while True:
-            t0 = time.perf_counter()
-            op = next(self.it, None)
-            self.seconds += time.perf_counter() - t0
-            if op is None:
-                return
-            yield op
-
-
-def _every(log, what: str, step: int) -> Callable[[int, int], None]:
-    shown = [0]
-
-    def progress(done: int, total: int) -> None:
-        if done - shown[0] >= step or done == total:
-            shown[0] = done
-            log(f"national: {what} {done} of {total}")
-
-    return progress
-
-
 def _schemes_rebuild():
     try:
         from grading.schemes.rebuild import schemes_rebuild  # not in every checkout yet
@@ -347,8 +291,8 @@ def _inputs_copy(inputs: _Inputs, ops, log) -> None:
     params = get_params(inputs.params_name)
     with connection.cursor() as cursor:
         cursor.execute("SET CONSTRAINTS ALL DEFERRED")
-        unchecked = _bulk_settings(cursor)
-        indexes = _indexes_drop(cursor, _table(PairResult))
+        unchecked = bulk_settings(cursor)
+        indexes = indexes_drop(cursor, _table(PairResult))
         table_copy(
             cursor,
             _table(Club),
@@ -383,64 +327,15 @@ def _inputs_copy(inputs: _Inputs, ops, log) -> None:
                 "tables_params": "",
             },
         )
-        _sequences(cursor)
+        sequences_reset(cursor, (Club, Member, *WRITTEN))
         if unchecked:
             cursor.execute("SET LOCAL session_replication_role = origin")
-            _foreign_keys_check(cursor)
+            foreign_keys_check(cursor, WRITTEN)
         # any foreign keys left to check, checked now, not at the commit: a caller's
         # transaction (tests) may go on to TRUNCATE a table with checks pending
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         for definition in indexes:  # built once, faster than row by row
             cursor.execute(definition)
-
-
-def _bulk_settings(cursor) -> bool:
-    """This transaction's settings for a bulk load, each where the server allows it: payloads
-    compressed with LZ4 (several times faster than the default), and no foreign-key trigger
-    per row (a superuser's ``session_replication_role``: about a quarter of the server's
-    time). Returns whether the foreign keys are to be checked afterwards, set-based."""
-    for setting in ("default_toast_compression = 'lz4'", "session_replication_role = replica"):
-        try:
-            with transaction.atomic():  # a savepoint: a refused setting leaves the rest
-                cursor.execute(f"SET LOCAL {setting}")
-        except DatabaseError:
-            if "replica" in setting:
-                return False
-    return True
-
-
-def _indexes_drop(cursor, table: str) -> list[str]:
-    """Drop a table's indexes that back no constraint (this transaction's, lab database) and
-    return their definitions, to build each again once the rows are in: the pair table's
-    three (its version and both players) were half the server's time, kept row by row."""
-    cursor.execute(
-        "SELECT i.relname, pg_get_indexdef(x.indexrelid) FROM pg_index x "
-        "JOIN pg_class i ON i.oid = x.indexrelid WHERE x.indrelid = %s::regclass "
-        "AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)",
-        [table],
-    )
-    found = cursor.fetchall()
-    for name, _ in found:
-        cursor.execute(f'DROP INDEX "{name}"')
-    return [definition for _, definition in found]
-
-
-def _foreign_keys_check(cursor) -> None:
-    """Every foreign key of the tables written refers to a row (what the triggers would have
-    checked one row at a time), checked with one anti-join per key."""
-    for model in (ClubRole, Event, Session, SessionVersion, PairResult, LedgerEntry, SchemeEntry):
-        for f in model._meta.concrete_fields:
-            if not f.is_relation:
-                continue
-            target = f.target_field.model._meta.db_table
-            table, column = _table(model), f.column
-            cursor.execute(
-                f"SELECT count(*) FROM {table} t WHERE t.{column} IS NOT NULL AND NOT EXISTS "
-                f"(SELECT 1 FROM {target} r WHERE r.{f.target_field.column} = t.{column})"
-            )
-            missing = cursor.fetchone()[0]
-            if missing:
-                raise RuntimeError(f"{table}.{column}: {missing} rows refer to no {target}")
 
 
 def _club_of(number: str, clubs: int) -> int:
@@ -564,22 +459,3 @@ def _live_and_withdrawn(cursor, inputs: _Inputs) -> None:
         "%s::bigint[]) AS l(s, v) WHERE s.id = l.s",
         [[s for s, _ in changed], [v for _, v in changed]],
     )
-
-
-def _sequences(cursor) -> None:
-    for model in (
-        Club,
-        Member,
-        ClubRole,
-        Event,
-        Session,
-        SessionVersion,
-        PairResult,
-        LedgerEntry,
-        SchemeEntry,
-    ):
-        table = _table(model)
-        cursor.execute(
-            f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
-            f"coalesce((SELECT max(id) FROM {table}), 0) + 1, false)"
-        )
