@@ -1,93 +1,87 @@
-"""The national database builder (issue 17): a decade of a national union, graded by the
-engine and written with PostgreSQL COPY through psycopg, never one ORM save per row.
+"""The national database builder (issue 17): a decade of a national union, written with
+PostgreSQL COPY through psycopg and graded by the product's own refold.
 
-``national_build`` folds the synthetic ledger of ``grading.lab.synthetic`` (clubs, regular and
-pick-up partners, late uploads, corrections, withdrawals, careers, hosts, visitors) with the
-fast path, and writes what the upload pipeline and the fold would have written for it: clubs
-and their members, events, sessions, graded and withdrawn versions (the engine's payload), pair
-figures, the ledger, session grades, current and partnership grades, and the subject tables a
-grading step reads (``grading.ledger.subjects``). ``replay --check`` passes on the result.
+``national_build`` streams the synthetic ledger of ``grading.lab.synthetic`` (clubs, regular and
+pick-up partners, late uploads, corrections, withdrawals, careers, hosts, visitors) into the
+tables the upload pipeline fills, chunk by chunk (bounded memory): clubs, members and their
+club roles, events, sessions (each with its live version), session versions (the payload the
+pipeline stores, ``grading.lab.payload``, and its fingerprint), pair results (without the
+figures grading gives them), the ledger (process and withdraw entries, in sequence), the
+schemes' log and the ledger head. Then:
 
-Not written: uploads (the versions have none), PPI and Brambledown, versions the engine would
-not grade (the synthetic ledger's few are skipped, with their sequence numbers). Run it on an
-empty, migrated database: ``manage.py national --players 50000 --sessions 400000``.
+* ``grading.ledger.check.ledger_refold`` grades everything: session grades, pair figures,
+  current and partnership grades, the subject tables (S5.4);
+* ``grading.schemes.rebuild.schemes_rebuild``, when the product has it, rebuilds PPI (S10)
+  and Brambledown (S11, every tenth club keeps it) from the schemes' log;
+* ``ANALYZE``.
+
+A version the engine would not grade (S14.9) is stored not graded with its reason, as the
+pipeline stores it: no ledger entry (sequence numbers stay consecutive), yet in the schemes'
+log (S14.17). Not written: uploads (the versions have none). ``replay --check`` passes on the
+result. Run it on an empty, migrated database: ``manage.py national --players 50000
+--sessions 400000``.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import datetime as dt
 import hashlib
-import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from clubs.models import Club, ClubRole
-from grading.engine import codec
 from grading.engine.ngs import (
     ProcessOp,
-    ReplayState,
-    StepResult,
-    apply,
     get_params,
-    partnership_subject,
+    host_pair_of,
+    known_pairs,
     why_not_graded,
 )
+from grading.lab.bulkload import (
+    Clock,
+    Timed,
+    bulk_settings,
+    every,
+    foreign_keys_check,
+    indexes_drop,
+    sequences_reset,
+)
+from grading.lab.payload import payload_json
 from grading.lab.synthetic import iter_synthetic_ledger
-from grading.ledger.store import CURRENT_GRADE_FIELDS
-from grading.ledger.subjects import subjects_copy, table_copy
+from grading.ledger.check import ledger_refold
+from grading.ledger.subjects import subjects_current, table_copy
 from grading.models import (
     CurrentGrade,
     Event,
     LedgerEntry,
     LedgerHead,
+    LedgerHistory,
     PairResult,
     PartnershipGrade,
     Session,
     SessionGrade,
     SessionVersion,
 )
+from grading.models.schemes import (
+    BrambledownGrade,
+    BrambledownRating,
+    PPIPoint,
+    PPIRating,
+    SchemeEntry,
+)
 from members.models import Member, new_pages_version
 
 NATIONAL = {"players": 50_000, "clubs": 400, "sessions": 400_000, "years": 10}
+CHUNK = 2_000  # session versions gathered before their rows are copied (bounded memory)
+BRAMBLEDOWN_EVERY = 10  # clubs 1, 11, 21, ... keep Brambledown (S11)
 
 
 def _table(model) -> str:
     return model._meta.db_table
-
-
-@dataclass
-class _Build:
-    clubs: int
-    params_name: str
-    now: dt.datetime
-    members: dict[str, int] = field(default_factory=dict)  # national number -> member id
-    events: dict[tuple[int, str], int] = field(default_factory=dict)
-    sessions: dict[tuple, list[int]] = field(default_factory=dict)  # key -> [id, versions, live]
-    versions: dict[str, int] = field(default_factory=dict)  # engine version -> version id
-    withdrawn: list[int] = field(default_factory=list)
-    rows: dict[str, list[tuple]] = field(default_factory=dict)
-    counts: dict[str, int] = field(default_factory=dict)
-
-    def member(self, number: str) -> int:
-        """The member id of a national number, the member (and their club role) queued for
-        writing at first sight."""
-        pk = self.members.get(number)
-        if pk is None:
-            pk = self.members[number] = len(self.members) + 1
-            self.add(
-                "members", (pk, number, f"Member {number}", False, self.now, new_pages_version())
-            )
-            self.add("roles", (_club_of(number, self.clubs), pk, ClubRole.Role.MEMBER))
-        return pk
-
-    def add(self, table: str, row: tuple) -> None:
-        self.rows.setdefault(table, []).append(row)
 
 
 COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -97,7 +91,7 @@ COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "roles": (_table(ClubRole), ("club_id", "member_id", "role")),
     "events": (_table(Event), ("id", "club_id", "event_id", "name")),
-    "sessions": (_table(Session), ("id", "event_id", "number", "date", "start")),
+    "sessions": (_table(Session), ("id", "event_id", "number", "date", "start", "live_version_id")),
     "versions": (
         _table(SessionVersion),
         (
@@ -112,7 +106,6 @@ COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
             "payload",
             "state",
             "not_graded_reason",
-            "sof",
             "known_pairs",
             "total_pairs",
             "late",
@@ -136,64 +129,78 @@ COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
             "direction_mean",
             "host",
             "known",
-            "score_term",
-            "sopp",
-            "par",
-            "excess",
         ),
     ),
     "entries": (
         _table(LedgerEntry),
         ("id", "seq", "operation", "version_id", "params_name", "host_pair", "created"),
     ),
-    "grades": (
-        _table(SessionGrade),
-        (
-            "entry_id",
-            "version_id",
-            "member_id",
-            "partner_id",
-            "date",
-            "pair_id",
-            "grade_before",
-            "partner_grade",
-            "sopp",
-            "score_term",
-            "excess",
-            "regular_adjustment",
-            "gain",
-            "par",
-            "boards",
-            "boards_reported",
-            "factor",
-            "session_grade",
-            "grade_after",
-            "reason",
-            "live",
-        ),
-    ),
-    "current": (
-        _table(CurrentGrade),
-        ("member_id", *CURRENT_GRADE_FIELDS),
-    ),
-    "partnerships": (
-        _table(PartnershipGrade),
-        (
-            "member_a_id",
-            "member_b_id",
-            "grade",
-            "first_value",
-            "boards_in_window",
-            "boards_together",
-            "sessions_together",
-            "last_played",
-            "shown",
-            "as_of",
-            "seq",
-        ),
+    "schemes": (
+        _table(SchemeEntry),
+        ("id", "seq", "operation", "version_id", "host_pair", "created"),
     ),
 }
-CHUNK = 50_000  # session grades gathered before a COPY (bounded memory)
+WRITTEN = (ClubRole, Event, Session, SessionVersion, PairResult, LedgerEntry, SchemeEntry)
+GRADED_TABLES = {  # what the refold and the schemes write, counted for the report
+    "grades": _table(SessionGrade),
+    "current": _table(CurrentGrade),
+    "partnerships": _table(PartnershipGrade),
+    "history_rows": _table(LedgerHistory),
+    "ppi_ratings": _table(PPIRating),
+    "ppi_points": _table(PPIPoint),
+    "brambledown_grades": _table(BrambledownGrade),
+    "brambledown_ratings": _table(BrambledownRating),
+}
+
+
+@dataclass
+class _Inputs:
+    """What the stream has written so far, and the little it must remember: the members' and
+    sessions' keys, and each version's key and session (for withdrawals and corrections)."""
+
+    clubs: int
+    params_name: str
+    now: Any
+    members: dict[str, int] = field(default_factory=dict)  # national number -> member id
+    events: dict[tuple[int, str], int] = field(default_factory=dict)  # (club, event id) -> id
+    sessions: dict[tuple, int] = field(default_factory=dict)  # (event, number, date) -> id
+    versions: dict[str, tuple[int, int]] = field(default_factory=dict)  # name -> (id, session)
+    numbers: dict[int, int] = field(default_factory=dict)  # session -> versions so far
+    live: dict[int, int | None] = field(default_factory=dict)  # session -> live, if changed
+    withdrawn: list[int] = field(default_factory=list)
+    rows: dict[str, list[tuple]] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    seq: int = 0  # the ledger's
+    scheme_seq: int = 0  # the schemes' log's
+    latest: Any = None  # the latest date of play graded so far (a later one is late, S5.2)
+    not_graded: int = 0
+    copy_seconds: float = 0.0
+    payload_seconds: float = 0.0
+
+    def add(self, table: str, row: tuple) -> None:
+        self.rows.setdefault(table, []).append(row)
+
+    def member(self, number: str) -> int:
+        """The member id of a national number; the member (and a club role) queued for
+        writing at first sight."""
+        pk = self.members.get(number)
+        if pk is None:
+            pk = self.members[number] = len(self.members) + 1
+            self.add(
+                "members", (pk, number, f"Member {number}", False, self.now, new_pages_version())
+            )
+            self.add("roles", (_club_of(number, self.clubs), pk, ClubRole.Role.MEMBER))
+        return pk
+
+    def flush(self, cursor) -> None:
+        t0 = time.perf_counter()
+        for name, (table, columns) in COLUMNS.items():
+            rows = self.rows.pop(name, None)
+            if rows:
+                self.counts[name] = self.counts.get(name, 0) + table_copy(
+                    cursor, table, columns, rows
+                )
+        self.copy_seconds += time.perf_counter() - t0
 
 
 def national_build(
@@ -204,267 +211,279 @@ def national_build(
     seed: int = 1,
     years: int = 10,
     params_name: str = "ngs-15a",
+    grade: bool = True,
     log: Callable[[str], Any] = print,
 ) -> dict[str, Any]:
-    """Build the database (empty, migrated; all in one transaction) and return its counts and
-    timings."""
+    """Build the database (empty, migrated) and return its counts and each phase's seconds:
+    the inputs generated and copied (one transaction), the refold, the schemes, ANALYZE.
+    ``grade=False`` stops after the inputs (to time them; ``manage.py replay`` then
+    ``manage.py schemes_rebuild`` finish the database)."""
     began = time.perf_counter()
     if LedgerEntry.objects.exists() or Member.objects.exists() or Club.objects.exists():
         raise RuntimeError("the national builder needs an empty database (migrate a new one)")
-    build = _Build(clubs=clubs, params_name=params_name, now=timezone.now())
-    state = ReplayState(get_params(params_name), "fast")
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
-        table_copy(
-            cursor,
-            _table(Club),
-            ("id", "name", "slug", "national_number", "keeps_brambledown", "created"),
-            (
-                (i, f"Club {i:03d}", f"club-{i:03d}", "", False, build.now)
-                for i in range(1, clubs + 1)
-            ),
-        )
-        for op in iter_synthetic_ledger(players, sessions, seed, years):
-            if isinstance(op, ProcessOp) and why_not_graded(op.session, state.params):
-                continue  # never reaches the ledger (S14.9)
-            if isinstance(op, ProcessOp):  # the engine's version names become version ids
-                build.versions[op.version] = len(build.versions) + 1
-            op = dataclasses.replace(op, version=str(build.versions[op.version]))
-            step = apply(state, op)
-            state.steps.clear()
-            if isinstance(op, ProcessOp):
-                _process(build, op, step)
-            else:
-                build.withdrawn.append(int(op.version))
-                build.add(
-                    "entries",
-                    (op.seq, op.seq, "withdraw", int(op.version), params_name, "", build.now),
-                )
-            if len(build.rows.get("grades", ())) >= CHUNK:
-                _flush(cursor, build)
-                log(f"national: ledger entry {op.seq}, {time.perf_counter() - began:.0f} s")
-        folded = time.perf_counter() - began
-        log(f"national: ledger folded in {folded:.0f} s; writing grades and subject tables")
-        _grades(build, state)
-        _flush(cursor, build)
-        _withdrawals_and_live(cursor, build)
-        build.counts["history_rows"] = subjects_copy(cursor, state, first_id=1)
-        LedgerHead.objects.update_or_create(
-            pk=1,
-            defaults={
-                "last_seq": state.last_seq,
-                "reference_date": state.latest_date(),
-                "params_name": params_name,
-                "tables_seq": state.last_seq,
-                "tables_params": params_name,
-            },
-        )
-        _sequences(cursor)
+    inputs = _Inputs(clubs=clubs, params_name=params_name, now=timezone.now())
+    generated = Timed(iter_synthetic_ledger(players, sessions, seed, years))
+    clock = Clock()
+    with transaction.atomic():
+        _inputs_copy(inputs, generated, log)
+    clock.lap("inputs")
+    log(f"national: inputs written in {clock.report['inputs_seconds']:.0f} s")
+
+    if grade:
+        _refold(log)
+        clock.lap("refold")
+
+    rebuild, schemes = _schemes_rebuild(), None
+    if grade and rebuild is None:
+        log("national: PPI and Brambledown not rebuilt (grading.schemes.rebuild not available)")
+    elif grade:
+        log("national: rebuilding PPI and Brambledown")
+        schemes = rebuild(progress=lambda line: log(f"national: schemes: {line}"))
+        clock.lap("schemes")
+
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
+    clock.lap("analyze")
+    phases = clock.report
+    head = LedgerHead.objects.get()
     return {
         "players": players,
         "clubs": clubs,
         "sessions": sessions,
         "seconds": time.perf_counter() - began,
-        "fold_seconds": folded,
-        "last_seq": state.last_seq,
-        **build.counts,
+        **phases,
+        "inputs_generate_seconds": generated.seconds,
+        "inputs_payload_seconds": inputs.payload_seconds,
+        "inputs_copy_seconds": inputs.copy_seconds,
+        "graded": grade,
+        "schemes_rebuilt": schemes is not None,
+        "schemes_log_kept": schemes["log_kept"] if schemes else None,
+        "schemes_stage_seconds": schemes["seconds"] if schemes else None,
+        "last_seq": head.last_seq,
+        "subject_tables_current": subjects_current(head),
+        "members": len(inputs.members),
+        "not_graded": inputs.not_graded,
+        "withdrawn": len(inputs.withdrawn),
+        **inputs.counts,
+        **_graded_counts(),
     }
 
 
-def _flush(cursor, build: _Build) -> None:
-    for name, (table, columns) in COLUMNS.items():
-        rows = build.rows.pop(name, [])
-        if rows:
-            build.counts[name] = build.counts.get(name, 0) + table_copy(
-                cursor, table, columns, rows
-            )
+REFOLDED = (SessionGrade, LedgerHistory, PairResult, PartnershipGrade, CurrentGrade)
+
+
+def _refold(log) -> None:
+    """The product's refold, on a database that has no grades yet: the secondary indexes of
+    the tables it fills are dropped first and built once after, and (where the server allows
+    it) no foreign-key trigger runs per row; the keys are checked set-based after."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        indexes = [d for model in REFOLDED for d in indexes_drop(cursor, _table(model))]
+    unchecked = False
+    try:
+        with transaction.atomic(), connection.cursor() as cursor:  # kept after the commit
+            cursor.execute("SET session_replication_role = replica")
+        unchecked = True
+    except DatabaseError:
+        pass
+    try:
+        ledger_refold(progress=every(log, "refold", 50_000))
+    finally:
+        with transaction.atomic(), connection.cursor() as cursor:
+            if unchecked:
+                cursor.execute("SET session_replication_role = origin")
+            for definition in indexes:
+                cursor.execute(definition)
+            if unchecked:
+                foreign_keys_check(cursor, REFOLDED)
+
+
+def _schemes_rebuild():
+    try:
+        from grading.schemes.rebuild import schemes_rebuild  # not in every checkout yet
+    except ImportError:
+        return None
+    return schemes_rebuild
+
+
+def _graded_counts() -> dict[str, int]:
+    counts = {}
+    with connection.cursor() as cursor:
+        for name, table in GRADED_TABLES.items():
+            cursor.execute(f"SELECT count(*) FROM {table}")
+            counts[name] = cursor.fetchone()[0]
+    return counts
+
+
+def _inputs_copy(inputs: _Inputs, ops, log) -> None:
+    began = time.perf_counter()
+    params = get_params(inputs.params_name)
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+        unchecked = bulk_settings(cursor)
+        indexes = indexes_drop(cursor, _table(PairResult))
+        table_copy(
+            cursor,
+            _table(Club),
+            ("id", "name", "slug", "national_number", "keeps_brambledown", "created"),
+            (
+                (i, f"Club {i:03d}", f"club-{i:03d}", "", i % BRAMBLEDOWN_EVERY == 1, inputs.now)
+                for i in range(1, inputs.clubs + 1)
+            ),
+        )
+        pending = flushes = 0
+        for op in ops:
+            if isinstance(op, ProcessOp):
+                _process(inputs, op, params)
+                pending += 1
+            else:
+                _withdraw(inputs, op.version)
+            if pending >= CHUNK:
+                inputs.flush(cursor)
+                pending, flushes = 0, flushes + 1
+                if flushes % 25 == 0:
+                    done = len(inputs.versions)
+                    log(f"national: {done} versions, {time.perf_counter() - began:.0f} s")
+        inputs.flush(cursor)
+        _live_and_withdrawn(cursor, inputs)
+        LedgerHead.objects.update_or_create(
+            pk=1,
+            defaults={
+                "last_seq": inputs.seq,
+                "reference_date": inputs.latest,
+                "params_name": inputs.params_name,
+                "tables_seq": 0,
+                "tables_params": "",
+            },
+        )
+        sequences_reset(cursor, (Club, Member, *WRITTEN))
+        if unchecked:
+            cursor.execute("SET LOCAL session_replication_role = origin")
+            foreign_keys_check(cursor, WRITTEN)
+        # any foreign keys left to check, checked now, not at the commit: a caller's
+        # transaction (tests) may go on to TRUNCATE a table with checks pending
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        for definition in indexes:  # built once, faster than row by row
+            cursor.execute(definition)
 
 
 def _club_of(number: str, clubs: int) -> int:
     return int(hashlib.blake2b(number.encode(), digest_size=4).hexdigest(), 16) % clubs + 1
 
 
-def _process(build: _Build, op: ProcessOp, step: StepResult) -> None:
-    session = op.session
-    outcome = step.outcome
-    assert outcome is not None
-    first = next(p.number for pair in session.pairs for p in pair.players if p.number)
-    club = _club_of(first, build.clubs)
-    event = build.events.get((club, session.key.event_id))
+def _process(inputs: _Inputs, op: ProcessOp, params) -> None:
+    """A version as the pipeline stores it, and its ledger and schemes' log entries."""
+    s = op.session
+    first = next((p.number for pair in s.pairs for p in pair.players if p.number), None)
+    club = _club_of(first, inputs.clubs) if first else 1
+    event = inputs.events.get((club, s.key.event_id))
     if event is None:
-        event = build.events[(club, session.key.event_id)] = len(build.events) + 1
-        build.add("events", (event, club, session.key.event_id, session.event_name))
-    skey = (event, session.key.session, session.key.date)
-    known = build.sessions.get(skey)
-    if known is None:
-        known = build.sessions[skey] = [len(build.sessions) + 1, 0, 0]
-        build.add(
-            "sessions", (known[0], event, session.key.session, session.key.date, session.start)
-        )
-    version = int(op.version)
-    known[1] += 1
-    known[2] = version
-    payload = json.dumps(codec.dump(session), separators=(",", ":"))
-    build.add(
+        event = inputs.events[(club, s.key.event_id)] = len(inputs.events) + 1
+        inputs.add("events", (event, club, s.key.event_id, s.event_name))
+    key = (event, s.key.session, s.key.date)
+    session = inputs.sessions.get(key)
+    version = len(inputs.versions) + 1
+    if session is None:  # a new session, written with its live version
+        session = inputs.sessions[key] = len(inputs.sessions) + 1
+        inputs.add("sessions", (session, event, s.key.session, s.key.date, s.start, version))
+    else:
+        inputs.live[session] = version
+    inputs.versions[op.version] = (version, session)
+    number = inputs.numbers[session] = inputs.numbers.get(session, 0) + 1
+    reason = why_not_graded(s, params, op.host_pair)
+    late = inputs.latest is not None and s.date < inputs.latest
+    t0 = time.perf_counter()
+    payload = payload_json(s)
+    content_hash = hashlib.sha256(payload.encode()).hexdigest()
+    inputs.payload_seconds += time.perf_counter() - t0
+    if reason:
+        inputs.not_graded += 1
+        state = SessionVersion.State.NOT_GRADED.value
+        known = known_pairs(s, host_pair_of(s, op.host_pair)[0])
+    else:
+        state, known = SessionVersion.State.GRADED.value, None  # the refold counts them
+        if inputs.latest is None or s.date > inputs.latest:
+            inputs.latest = s.date
+    inputs.add(
         "versions",
         (
             version,
-            known[0],
-            known[1],
-            session.scoring.value,
-            session.movement.value,
-            session.weighting,
-            next((p.boards for p in session.pairs if p.boards), None),
-            hashlib.sha256(payload.encode()).hexdigest(),
+            session,
+            number,
+            s.scoring.value,
+            s.movement.value,
+            s.weighting,
+            s.boards,
+            content_hash,
             payload,
-            SessionVersion.State.GRADED.value,
-            "",
-            outcome.sof,
-            outcome.known_pairs,
-            outcome.total_pairs,
-            step.reference_date > session.date,
-            build.now,
+            state,
+            reason[:255],
+            known,
+            len(s.pairs) if reason else None,
+            late,
+            inputs.now,
         ),
     )
-    figures = {p.pair_id: p for p in outcome.pairs}
-    for pair in session.pairs:
+    member = inputs.member
+    for pair in s.pairs:
         a, b = pair.players
-        f = figures.get(pair.pair_id)
-        build.add(
+        inputs.add(
             "pairs",
             (
                 version,
                 pair.pair_id,
                 pair.direction.value if pair.direction else "",
-                "",
-                "",
-                build.member(a.number) if a.number else None,
+                pair.section,
+                pair.team,
+                member(a.number) if a.number else None,
                 a.name,
-                build.member(b.number) if b.number else None,
+                member(b.number) if b.number else None,
                 b.name,
                 pair.score,
                 pair.boards,
                 pair.direction_mean,
-                bool(f and f.host),
-                bool(f and f.known),
-                f.score_term if f else None,
-                f.sopp if f else None,
-                f.par if f else None,
-                f.excess if f else None,
+                not (a.rateable and b.rateable),
+                a.number is not None and b.number is not None,
             ),
         )
-    build.add(
-        "entries",
-        (op.seq, op.seq, "process", version, build.params_name, op.host_pair or "", build.now),
+    if not reason:
+        inputs.seq += 1
+        inputs.add(
+            "entries",
+            (inputs.seq, inputs.seq, "process", version, inputs.params_name, "", inputs.now),
+        )
+    inputs.scheme_seq += 1
+    inputs.add(
+        "schemes", (inputs.scheme_seq, inputs.scheme_seq, "process", version, "", inputs.now)
     )
-    after = {g.subject: g.grade for g in step.current_grades}
-    for r in outcome.players:
-        build.add(
-            "grades",
-            (
-                op.seq,
-                version,
-                build.member(r.number),
-                build.member(r.partner) if r.partner else None,
-                session.date,
-                r.pair_id,
-                r.grade_before,
-                r.partner_grade,
-                r.sopp,
-                r.score_term,
-                r.excess,
-                r.regular_adjustment,
-                r.gain,
-                r.par,
-                r.boards,
-                r.boards_reported,
-                r.factor,
-                r.session_grade,
-                after.get(r.number),
-                r.reason,
-                True,
-            ),
-        )
 
 
-def _grades(build: _Build, state: ReplayState) -> None:
-    """Every current and partnership grade as of the ledger's reference date (what the
-    nightly refresh stores)."""
-    as_of = state.latest_date()
-    if as_of is None:
-        return
-    for number, history in state.players.items():
-        if not history.session_count():
-            continue
-        g = history.grade(as_of, state.params, subject=number)
-        build.add(
-            "current",
-            (
-                build.member(number),
-                g.grade,
-                g.status.value,
-                g.band,
-                g.boards_in_window,
-                g.sessions_in_window,
-                history.initial,
-                history.last_date(),
-                as_of,
-                state.last_seq,
-            ),
-        )
-    for (a, b), history in state.partnerships.items():
-        if not history.session_count():
-            continue
-        g = history.grade(as_of, state.params, subject=partnership_subject((a, b)))
-        build.add(
-            "partnerships",
-            (
-                build.member(a),
-                build.member(b),
-                g.grade,
-                history.initial,
-                g.boards_in_window,
-                history.graded_boards(),
-                history.session_count(),
-                history.last_date(),
-                g.status.value != CurrentGrade.Status.PROVISIONAL,
-                as_of,
-                state.last_seq,
-            ),
-        )
+def _withdraw(inputs: _Inputs, name: str) -> None:
+    """A graded version withdrawn (the synthetic ledger only withdraws graded versions): its
+    session has no live version until a correction follows."""
+    version, session = inputs.versions[name]
+    inputs.withdrawn.append(version)
+    inputs.live[session] = None
+    inputs.seq += 1
+    inputs.add(
+        "entries",
+        (inputs.seq, inputs.seq, "withdraw", version, inputs.params_name, "", inputs.now),
+    )
+    inputs.scheme_seq += 1
+    inputs.add(
+        "schemes", (inputs.scheme_seq, inputs.scheme_seq, "withdraw", version, "", inputs.now)
+    )
 
 
-def _withdrawals_and_live(cursor, build: _Build) -> None:
-    """Withdrawn versions and their session grades marked; each session's live version."""
+def _live_and_withdrawn(cursor, inputs: _Inputs) -> None:
+    """The withdrawn versions marked, and the live version of each session a correction or a
+    withdrawal changed."""
     cursor.execute(
         f"UPDATE {_table(SessionVersion)} SET state = %s WHERE id = ANY(%s)",
-        [SessionVersion.State.WITHDRAWN.value, build.withdrawn],
+        [SessionVersion.State.WITHDRAWN.value, inputs.withdrawn],
     )
-    cursor.execute(
-        f"UPDATE {_table(SessionGrade)} SET live = false WHERE version_id = ANY(%s)",
-        [build.withdrawn],
-    )
-    gone = set(build.withdrawn)
-    live = [(sid, v) for sid, _, v in build.sessions.values() if v not in gone]
+    changed = list(inputs.live.items())
     cursor.execute(
         f"UPDATE {_table(Session)} s SET live_version_id = l.v FROM unnest(%s::bigint[], "
         "%s::bigint[]) AS l(s, v) WHERE s.id = l.s",
-        [[s for s, _ in live], [v for _, v in live]],
+        [[s for s, _ in changed], [v for _, v in changed]],
     )
-
-
-def _sequences(cursor) -> None:
-    for model in (Club, Member, ClubRole, Event, Session, SessionVersion, PairResult, LedgerEntry):
-        table = _table(model)
-        cursor.execute(
-            f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
-            f"coalesce((SELECT max(id) FROM {table}), 0) + 1, false)"
-        )
-    for model in (SessionGrade, CurrentGrade, PartnershipGrade):
-        table = _table(model)
-        cursor.execute(
-            f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
-            f"coalesce((SELECT max(id) FROM {table}), 0) + 1, false)"
-        )

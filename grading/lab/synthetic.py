@@ -12,6 +12,7 @@ The benchmark itself (it reads the clock) is ``grading.lab.bench.replay_benchmar
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import random
 from collections.abc import Iterator
 
@@ -81,13 +82,14 @@ def iter_synthetic_ledger(
         if rng.random() < 0.04:
             start = rng.randrange(span)
             breaks[p] = (start, start + rng.randint(3 * 366, 5 * 365))
-    weights = [len(c) for c in clubs]
+    cum_weights = list(itertools.accumulate(len(c) for c in clubs))  # what choices() sums
+    club_range = range(len(clubs))
     seq = 0
     live: list[tuple[str, SessionResult]] = []
     made = 0
     while made < sessions:
         day = made * span // sessions
-        club_i = rng.choices(range(len(clubs)), weights)[0]
+        club_i = rng.choices(club_range, cum_weights=cum_weights)[0]
         date = START + dt.timedelta(days=day)
         if rng.random() < 0.03:
             date -= dt.timedelta(days=rng.randint(1, 60))  # a late upload
@@ -128,21 +130,26 @@ def _session(
     known: list[Player],
     strength: list[float],
 ) -> SessionResult:
+    # The random draws are made in a fixed order (the same seed gives the same ledger): keep
+    # it when changing this function. The loops are written for speed (national scale).
+    random_ = rng.random
+    gauss = rng.gauss
     tables = min(20, 5 + int(rng.expovariate(1 / 5.0)), max(2, len(members) // 4))
     n_pairs = 2 * tables
     chosen: list[tuple[int | None, int | None]] = []
     used: set[int] = set()
     candidates = rng.sample(members, min(len(members), 3 * n_pairs))
+    free = [q for q in candidates if q not in regular]  # pick-up partners, in draw order
     for p in candidates:
         if len(chosen) == n_pairs:
             break
         if p in used or (p in breaks and breaks[p][0] <= day < breaks[p][1]):
             continue
         partner = regular.get(p)
-        if partner is None or partner in used or rng.random() < 0.15:
+        if partner is None or partner in used or random_() < 0.15:
             partner = None
-            for q in candidates:
-                if q != p and q not in used and q not in regular:
+            for q in free:
+                if q != p and q not in used:
                     partner = q
                     break
         if partner is None:
@@ -152,7 +159,7 @@ def _session(
         chosen.append((p, partner))
     while len(chosen) < n_pairs:
         chosen.append((None, None))  # visitors
-    roll = rng.random()
+    roll = random_()
     scoring = Scoring.MP
     if roll < 0.05:
         scoring = Scoring.BUTLER
@@ -160,35 +167,41 @@ def _session(
         scoring = Scoring.CROSS_IMP
     elif roll < 0.12:
         scoring = Scoring.AGGREGATE
-    two = rng.random() < 0.6
+    two = random_() < 0.6
     boards = rng.choice(BOARDS)
-    host = rng.randrange(n_pairs) if rng.random() < 0.02 else -1
-    raw = []
-    for a, b in chosen:
-        sa = strength[a] if a is not None else 46.0
-        sb = strength[b] if b is not None else 46.0
-        raw.append((sa + sb) / 2 + rng.gauss(0.0, 6.3))
+    host = rng.randrange(n_pairs) if random_() < 0.02 else -1
+    raw = [
+        ((strength[a] if a is not None else 46.0) + (strength[b] if b is not None else 46.0)) / 2
+        + gauss(0.0, 6.3)
+        for a, b in chosen
+    ]
+    if two:  # each direction's mean, summed in the same order as one pair at a time
+        means = [sum(raw[0::2]) / len(raw[0::2]), sum(raw[1::2]) / len(raw[1::2])]
+        directions = (Direction.NS, Direction.EW)
+    else:
+        means = [sum(raw) / len(raw)] * 2
+        directions = (None, None)
+    imp = 5.4 if scoring is Scoring.BUTLER else 6.48  # IMPs a percent point is worth
+    visitor = Player(None, "visitor")  # frozen: one object serves every visitor
     pairs = []
     for i, (a, b) in enumerate(chosen):
-        direction = (Direction.NS if i % 2 == 0 else Direction.EW) if two else None
-        group = [raw[j] for j in range(i % 2, n_pairs, 2)] if two else raw
-        pct = 50.0 + raw[i] - sum(group) / len(group)
+        pct = 50.0 + raw[i] - means[i % 2]
         score: float
         if scoring is Scoring.MP:
             score = pct
         elif scoring is Scoring.AGGREGATE:
             score = 8.2 * boards * (pct - 50.0)
         else:
-            score = (pct - 50.0) * boards / (5.4 if scoring is Scoring.BUTLER else 6.48)
-        pa = known[a] if a is not None else Player(None, "visitor")
-        pb = known[b] if b is not None else Player(None, "visitor")
-        if rng.random() < 0.03:
-            pb = Player(None, "visitor")
+            score = (pct - 50.0) * boards / imp
+        pa = known[a] if a is not None else visitor
+        pb = known[b] if b is not None else visitor
+        if random_() < 0.03:
+            pb = visitor
         if i == host:
             pa = Player(pa.number, rateable=False)
-        x = boards - (rng.choice((0, 0, 0, 2, 3)) if rng.random() < 0.1 else 0)
-        pairs.append(PairEntry(str(i + 1), (pa, pb), score, direction, x))
-    weighting = 3 if rng.random() < 0.03 else (2 if rng.random() < 0.04 else 1)
+        x = boards - (rng.choice((0, 0, 0, 2, 3)) if random_() < 0.1 else 0)
+        pairs.append(PairEntry(str(i + 1), (pa, pb), score, directions[i % 2], x))
+    weighting = 3 if random_() < 0.03 else (2 if random_() < 0.04 else 1)
     return SessionResult(
         key=SessionKey("club", f"e{index}", 1, date),
         event_name=f"Event {index}",

@@ -20,6 +20,12 @@ class Command(BaseCommand):
         parser.add_argument("--years", type=int, default=NATIONAL["years"])
         parser.add_argument("--seed", type=int, default=1)
         parser.add_argument("--json", action="store_true", help="print one JSON object")
+        parser.add_argument(
+            "--inputs-only",
+            action="store_true",
+            help="stop after the inputs, to time them (then: manage.py replay; manage.py "
+            "schemes_rebuild)",
+        )
 
     def handle(self, *args, **options):
         try:
@@ -29,6 +35,7 @@ class Command(BaseCommand):
                 clubs=options["clubs"],
                 seed=options["seed"],
                 years=options["years"],
+                grade=not options["inputs_only"],
                 log=self.stderr.write,
             )
         except RuntimeError as exc:
