@@ -154,6 +154,8 @@ class Command(BaseCommand):
             page_rps=None,
             page_floor_p95_ms=None,
             page_floor_rps=None,
+            page_warm_p95_ms=None,
+            page_warm_rps=None,
         )
         if not (options["skip_upload"] and options["skip_pages"]):
             if scale.name == "national" and not options["skip_upload"]:
@@ -209,6 +211,8 @@ class Command(BaseCommand):
                     page_rps=measured["rps"],
                     page_floor_p95_ms=measured["floor"]["p95_ms"],
                     page_floor_rps=measured["floor"]["rps"],
+                    page_warm_p95_ms=measured["warm"]["p95_ms"],
+                    page_warm_rps=measured["warm"]["rps"],
                     pages=measured,
                 )
         except KeyboardInterrupt:
@@ -259,7 +263,8 @@ class Command(BaseCommand):
                 f"pages ({p['clients']} clients, {p['seconds']} s, {p['members']} members): "
                 f"p50 {f(p['p50_ms'])} ms, p95 {f(p['p95_ms'])} ms, p99 {f(p['p99_ms'])} ms,"
                 f" {f(p['rps'])} req/s, {p['errors']} errors; floor p95 "
-                f"{f(p['floor']['p95_ms'])} ms, {f(p['floor']['rps'])} req/s"
+                f"{f(p['floor']['p95_ms'])} ms, {f(p['floor']['rps'])} req/s; warm pass p95 "
+                f"{f(p['warm']['p95_ms'])} ms, {f(p['warm']['rps'])} req/s"
             )
         if r.get("database"):
             out.append(f"database: {r['database']}")
