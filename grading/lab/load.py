@@ -88,7 +88,7 @@ class BenchStack:
     redis_url: str = DEFAULT_REDIS
     log: Any = print
     keep: bool = False
-    db_name: str = field(default_factory=lambda: f"grading_bench_{os.getpid()}")
+    db_name: str = ""  # grading_bench_<scale>_<pid> unless given (--keep keeps both of a run)
     procs: list[subprocess.Popen] = field(default_factory=list)
     workdir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="grading-bench-")))
     port: int = 0
@@ -98,6 +98,10 @@ class BenchStack:
     workers: int = 2
     worker_spawned: float = 0.0
     worker_pids: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.db_name:
+            self.db_name = f"grading_bench_{self.scale.name}_{os.getpid()}"
 
     # ---- environment ------------------------------------------------------------------------
 
