@@ -123,6 +123,7 @@ class _Fold:
         effective = quarter.next().start
         for number in sorted(self.rated):
             member = self.members[number]
+            assert member.grade is not None  # a rated member has a grade
             iprs = tuple(member.iprs)
             new = regrade(member.grade, iprs)
             changes.append(GradeChange(number, member.grade, new, iprs))

@@ -66,7 +66,8 @@ def _record_all(
         host = (host_pairs or {}).get(_identity(session))
         if i == 0:  # the checks (open quarter, not regraded) and the quarter it opens
             step = brambledown_apply(state, session, host_pair=host)
-            state, players, pairs = step.state, step.state.players, step.state.pairs  # its own
+            state = step.state
+            players, pairs = dict(state.players), dict(state.pairs)  # one copy for the rest
             ratings.append(step.ratings)
             continue
         if Quarter.of(session.date) != state.quarter:

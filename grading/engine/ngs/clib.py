@@ -171,13 +171,13 @@ def load_library() -> Any:
     lib.ck_grades.restype = None
     lib.ck_grades.argtypes = [P, I32, P, I32, P]
     lib.ck_dump_players.restype = I32
-    lib.ck_dump_players.argtypes = [P, I32] + [P] * 7
+    lib.ck_dump_players.argtypes = [P, I32, *[P] * 7]
     lib.ck_dump_pships.restype = I32
-    lib.ck_dump_pships.argtypes = [P, I32] + [P] * 10
+    lib.ck_dump_pships.argtypes = [P, I32, *[P] * 10]
     lib.ck_history_size.restype = None
     lib.ck_history_size.argtypes = [P, I32, I32, P]
     lib.ck_dump_histories.restype = I32
-    lib.ck_dump_histories.argtypes = [P, P, I32, I32] + [P] * 12
+    lib.ck_dump_histories.argtypes = [P, P, I32, I32, *[P] * 12]
     lib.ck_years_before.restype = I32
     lib.ck_years_before.argtypes = [I32, I32]
     _lib = lib

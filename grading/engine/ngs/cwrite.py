@@ -219,7 +219,7 @@ class WritingReplay(RecordsReplay):
                 rank[i] = place
         return self._rank
 
-    def current_grades(self, as_of: int) -> CurrentOut:
+    def current_grades(self, as_of: int) -> CurrentOut:  # type: ignore[override]  # the writer's columns
         """Every player with a live session, their grade on ``as_of`` (an ordinal no earlier
         than the latest date of play), in member id order."""
         self.flush()
@@ -281,7 +281,7 @@ class WritingReplay(RecordsReplay):
             versions = tuple(self.live)
             live = array("i", [self._vseq[v] for v in self.live.values()])
             dates = array("i", [self._vdate[v] for v in self.live.values()])
-        return HistoriesOut(*subjects, *entries, live, versions, dates, s0)
+        return HistoriesOut(*subjects, *entries, live, versions, dates, s0)  # type: ignore[arg-type, call-arg]
 
 
 def writing_fold(

@@ -345,7 +345,7 @@ class PythonFold:
             keys += [(ids[a], ids[b]) for a, b in live.partnerships]
             for pos, key in enumerate(keys):
                 positions[(key, live.seq)] = pos
-        out = HistoriesOut(*(array(t) for t in ("i", "i", "d")), *_entry_columns(), *_live())
+        out = HistoriesOut(*(array(t) for t in ("i", "i", "d")), *_entry_columns(), *_live())  # type: ignore[arg-type]  # noqa: E501
         for index, (key, history) in enumerate(subjects):
             out.subject_a.append(key[0])
             out.subject_b.append(key[1])

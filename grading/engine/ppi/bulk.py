@@ -135,7 +135,7 @@ def _session_level(
     count: dict[Direction | None, int] = {}
     known: dict[Direction | None, int] = {}
     total: dict[Direction | None, float] = {}
-    members = []
+    members: list[tuple[str, str] | None] = []
     for entry in pairs:
         a, b = entry.players
         d = entry.direction
