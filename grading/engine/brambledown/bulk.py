@@ -20,11 +20,10 @@ from grading.engine.brambledown.fold import (
     ListEntry,
     PairListEntry,
     QuarterResult,
+    list_file,
+    lists_sorted,
 )
 from grading.engine.brambledown.formulas import (
-    A_LIST_PARTNERS,
-    A_LIST_TOURNAMENTS,
-    B_LIST_TOURNAMENTS,
     NEW_PERFORMANCES,
     PAIRS_LIST_TOURNAMENTS,
     regrade,
@@ -145,10 +144,7 @@ class _Fold:
                 member.partners.get(quarter, set()) | member.partners.get(previous, set())
             )
             entry = ListEntry(number, member.grade, member.tournaments, in_quarter, partners)
-            if member.tournaments >= A_LIST_TOURNAMENTS and partners >= A_LIST_PARTNERS:
-                a_list.append(entry)
-            elif member.tournaments >= B_LIST_TOURNAMENTS:
-                b_list.append(entry)
+            list_file(entry, a_list, b_list)
         for key in self.paired:
             pair = self.pairs[key]
             if pair.tournaments < PAIRS_LIST_TOURNAMENTS:
@@ -162,11 +158,7 @@ class _Fold:
                 PairListEntry(key, (first, second), mean, pair.tournaments, in_quarter)
             )
         self.played, self.paired = set(), set()
-        return (
-            tuple(sorted(a_list, key=lambda e: (-e.grade, e.number))),
-            tuple(sorted(b_list, key=lambda e: (-e.grade, e.number))),
-            tuple(sorted(pairs_list, key=lambda e: (-e.grade, e.players))),
-        )
+        return lists_sorted(a_list, b_list, pairs_list)
 
     def freeze(
         self, quarter: Quarter, regraded: Quarter | None, since: BrambledownState | None = None

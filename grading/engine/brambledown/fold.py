@@ -199,10 +199,7 @@ def _lists(
             continue
         partners = len(player.partners_in(six_months))
         entry = ListEntry(number, player.grade, player.tournaments, in_quarter, partners)
-        if player.tournaments >= A_LIST_TOURNAMENTS and partners >= A_LIST_PARTNERS:
-            a_list.append(entry)
-        elif player.tournaments >= B_LIST_TOURNAMENTS:
-            b_list.append(entry)
+        list_file(entry, a_list, b_list)
     pairs_list: list[PairListEntry] = []
     for key, record in state.pairs.items():
         if record.tournaments < PAIRS_LIST_TOURNAMENTS:
@@ -215,6 +212,22 @@ def _lists(
             continue
         mean = (first + second) / 2
         pairs_list.append(PairListEntry(key, (first, second), mean, record.tournaments, in_quarter))
+    return lists_sorted(a_list, b_list, pairs_list)
+
+
+def list_file(entry: ListEntry, a_list: list[ListEntry], b_list: list[ListEntry]) -> None:
+    """Put a member on the A list (enough tournaments and partners) or the B list (enough
+    tournaments), or on neither (S11)."""
+    if entry.tournaments >= A_LIST_TOURNAMENTS and entry.partners >= A_LIST_PARTNERS:
+        a_list.append(entry)
+    elif entry.tournaments >= B_LIST_TOURNAMENTS:
+        b_list.append(entry)
+
+
+def lists_sorted(
+    a_list: list[ListEntry], b_list: list[ListEntry], pairs_list: list[PairListEntry]
+) -> tuple[tuple[ListEntry, ...], tuple[ListEntry, ...], tuple[PairListEntry, ...]]:
+    """The lists in their published order: highest grade first, then by number (S11)."""
 
     def by_grade(entry: ListEntry) -> tuple[int, str]:
         return (-entry.grade, entry.number)
