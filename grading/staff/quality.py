@@ -91,29 +91,49 @@ def _group(movement: str, scoring: str, direction: str) -> str:
     return ""
 
 
-def stored_pair_figures(versions: dict[int, SessionVersion]) -> list[PairFigure]:
-    rows = PairResult.objects.filter(version_id__in=list(versions)).values_list(
-        "version_id", "direction", "score", "boards", "score_term", "sopp", "par", "excess", "known"
+def pair_figure(
+    v: SessionVersion, direction: str, score, boards, known, term, sopp, par, excess
+) -> PairFigure:
+    """A pair's figures in the report's terms, from its stored inputs and its graded figures
+    (stored, or a what-if fold's): the stored and the replayed side are computed alike."""
+    grade = term + sopp - excess if None not in (term, sopp, excess) else None
+    return PairFigure(
+        v.pk,
+        v.session.date,
+        v.scoring,
+        _group(v.movement, v.scoring, direction),
+        score,
+        boards or 24,
+        grade,
+        par,
+        excess,
+        bool(known),
     )
-    out = []
-    for vid, direction, score, boards, term, sopp, par, excess, known in rows:
-        v = versions[vid]
-        grade = term + sopp - excess if None not in (term, sopp, excess) else None
-        out.append(
-            PairFigure(
-                vid,
-                v.session.date,
-                v.scoring,
-                _group(v.movement, v.scoring, direction),
-                score,
-                boards or 24,
-                grade,
-                par,
-                excess,
-                known,
-            )
+
+
+def pair_rows(versions: dict[int, SessionVersion]) -> list[tuple]:
+    """The live versions' pairs: version, pair id, direction, score, boards, known, and the
+    stored score term, SOpp, par and excess (read once for both sides of a what-if)."""
+    return list(
+        PairResult.objects.filter(version_id__in=list(versions))
+        .values_list(
+            "version_id",
+            "pair_id",
+            "direction",
+            "score",
+            "boards",
+            "known",
+            "score_term",
+            "sopp",
+            "par",
+            "excess",
         )
-    return out
+        .iterator(chunk_size=20_000)
+    )
+
+
+def stored_pair_figures(versions: dict[int, SessionVersion], rows: list[tuple]) -> list[PairFigure]:
+    return [pair_figure(versions[row[0]], *row[2:]) for row in rows]
 
 
 def traveller_boards(versions: dict[int, SessionVersion]) -> dict[int, dict[int, list]]:
@@ -144,46 +164,24 @@ def stored_current_grades() -> list[tuple[str, float, str]]:
 
 class _WhatIf:
     """The sink of a what-if fold: each live version's pair figures and graded members' rows,
-    in the same terms as the stored ones (``stored_pair_figures``), so the two sides of the
-    report are computed alike."""
+    in the same terms as the stored ones (``pair_figure``)."""
 
-    def __init__(self, versions: dict[int, SessionVersion]) -> None:
+    def __init__(self, versions: dict[int, SessionVersion], rows: list[tuple]) -> None:
         self.versions = versions
-        self.inputs: dict[tuple[int, str], tuple] = {}
-        rows = PairResult.objects.filter(version_id__in=list(versions)).values_list(
-            "version_id", "pair_id", "direction", "score", "boards", "known"
-        )
-        for vid, pair_id, direction, score, boards, known in rows.iterator(chunk_size=20_000):
-            self.inputs[(vid, pair_id)] = (direction, score, boards, known)
+        self.inputs = {(row[0], row[1]): row[2:6] for row in rows}
         self.pairs: list[PairFigure] = []
         self.grade_rows: list[tuple[dt.date, float, float | None]] = []
 
     def __call__(self, out: VersionOut) -> None:
-        vid = int(out.version)
-        v = self.versions.get(vid)
+        v = self.versions.get(int(out.version))
         if v is None or not out.graded:  # withdrawn later, or not graded (S14.9)
             return
-        date = v.session.date
         width = len(PAIR_FIGURES)
         for j, pair_id in enumerate(out.pair_ids):
-            direction, score, boards, known = self.inputs.get((vid, pair_id), ("", None, 0, 0))
-            term, sopp, par, excess = (
-                None if math.isnan(x) else x for x in out.pair_figures[width * j : width * (j + 1)]
-            )
-            grade = term + sopp - excess if None not in (term, sopp, excess) else None
+            figures = out.pair_figures[width * j : width * (j + 1)]
+            inputs = self.inputs.get((v.pk, pair_id), ("", None, 0, False))
             self.pairs.append(
-                PairFigure(
-                    vid,
-                    date,
-                    v.scoring,
-                    _group(v.movement, v.scoring, direction),
-                    score,
-                    boards or 24,
-                    grade,
-                    par,
-                    excess,
-                    bool(known),
-                )
+                pair_figure(v, *inputs, *(None if math.isnan(x) else x for x in figures))
             )
         width = len(RECORD_FIGURES)
         for i in range(len(out.rec_member)):
@@ -191,7 +189,7 @@ class _WhatIf:
             if not math.isnan(figures[_SESSION_GRADE]):
                 excess = figures[_EXCESS]
                 self.grade_rows.append(
-                    (date, figures[_GRADE_BEFORE], None if math.isnan(excess) else excess)
+                    (v.session.date, figures[_GRADE_BEFORE], None if math.isnan(excess) else excess)
                 )
 
 
@@ -200,11 +198,11 @@ _EXCESS = RECORD_FIGURES.index("excess")
 _SESSION_GRADE = RECORD_FIGURES.index("session_grade")
 
 
-def replay_figures(params: NGSParams, versions: dict[int, SessionVersion]):
+def replay_figures(params: NGSParams, versions: dict[int, SessionVersion], rows: list[tuple]):
     """The stored ledger folded from empty with ``params`` on the fastest engine (the compiled
     writing fold when built, reading the ledger as columns): the live versions' pair figures,
     the graded members' (date, grade before, excess) and the current grades."""
-    sink = _WhatIf(versions)
+    sink = _WhatIf(versions, rows)
     fold = writing_fold(params, sink=sink)
     numbers = member_numbers()
     fold.register(numbers)
@@ -328,12 +326,13 @@ def quality_report(*, params: str | None = None, truth: dict[str, float] | None 
     versions = _live_versions()
     boards = traveller_boards(versions)
     stored = stored_params()
-    pairs = stored_pair_figures(versions)
+    rows = pair_rows(versions)
+    pairs = stored_pair_figures(versions, rows)
     report = _figures(pairs, boards, stored_grade_rows(), stored_current_grades(), truth, stored)
     report["xrvar"] = _xrvar(boards, versions, stored.f_cross)
     report["published"] = quality.FR18_PUBLISHED
     if params:
         other = params_for(params)
-        r_pairs, r_rows, r_current = replay_figures(other, versions)
+        r_pairs, r_rows, r_current = replay_figures(other, versions, rows)
         report["compare"] = _figures(r_pairs, boards, r_rows, r_current, truth, other)
     return report
