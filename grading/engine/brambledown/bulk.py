@@ -133,7 +133,9 @@ class _Fold:
 
     def lists(self, quarter: Quarter):
         """``fold._lists`` over those who played in the quarter (only they can be listed)."""
-        a_list, b_list, pairs_list = [], [], []
+        a_list: list[ListEntry] = []
+        b_list: list[ListEntry] = []
+        pairs_list: list[PairListEntry] = []
         previous = quarter.previous()
         for number in self.played:
             member = self.members[number]

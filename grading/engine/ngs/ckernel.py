@@ -245,15 +245,7 @@ class CKernelReplay(CState):
             if self.record:
                 self._record_withdraw(op.seq, op.version, vidx)
             else:
-                self._kind.append(1)
-                self._seq.append(op.seq)
-                self._vid.append(vidx)
-                self._date.append(0)
-                self._scoring.append(0)
-                self._first.append(0.0)
-                self._factor.append(1.0)
-                self._pstart.append(len(self._pairs))
-                self._npairs.append(0)
+                self._queue_op(1, op.seq, vidx)
                 if len(self._kind) >= self.chunk:
                     self.flush()
         self.last_seq = op.seq
@@ -313,14 +305,30 @@ class CKernelReplay(CState):
         vidx = self._vidx
         self._vidx += 1
         self.live[version] = vidx
-        self._kind.append(0)
+        self._queue_op(0, seq, vidx, date, kind, first, factor, p0, n)
+
+    def _queue_op(
+        self,
+        kind: int,
+        seq: int,
+        vidx: int,
+        date: int = 0,
+        scoring: int = 0,
+        first: float = 0.0,
+        factor: float = 1.0,
+        p0: int | None = None,
+        n: int = 0,
+    ) -> None:
+        """One operation's row in the chunk's columns (``kind``: 0 process, 1 withdraw, 3 not
+        graded; pairs from ``p0``, none by default)."""
+        self._kind.append(kind)
         self._seq.append(seq)
         self._vid.append(vidx)
         self._date.append(date)
-        self._scoring.append(kind)
+        self._scoring.append(scoring)
         self._first.append(first)
         self._factor.append(factor)
-        self._pstart.append(p0)
+        self._pstart.append(len(self._pairs) if p0 is None else p0)
         self._npairs.append(n)
 
     def _queued(

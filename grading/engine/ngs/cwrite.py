@@ -118,15 +118,7 @@ class WritingReplay(RecordsReplay):
     ) -> None:
         """Queue a version not graded: a C operation that only gives its reference date."""
         self._todo.append((False, seq, version, len(self._kind), reason, known, total))
-        self._kind.append(3)
-        self._seq.append(seq)
-        self._vid.append(0)
-        self._date.append(date)
-        self._scoring.append(0)
-        self._first.append(0.0)
-        self._factor.append(1.0)
-        self._pstart.append(len(self._pairs))
-        self._npairs.append(0)
+        self._queue_op(3, seq, 0, date)
         if len(self._kind) >= self.chunk:
             self.flush()
 
