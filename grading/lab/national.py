@@ -445,16 +445,7 @@ def _process(inputs: _Inputs, op: ProcessOp, params) -> None:
                 a.number is not None and b.number is not None,
             ),
         )
-    if not reason:
-        inputs.seq += 1
-        inputs.add(
-            "entries",
-            (inputs.seq, inputs.seq, "process", version, inputs.params_name, "", inputs.now),
-        )
-    inputs.scheme_seq += 1
-    inputs.add(
-        "schemes", (inputs.scheme_seq, inputs.scheme_seq, "process", version, "", inputs.now)
-    )
+    _logged(inputs, "process", version, ledger=not reason)
 
 
 def _withdraw(inputs: _Inputs, name: str) -> None:
@@ -463,14 +454,21 @@ def _withdraw(inputs: _Inputs, name: str) -> None:
     version, session = inputs.versions[name]
     inputs.withdrawn.append(version)
     inputs.live[session] = None
-    inputs.seq += 1
-    inputs.add(
-        "entries",
-        (inputs.seq, inputs.seq, "withdraw", version, inputs.params_name, "", inputs.now),
-    )
+    _logged(inputs, "withdraw", version, ledger=True)
+
+
+def _logged(inputs: _Inputs, operation: str, version: int, *, ledger: bool) -> None:
+    """The operation in the schemes' log, and in the ledger when the NGS grades the version
+    (a version it does not grade has no ledger entry, S14.9, S14.17)."""
+    if ledger:
+        inputs.seq += 1
+        inputs.add(
+            "entries",
+            (inputs.seq, inputs.seq, operation, version, inputs.params_name, "", inputs.now),
+        )
     inputs.scheme_seq += 1
     inputs.add(
-        "schemes", (inputs.scheme_seq, inputs.scheme_seq, "withdraw", version, "", inputs.now)
+        "schemes", (inputs.scheme_seq, inputs.scheme_seq, operation, version, "", inputs.now)
     )
 
 

@@ -17,6 +17,7 @@ from grading.engine.ngs import (
     get_params,
 )
 from grading.engine.ngs.clib import ckernel_available, ckernel_supports
+from grading.engine.ngs.foldout import RECORD_FIGURES
 from grading.ledger.columns import Progress
 from grading.ledger.compare import check_compiled
 from grading.ledger.lock import active_params, ledger_head_lock
@@ -43,16 +44,9 @@ def _differs(stored: float | None, computed: float | None, tol: float) -> bool:
     return abs(stored - computed) > tol
 
 
-SESSION_GRADE_PARTS = (
-    "grade_before",
-    "partner_grade",
-    "sopp",
-    "score_term",
-    "excess",
-    "regular_adjustment",
-    "par",
-    "session_grade",
-)
+# the stored figures the check compares: the record's, but for the grade after the step (as of
+# the step's date, not recomputed by a check) and the factor (an input's)
+SESSION_GRADE_PARTS = tuple(f for f in RECORD_FIGURES if f not in ("grade_after", "factor"))
 
 
 def check_engine(params_name: str | None = None) -> str:
