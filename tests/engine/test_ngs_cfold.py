@@ -5,7 +5,6 @@ columns (SPEC S3, S5.4, S14.11: 1e-9)."""
 from __future__ import annotations
 
 import math
-from array import array
 
 import pytest
 from hypothesis import given, settings
@@ -14,7 +13,7 @@ from grading.engine.ngs import NGS_2018, LedgerOp, ProcessOp, replay
 from grading.engine.ngs.cfold import RECORD_PARTS, RecordsReplay
 from grading.engine.ngs.ckernel import ckernel_available
 from grading.engine.ngs.params import NGS_DEFAULT, NGSParams
-from grading.engine.types import Direction
+from tests.engine.foldouts import by_columns, numbers_of
 from tests.engine.ledgers import FIELDS, LONG, MIXED, ledgers
 
 pytestmark = pytest.mark.usefixtures("ckernel_built")
@@ -32,16 +31,7 @@ def _reference_records(ledger: list[LedgerOp], params: NGSParams):
 
 def _fold(ledger: list[LedgerOp], params: NGSParams, columns: bool, chunk: int):
     got = []
-    numbers = sorted(
-        {
-            p.number
-            for op in ledger
-            if isinstance(op, ProcessOp)
-            for pair in op.session.pairs
-            for p in pair.players
-            if p.number is not None
-        }
-    )
+    numbers = numbers_of(ledger)
 
     def sink(seq, version, ids, values):
         for j, i in enumerate(ids):
@@ -51,40 +41,11 @@ def _fold(ledger: list[LedgerOp], params: NGSParams, columns: bool, chunk: int):
     fold = RecordsReplay(params, sink=sink, chunk=chunk)
     fold.register(numbers)
     for op in ledger:
-        if columns and isinstance(op, ProcessOp) and _by_columns(fold, op):
+        if columns and isinstance(op, ProcessOp) and by_columns(fold, op):
             continue
         fold.apply(op)
     fold.flush()
     return got
-
-
-def _by_columns(fold: RecordsReplay, op: ProcessOp) -> bool:
-    s = op.session
-    if s.matches or not s.graded_flag:
-        return False
-    ids = fold.ids
-    pairs = s.pairs
-    return fold.process_columns(
-        op.seq,
-        op.version,
-        date=s.date.toordinal(),
-        scoring=s.scoring,
-        movement=s.movement,
-        weighting=s.weighting,
-        pair_ids=[p.pair_id for p in pairs],
-        pab=array("i", [ids[pl.number] for p in pairs for pl in p.players]),
-        boards=array("i", [p.boards or 0 for p in pairs]),
-        score=array("d", [math.nan if p.score is None else p.score for p in pairs]),
-        dmean=array(
-            "d", [math.nan if p.direction_mean is None else p.direction_mean for p in pairs]
-        ),
-        direction=array(
-            "b",
-            [0 if p.direction is None else 1 if p.direction is Direction.NS else 2 for p in pairs],
-        ),
-        marked=array("b", [0 if p.rateable else 1 for p in pairs]),
-        host_pair=op.host_pair,
-    )
 
 
 def _same(expected, got) -> None:
