@@ -12,7 +12,6 @@ from grading.engine.ngs import PARAMETER_SETS
 from grading.engine.ngs.params import NGSParams
 from grading.ledger.check import ledger_check
 from grading.ledger.parameters import ledger_refold_request, parameters_change
-from grading.ledger.state import ledger_state_forget
 from grading.models import AuditEvent, LedgerHead, SessionGrade, SessionVersion
 from grading.staff.parameters import FIELD_LABELS, SET_DESCRIPTIONS
 from grading.tasks import refold_ledger
@@ -22,14 +21,6 @@ from tests.factories import ClubFactory, UserFactory
 
 PAGE = "/staff/parameters/"
 REPLAY = "/staff/parameters/replay/"
-
-
-@pytest.fixture(autouse=True)
-def fresh_fold_cache():
-    """The fold caches are per process: no test sees another's."""
-    ledger_state_forget()
-    yield
-    ledger_state_forget()
 
 
 @pytest.fixture

@@ -26,7 +26,6 @@ from grading.ledger.refresh import grades_as_of, grades_refresh  # noqa: F401 (r
 from grading.ledger.state import (
     ENGINE_PATH,
     ledger_ops,
-    ledger_state_forget,
 )
 from grading.models import (
     AuditEvent,
@@ -191,7 +190,6 @@ def ledger_refold(*, actor=None, progress: Progress | None = None) -> int:
     try:
         with transaction.atomic():
             head = ledger_head_lock()
-            ledger_state_forget()
             entries = refold_ledger_locked(head, report)
             member_pages_invalidate()
             audit_record(

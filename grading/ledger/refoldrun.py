@@ -23,7 +23,7 @@ from grading.engine.ngs.foldpy import PythonFold
 from grading.engine.ngs.params import NGSParams
 from grading.ledger.columns import Progress, fold_ledger, member_numbers
 from grading.ledger.refold import RefoldStats, RefoldWriter, ledger_entries
-from grading.ledger.state import ENGINE_PATH, _last_applied, _states, ledger_ops
+from grading.ledger.state import ENGINE_PATH, ledger_ops
 from grading.ledger.store import _store_grades, _store_step
 from grading.models import (
     CurrentGrade,
@@ -129,8 +129,5 @@ def _refold_stepwise(head, params: NGSParams, progress: Progress) -> int:
             entry.version.save(update_fields=["state"])
             _store_grades(step, state)
     progress(len(entries), len(entries))
-    _states[head.params_name] = state
-    if entries:
-        _last_applied[head.params_name] = entries[-1].pk
     last_refold.update(stats=None, engine="the Python engine, one step at a time")
     return len(entries)

@@ -10,12 +10,10 @@ pytestmark = pytest.mark.browser
 @pytest.fixture
 def graded_site(live_server, transactional_db):
     """A staff login and one graded Butler session (graded when the upload commits)."""
-    from grading.ledger.state import ledger_state_forget
     from grading.uploads.services import upload_create
     from tests.csvfiles import csv_bytes, mp_session_rows
     from tests.factories import ClubFactory, UserFactory
 
-    ledger_state_forget()
     UserFactory(username="grader", password="grader-pw", is_staff=True)
     rows = mp_session_rows(scores=[30, 18, 6, 0, -4, -10, -16, -24])
     for row in rows:
@@ -26,7 +24,6 @@ def graded_site(live_server, transactional_db):
         data=csv_bytes(rows),
     )
     yield live_server
-    ledger_state_forget()
 
 
 def test_staff_switch_the_parameter_set_and_replay(graded_site, page, artifacts):

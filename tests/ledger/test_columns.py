@@ -14,7 +14,6 @@ from grading.ledger import check
 from grading.ledger.columns import read_seconds
 from grading.ledger.compare import check_compiled, last_stats
 from grading.ledger.fold import versions_grade_pending
-from grading.ledger.state import ledger_state_forget
 from grading.models import CurrentGrade, LedgerEntry, PartnershipGrade, SessionGrade, Upload
 from grading.uploads.services import upload_create
 from tests.factories import UserFactory
@@ -26,7 +25,6 @@ pytestmark = pytest.mark.usefixtures("ckernel_built")
 def world(db):
     from clubs.services import club_get_or_create
 
-    ledger_state_forget()
     sim = simulate(SimConfig(players=60, clubs=2, months=2, seed=5, county=True))
     clubs = {
         c.slug: club_get_or_create(name=c.name, slug=c.slug, national_number=c.national_number)
@@ -37,7 +35,6 @@ def world(db):
         assert result.status != Upload.Status.REFUSED, result.problems
         versions_grade_pending()
     yield sim
-    ledger_state_forget()
 
 
 def _gist(problem: str) -> str:

@@ -17,7 +17,6 @@ from grading.lab.simulate import SimConfig, simulate
 from grading.ledger import check, refoldrun
 from grading.ledger.fold import versions_grade_pending
 from grading.ledger.lock import ledger_head_lock
-from grading.ledger.state import ledger_state_forget
 from grading.models import (
     AuditEvent,
     CurrentGrade,
@@ -42,7 +41,6 @@ TOL = 1e-9
 def world(postgres):
     from clubs.services import club_get_or_create
 
-    ledger_state_forget()
     sim = simulate(SimConfig(players=60, clubs=2, months=3, seed=5, county=True))
     clubs = {
         c.slug: club_get_or_create(name=c.name, slug=c.slug, national_number=c.national_number)
@@ -66,7 +64,6 @@ def world(postgres):
     session_withdraw(version=graded[3])
     versions_grade_pending()
     yield sim
-    ledger_state_forget()
 
 
 def _close(a, b) -> bool:

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-import re
-from pathlib import Path
 
 import pytest
 
@@ -159,7 +157,6 @@ def no_fold(monkeypatch):
     for module, name in (
         (grading.engine.ngs.ledger, "_process"),
         (grading.engine.ngs.ledger, "_withdraw"),
-        (grading.ledger.state, "ledger_state"),
         (grading.ledger.fold, "subjects_rebuild"),
     ):
         monkeypatch.setattr(module, name, fold)
@@ -211,16 +208,3 @@ def test_the_refresh_reads_and_writes_one_batch_at_a_time(ledger, monkeypatch):
     assert all(r <= batch * max(longest, 1) for _, r in reads)
     assert subjects.rows_read - before == total + LedgerHistory.objects.count()
     assert max(writes) <= batch and sum(writes) == len(stored_rows()[0]) + len(stored_rows()[1])
-
-
-def test_no_product_path_calls_the_whole_ledger_state():
-    """Nothing in the product calls ``ledger_state`` (the fold of the whole ledger in a process):
-    not a request, a task, a command or a worker's start (issue 17)."""
-    root = Path(__file__).resolve().parents[2]
-    callers = [
-        str(path.relative_to(root))
-        for package in ("grading", "members", "clubs")
-        for path in (root / package).rglob("*.py")
-        if path.name != "state.py" and re.search(r"\bledger_state\(", path.read_text())
-    ]
-    assert callers == []

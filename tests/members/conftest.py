@@ -7,7 +7,6 @@ from django.db import transaction
 from django.test import TestCase
 from django.urls import reverse
 
-from grading.ledger.state import ledger_state_forget
 from members.models import Member
 from tests.factories import ClubFactory, ClubRoleFactory, MemberFactory, UserFactory
 from tests.members import world
@@ -83,12 +82,10 @@ def _world(django_db_setup, django_db_blocker):
         finally:
             transaction.set_rollback(True)
             outer.__exit__(None, None, None)
-            ledger_state_forget()
 
 
 @pytest.fixture
 def graded(_world, db):
-    ledger_state_forget()
     return World(_world)
 
 

@@ -10,20 +10,12 @@ from django.urls import reverse
 from grading.lab.simulate import SimConfig, simulate
 from grading.ledger.check import ledger_check
 from grading.ledger.fold import versions_grade_pending
-from grading.ledger.state import ledger_state_forget
 from grading.models import SessionVersion, Upload
 from grading.staff.quality import params_for, quality_report
 from grading.uploads.services import upload_create
 from tests.factories import UserFactory
 
 TINY = SimConfig(players=60, clubs=2, months=1, seed=21, county=True)
-
-
-@pytest.fixture(autouse=True)
-def fresh_ledger_state():
-    ledger_state_forget()
-    yield
-    ledger_state_forget()
 
 
 @pytest.fixture
