@@ -11,7 +11,6 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 import grading.ledger.fold
-import grading.ledger.state
 from grading.engine import codec
 from grading.engine.ngs import get_params, replay
 from grading.engine.types import SessionResult
@@ -90,7 +89,7 @@ def test_a_worker_grades_its_next_upload_reading_only_its_players(graded, send, 
         raise AssertionError("a grading step folded the whole ledger")
 
     monkeypatch.setattr(grading.ledger.fold, "subjects_rebuild", whole_ledger)
-    monkeypatch.setattr(grading.ledger.state, "apply", whole_ledger)
+    monkeypatch.setattr(grading.ledger.fold, "ledger_ops", whole_ledger)  # the ledger decoded
     decoded = []
     load = codec.load
     monkeypatch.setattr(codec, "load", lambda kind, data: decoded.append(kind) or load(kind, data))
