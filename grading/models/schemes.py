@@ -107,7 +107,15 @@ class PPIPoint(models.Model):
 class BrambledownClubState(models.Model):
     """Where a club's Brambledown grading stands (S11): the last quarter regraded, the open
     quarter, and the engine state right after the last regrade (JSON), from which the open
-    quarter's sessions are recorded after each upload."""
+    quarter's sessions are recorded again when one of them is corrected or withdrawn.
+
+    The engine state now (that snapshot and the open quarter's sessions) is kept in rows,
+    :class:`BrambledownMemberState` and :class:`BrambledownPairState`, as of the club's log
+    entry ``seq`` (0: not kept; the next update records the club afresh). ``last_key`` is the
+    order of the last session recorded in the open quarter (``[date, club, event id,
+    session]``), ``recorded`` how many were, ``latest`` the latest date of play of the club's
+    live match-pointed versions: an upload that sorts after them all in the open quarter is
+    recorded from the rows of its players alone (``grading.schemes.bd_fast``)."""
 
     club = models.OneToOneField(
         "clubs.Club", on_delete=models.CASCADE, related_name="brambledown_state"
@@ -116,10 +124,55 @@ class BrambledownClubState(models.Model):
     open_quarter = models.CharField(max_length=6, blank=True)
     snapshot = models.JSONField(default=dict, blank=True)
     sessions = models.PositiveIntegerField(default=0, help_text="Sessions rated in all.")
+    seq = models.PositiveBigIntegerField(default=0, help_text="The club's last entry folded.")
+    last_key = models.JSONField(default=list, blank=True)
+    recorded = models.PositiveIntegerField(default=0, help_text="Sessions in the open quarter.")
+    latest = models.DateField(null=True, blank=True)
     updated = models.DateTimeField(auto_now=True)
 
     def __str__(self) -> str:
         return f"{self.club}: regraded {self.regraded or '-'}, open {self.open_quarter or '-'}"
+
+
+class BrambledownMemberState(models.Model):
+    """A member's Brambledown engine state at a club now (S11; ``BrambledownPlayer``): the
+    figures in the engine's own form, keyed by membership number as the engine keys them."""
+
+    club = models.ForeignKey("clubs.Club", on_delete=models.CASCADE, related_name="+")
+    number = models.CharField(max_length=20)
+    grade = models.SmallIntegerField(null=True, blank=True)
+    first_iprs = models.JSONField(default=list)
+    quarter_iprs = models.JSONField(default=list)
+    tournaments = models.PositiveIntegerField(default=0)
+    quarters = models.JSONField(default=list, help_text="[[quarter, tournaments], ...]")
+    partners = models.JSONField(default=list, help_text="[[quarter, [numbers]], ...]")
+    history = models.JSONField(default=list, help_text="[[date, quarter, grade, reason], ...]")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["club", "number"], name="bd_member_state_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.number} at {self.club_id}"
+
+
+class BrambledownPairState(models.Model):
+    """Two members' graded tournaments together at a club now (S11; ``PairRecord``)."""
+
+    club = models.ForeignKey("clubs.Club", on_delete=models.CASCADE, related_name="+")
+    first = models.CharField(max_length=20)
+    second = models.CharField(max_length=20)
+    tournaments = models.PositiveIntegerField(default=0)
+    quarters = models.JSONField(default=list, help_text="[[quarter, tournaments], ...]")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["club", "first", "second"], name="bd_pair_state_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.first} & {self.second} at {self.club_id}"
 
 
 class BrambledownQuarter(models.Model):

@@ -35,7 +35,9 @@ from grading.engine.ppi import PPIPlayer, ppi_suit
 from grading.engine.ppi.bulk import PPIBulkFold
 from grading.ledger.lock import ledger_head_lock
 from grading.models import BrambledownClubState, BrambledownListEntry, SessionVersion
-from grading.schemes.brambledown import ClubSession, _host_pairs, _session_order, bd_state_dump
+from grading.schemes.bd_state import bd_state_dump, pair_fields, player_fields
+from grading.schemes.bd_store import key_json, order_key
+from grading.schemes.brambledown import ClubSession, _host_pairs, _session_order
 from grading.schemes.rebuild_read import (
     PROCESS,
     LogRow,
@@ -148,6 +150,8 @@ class _Club:
         self.ratings: list[tuple] = []
         self.grades: list[tuple] = []
         self.points: list[tuple] = []
+        self.members: list[tuple] = []  # the state now (``grading.schemes.bd_state``)
+        self.pairs: list[tuple] = []
 
 
 def _closed_through(log: list[LogRow], sessions_dates: dict[int, dt.date], club_of: dict):
@@ -210,11 +214,22 @@ def _brambledown(
             items[version.club_id].append(
                 ClubSession(entry.version_id, version.session, entry.host_pair or None)
             )
-    stepped = {club for club, _, _ in logged.values() if club in keeping}
-    for club in sorted(stepped):
-        yield _club_fold(
+    folded: dict[int, int] = {}  # club -> its last entry (the steps fold every one)
+    for entry in log:
+        club = logged.get(entry.version_id, (None,))[0]
+        if club in keeping:
+            folded[club] = entry.seq
+    latest: dict[int, dt.date] = {}  # club -> its live match-pointed versions' latest date
+    for entry in live:
+        club, day = mp.get(entry.version_id, (None, None))
+        if club is not None and (club not in latest or day > latest[club]):
+            latest[club] = day
+    for club in sorted(folded):
+        out = _club_fold(
             club, sorted(items.pop(club, []), key=_session_order), through.get(club), members
         )
+        out.state = (*out.state, folded[club], latest.get(club))
+        yield out
 
 
 def _logged_clubs(log: list[LogRow]) -> dict[int, tuple[int, dt.date, str]]:
@@ -243,6 +258,7 @@ def _club_fold(
                 step = brambledown_apply(state, item.session, host_pair=item.host_pair)
                 state = step.state
                 ratings.append((item, step.ratings))
+        recorded = [item for item, _ in ratings]
         snapshot: dict = {}
         regraded = ""
         open_text = str(open_q) if open_q else ""
@@ -259,7 +275,8 @@ def _club_fold(
         for closed in result.quarters:
             ratings += list(zip(by_quarter.get(closed.quarter, []), closed.sessions, strict=True))
             _quarter_rows(out, closed, members, now)
-        ratings += list(zip(by_quarter.get(open_q, []), result.open_sessions, strict=True))
+        recorded = by_quarter.get(open_q, [])
+        ratings += list(zip(recorded, result.open_sessions, strict=True))
         after = (
             result.quarters[-1].state
             if result.quarters
@@ -268,8 +285,31 @@ def _club_fold(
         snapshot, state = bd_state_dump(after), result.state
         regraded, open_text = str(through), str(open_q)
     _rating_rows(out, ratings, members)
-    out.state = (club_id, regraded, open_text, as_json(snapshot), _rated(out), now)
+    last = key_json(order_key(recorded[-1].session) if recorded else None)
+    out.state = (
+        club_id,
+        regraded,
+        open_text,
+        as_json(snapshot),
+        _rated(out),
+        now,
+        as_json(last),
+        len(recorded),
+    )  # (the club's last entry and latest date follow: ``_brambledown``)
     _grade_rows(out, state, regraded, members)
+    for player in state.players.values():
+        f = player_fields(player)
+        out.members.append(
+            (club_id, f["number"], f["grade"])
+            + tuple(as_json(f[k]) for k in ("first_iprs", "quarter_iprs"))
+            + (f["tournaments"],)
+            + tuple(as_json(f[k]) for k in ("quarters", "partners", "history"))
+        )
+    for record in state.pairs.values():
+        f = pair_fields(record)
+        out.pairs.append(
+            (club_id, f["first"], f["second"], f["tournaments"], as_json(f["quarters"]))
+        )
     return out
 
 
@@ -444,6 +484,8 @@ def _write_club(club: _Club, counts: dict[str, int], seconds: dict[str, float]) 
         ("bd_ratings", club.ratings),
         ("bd_grades", club.grades),
         ("bd_points", club.points),
+        ("bd_members", club.members),
+        ("bd_pairs", club.pairs),
     ):
         t0 = time.perf_counter()
         counts[name] = counts.get(name, 0) + (table_write(name, rows) if rows else 0)

@@ -15,6 +15,8 @@ from grading.models import (
     BrambledownClubState,
     BrambledownGrade,
     BrambledownListEntry,
+    BrambledownMemberState,
+    BrambledownPairState,
     BrambledownPoint,
     BrambledownQuarter,
     BrambledownRating,
@@ -36,6 +38,8 @@ TABLES = {
     "bd_ratings": BrambledownRating,
     "bd_grades": BrambledownGrade,
     "bd_points": BrambledownPoint,
+    "bd_members": BrambledownMemberState,
+    "bd_pairs": BrambledownPairState,
 }
 
 # The columns each table is written with (the primary key is the table's own sequence).
@@ -64,7 +68,18 @@ COLUMNS = {
         "total_boards",
         "mode",
     ),
-    "bd_clubs": ("club_id", "regraded", "open_quarter", "snapshot", "sessions", "updated"),
+    "bd_clubs": (
+        "club_id",
+        "regraded",
+        "open_quarter",
+        "snapshot",
+        "sessions",
+        "updated",
+        "last_key",
+        "recorded",
+        "seq",
+        "latest",
+    ),
     "bd_quarters": ("club_id", "quarter", "sessions", "changes", "closed"),
     "bd_lists": (
         "club_id",
@@ -107,9 +122,31 @@ COLUMNS = {
         "last_date",
     ),
     "bd_points": ("club_id", "member_id", "date", "quarter", "grade", "reason"),
+    "bd_members": (
+        "club_id",
+        "number",
+        "grade",
+        "first_iprs",
+        "quarter_iprs",
+        "tournaments",
+        "quarters",
+        "partners",
+        "history",
+    ),
+    "bd_pairs": ("club_id", "first", "second", "tournaments", "quarters"),
 }
 
-JSON_COLUMNS = {"months", "snapshot", "changes"}
+JSON_COLUMNS = {
+    "months",
+    "snapshot",
+    "changes",
+    "last_key",
+    "first_iprs",
+    "quarter_iprs",
+    "quarters",
+    "partners",
+    "history",
+}
 
 
 def as_json(value) -> str:

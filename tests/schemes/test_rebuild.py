@@ -16,6 +16,8 @@ from grading.models import (
     BrambledownClubState,
     BrambledownGrade,
     BrambledownListEntry,
+    BrambledownMemberState,
+    BrambledownPairState,
     BrambledownPoint,
     BrambledownQuarter,
     BrambledownRating,
@@ -122,6 +124,8 @@ def tables() -> dict[str, list]:
         "bd_ratings": rows(BrambledownRating, "version_id", "member_id"),
         "bd_grades": rows(BrambledownGrade, "club_id", "member_id"),
         "bd_points": rows(BrambledownPoint, "club_id", "member_id", "date", "pk"),
+        "bd_members": rows(BrambledownMemberState, "club_id", "number"),
+        "bd_pairs": rows(BrambledownPairState, "club_id", "first", "second"),
     }
 
 

@@ -1,0 +1,172 @@
+"""Brambledown (S11) after an upload that only adds a session to the open quarter: the session
+recorded from the rows of its own players and pairs (``grading.schemes.bd_state``), so that an
+upload's cost does not grow with the club's history or membership.
+
+The club's full update (``brambledown_club_update``) records the open quarter's sessions in
+order from the state after the last regrade. When the only entry of the club's log not yet
+folded is a new live version of the open quarter that sorts after every session recorded
+(``BrambledownClubState.last_key``), and no quarter closes (the club's live sessions all lie in
+the open quarter or before: ``latest``), recording it last is exactly what the full update
+would do: the engine reads and changes only the session's players and pairs
+(``brambledown_apply``). Anything else (a correction or withdrawal, a session of a closed or a
+later quarter, one that sorts before a recorded one, entries left unfolded) returns None and
+the full update runs. tests/schemes/test_bd_fast.py holds the two equal on random uploads.
+"""
+
+from __future__ import annotations
+
+from clubs.models import Club
+from grading.common.bulk import rows_upsert
+from grading.engine import codec
+from grading.engine.brambledown import (
+    BrambledownState,
+    Quarter,
+    brambledown_apply,
+    pair_key,
+)
+from grading.engine.brambledown import why_not_rated as brambledown_why_not
+from grading.engine.types import Scoring, SessionResult
+from grading.models import (
+    BrambledownClubState,
+    BrambledownGrade,
+    BrambledownPoint,
+    BrambledownRating,
+    SessionVersion,
+)
+from grading.models.schemes import SchemeEntry
+from grading.schemes.bd_state import bd_rows_load, bd_rows_write
+from grading.schemes.bd_store import (
+    BrambledownUpdate,
+    grade_row,
+    key_json,
+    key_of_json,
+    listed_kinds,
+    order_key,
+    point_rows,
+    rating_rows,
+)
+from grading.schemes.log import PROCESS, members_by_number
+from members.services import member_pages_invalidate
+
+GRADE_FIELDS = (
+    "grade",
+    "performances",
+    "quarter_iprs",
+    "tournaments",
+    "quarter",
+    "on_a_list",
+    "on_b_list",
+    "last_date",
+)
+
+
+def bd_fast_update(*, club: Club, row: BrambledownClubState) -> BrambledownUpdate | None:
+    """Fold the club's one new entry of the log from its players' rows, or None when the
+    club needs its full update (see the module's text). ``row``: the club's state, locked."""
+    if not row.seq or not row.open_quarter:
+        return None  # the rows are not kept yet (a club's first update, or a migration)
+    new = list(
+        SchemeEntry.objects.filter(seq__gt=row.seq, version__session__event__club=club)
+        .order_by("seq")
+        .values_list("seq", "operation", "version_id", "host_pair", "version__scoring")[:2]
+    )
+    unchanged = BrambledownUpdate((), row.open_quarter, row.recorded, False, fast=True)
+    if not new:
+        return unchanged
+    if len(new) > 1 or new[0][1] != PROCESS:
+        return None
+    seq, _, version_id, host_pair, scoring = new[0]
+    if scoring != Scoring.MP.value:  # not the club's sessions Brambledown reads
+        row.seq = seq
+        row.save(update_fields=["seq", "updated"])
+        return unchanged
+    version = SessionVersion.objects.only("payload", "session__date").select_related("session")
+    version = version.get(pk=version_id)
+    day = version.session.date  # (the closing of quarters goes by it, as the full update)
+    session = codec.load(SessionResult, version.payload)
+    open_q = Quarter.parse(row.open_quarter)
+    if day not in open_q or session.date not in open_q:
+        return None
+    if row.latest is not None and Quarter.of(row.latest) > open_q:
+        return None  # a live session after the open quarter: this one closes it
+    latest = max(row.latest, day) if row.latest is not None else day
+    if brambledown_why_not(session):  # not rated: its date alone counts
+        row.seq, row.latest = seq, latest
+        row.save(update_fields=["seq", "latest", "updated"])
+        return unchanged
+    key = order_key(session)
+    last = key_of_json(row.last_key)
+    if last is not None and key <= last:
+        return None  # before a session recorded: the ones after it are recorded again
+    rated = _record(club, row, open_q, version_id, session, host_pair or None)
+    row.seq, row.latest, row.last_key = seq, latest, key_json(key)
+    row.recorded += 1
+    row.sessions += 1 if rated else 0
+    row.save(update_fields=["seq", "latest", "last_key", "recorded", "sessions", "updated"])
+    return BrambledownUpdate((), row.open_quarter, row.recorded, False, fast=True)
+
+
+def _record(
+    club: Club,
+    row: BrambledownClubState,
+    open_q: Quarter,
+    version_id: int,
+    session: SessionResult,
+    host_pair: str | None,
+) -> bool:
+    """Record the session from its players' and pairs' rows and store what it changes: their
+    rows, its ratings, the grades and grade histories of those rated. Returns whether any
+    member got a stored rating."""
+    numbers = {p.number for entry in session.pairs for p in entry.players if p.number}
+    keys = set()
+    for entry in session.pairs:
+        a, b = entry.players[0].number, entry.players[1].number
+        if a and b and a != b:
+            keys.add(pair_key(a, b))
+    players, pairs = bd_rows_load(club=club, numbers=numbers, pairs=keys)
+    regraded = Quarter.parse(row.regraded) if row.regraded else None
+    state = BrambledownState(players, pairs, open_q, regraded)
+    step = brambledown_apply(state, session, host_pair=host_pair)
+    changed = sorted({r.number for r in step.ratings.players})
+    paired = sorted({pair_key(r.number, r.partner) for r in step.ratings.players})
+    bd_rows_write(
+        club=club,
+        players=[step.state.players[n] for n in changed],
+        pairs=[step.state.pairs[k] for k in paired],
+    )
+    members = members_by_number(numbers)
+    ratings = rating_rows(club, [(version_id, step.ratings)], members)
+    BrambledownRating.objects.bulk_create([BrambledownRating(**r) for r in ratings])
+    rated = {n: members[n] for n in changed if n in members}
+    _store_grades(club, row, session.date, step.state, players, rated)
+    return bool(ratings)
+
+
+def _store_grades(club, row, day, state, before, members) -> None:
+    """The grades of the members just rated (``bd_store_grades``' rows for them) and the
+    grade points their histories gained (a new member's grade at the third performance):
+    appended, as they are dated on the session's day, after every point already stored."""
+    ids = [member.pk for member in members.values()]
+    listed = listed_kinds(club, row.regraded, ids)
+    last_dates = dict(
+        BrambledownGrade.objects.filter(club=club, member_id__in=ids).values_list(
+            "member_id", "last_date"
+        )
+    )
+    grades, points = [], []
+    for number, member in members.items():
+        player = state.players[number]
+        last = last_dates.get(member.pk)
+        last = day if last is None or day > last else last
+        grades.append(
+            BrambledownGrade(
+                **grade_row(club, member, player, row.regraded, listed.get(member.pk), last)
+            )
+        )
+        old = before.get(number)
+        points += point_rows(club, member, player.history[len(old.history) if old else 0 :])
+    rows_upsert(
+        BrambledownGrade, grades, unique_fields=["club", "member"], update_fields=GRADE_FIELDS
+    )
+    BrambledownPoint.objects.bulk_create([BrambledownPoint(**p) for p in points])
+    member_pages_invalidate(member_ids=ids)

@@ -1,0 +1,211 @@
+"""Brambledown's engine state (S11) on the database, in two forms: the whole state as JSON (the
+club's snapshot right after its last regrade, ``BrambledownClubState.snapshot``), and the state
+now as rows, one per member and one per pair of the club (``BrambledownMemberState``,
+``BrambledownPairState``), so that an upload reads and writes the rows of its own players only.
+Both forms hold each member and pair alike (:func:`player_fields`, :func:`pair_fields`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+
+from django.db.models import Q
+
+from clubs.models import Club
+from grading.common.bulk import rows_upsert
+from grading.engine.brambledown import (
+    BrambledownPlayer,
+    BrambledownState,
+    GradePoint,
+    PairRecord,
+    Quarter,
+)
+from grading.models import BrambledownMemberState, BrambledownPairState
+
+PLAYER_FIELDS = (
+    "grade",
+    "first_iprs",
+    "quarter_iprs",
+    "tournaments",
+    "quarters",
+    "partners",
+    "history",
+)
+PAIR_FIELDS = ("tournaments", "quarters")
+
+
+def quarter_of_text(text: str | None) -> Quarter | None:
+    return Quarter.parse(text) if text else None
+
+
+def _counts_out(items) -> list:
+    return [[str(q), n] for q, n in items]
+
+
+def _counts_in(items) -> tuple:
+    return tuple((Quarter.parse(q), int(n)) for q, n in items)
+
+
+def player_fields(p: BrambledownPlayer) -> dict:
+    """A member's state as JSON values (the snapshot's entry; the row's fields)."""
+    return {
+        "number": p.number,
+        "grade": p.grade,
+        "first_iprs": list(p.first_iprs),
+        "quarter_iprs": list(p.quarter_iprs),
+        "tournaments": p.tournaments,
+        "quarters": _counts_out(p.quarters),
+        "partners": [[str(q), list(names)] for q, names in p.partners],
+        "history": [[h.date.isoformat(), str(h.quarter), h.grade, h.reason] for h in p.history],
+    }
+
+
+def player_of(p: dict) -> BrambledownPlayer:
+    return BrambledownPlayer(
+        number=p["number"],
+        grade=p["grade"],
+        first_iprs=tuple(p["first_iprs"]),
+        quarter_iprs=tuple(p["quarter_iprs"]),
+        tournaments=p["tournaments"],
+        quarters=_counts_in(p["quarters"]),
+        partners=tuple((Quarter.parse(q), tuple(names)) for q, names in p["partners"]),
+        history=tuple(
+            GradePoint(dt.date.fromisoformat(d), Quarter.parse(q), g, r)
+            for d, q, g, r in p["history"]
+        ),
+    )
+
+
+def pair_fields(r: PairRecord) -> dict:
+    """A pair's record as the row's fields."""
+    return {
+        "first": r.players[0],
+        "second": r.players[1],
+        "tournaments": r.tournaments,
+        "quarters": _counts_out(r.quarters),
+    }
+
+
+def pair_of(r: dict) -> PairRecord:
+    return PairRecord((r["first"], r["second"]), r["tournaments"], _counts_in(r["quarters"]))
+
+
+def bd_state_dump(state: BrambledownState) -> dict:
+    return {
+        "quarter": str(state.quarter) if state.quarter else "",
+        "regraded": str(state.regraded) if state.regraded else "",
+        "players": [player_fields(p) for p in state.players.values()],
+        "pairs": [
+            {
+                "players": list(r.players),
+                "tournaments": r.tournaments,
+                "quarters": _counts_out(r.quarters),
+            }
+            for r in state.pairs.values()
+        ],
+    }
+
+
+def bd_state_load(data: dict) -> BrambledownState:
+    if not data:
+        return BrambledownState()
+    players = {p["number"]: player_of(p) for p in data["players"]}
+    pairs = {}
+    for r in data["pairs"]:
+        key = (r["players"][0], r["players"][1])
+        pairs[key] = PairRecord(key, r["tournaments"], _counts_in(r["quarters"]))
+    return BrambledownState(
+        players, pairs, quarter_of_text(data.get("quarter")), quarter_of_text(data.get("regraded"))
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# The state now, as rows
+
+
+def member_rows(club_id: int, players: Iterable[BrambledownPlayer]) -> list[dict]:
+    return [{"club_id": club_id, **player_fields(p)} for p in players]
+
+
+def pair_rows(club_id: int, pairs: Iterable[PairRecord]) -> list[dict]:
+    return [{"club_id": club_id, **pair_fields(r)} for r in pairs]
+
+
+def bd_rows_store(*, club: Club, state: BrambledownState) -> int:
+    """The club's rows become ``state``'s members and pairs; only the rows that differ are
+    written. Returns the rows written."""
+    written = _sync(
+        BrambledownMemberState,
+        club,
+        ("number",),
+        PLAYER_FIELDS,
+        member_rows(club.pk, state.players.values()),
+    )
+    return written + _sync(
+        BrambledownPairState,
+        club,
+        ("first", "second"),
+        PAIR_FIELDS,
+        pair_rows(club.pk, state.pairs.values()),
+    )
+
+
+def _sync(model, club: Club, key: tuple[str, ...], fields: tuple[str, ...], rows) -> int:
+    """``rows_sync`` for rows with JSON values (lists, which it cannot hash): by ``key``."""
+    stored = {
+        tuple(row[k] for k in key): row
+        for row in model.objects.filter(club=club).values("pk", *key, *fields)
+    }
+    changed = []
+    for row in rows:
+        have = stored.pop(tuple(row[k] for k in key), None)
+        if have is None or any(have[f] != row[f] for f in fields):
+            changed.append(model(**row))
+    if stored:
+        model.objects.filter(pk__in=[row["pk"] for row in stored.values()]).delete()
+    rows_upsert(model, changed, unique_fields=["club", *key], update_fields=list(fields))
+    return len(stored) + len(changed)
+
+
+def bd_rows_load(
+    *, club: Club, numbers: Iterable[str], pairs: Iterable[tuple[str, str]]
+) -> tuple[dict[str, BrambledownPlayer], dict[tuple[str, str], PairRecord]]:
+    """The rows of these members and pairs (those that have one) as the engine's records."""
+    fields = ("number", *PLAYER_FIELDS)
+    players = {
+        row["number"]: player_of(row)
+        for row in BrambledownMemberState.objects.filter(club=club, number__in=set(numbers)).values(
+            *fields
+        )
+    }
+    wanted = Q()
+    for first, second in set(pairs):
+        wanted |= Q(first=first, second=second)
+    records = {}
+    if wanted:
+        for row in (
+            BrambledownPairState.objects.filter(club=club)
+            .filter(wanted)
+            .values("first", "second", "tournaments", "quarters")
+        ):
+            record = pair_of(row)
+            records[record.players] = record
+    return players, records
+
+
+def bd_rows_write(
+    *, club: Club, players: Iterable[BrambledownPlayer], pairs: Iterable[PairRecord]
+) -> None:
+    """These members' and pairs' rows written (inserted or updated in place)."""
+    rows_upsert(
+        BrambledownMemberState,
+        [BrambledownMemberState(**row) for row in member_rows(club.pk, players)],
+        unique_fields=["club", "number"],
+        update_fields=list(PLAYER_FIELDS),
+    )
+    rows_upsert(
+        BrambledownPairState,
+        [BrambledownPairState(**row) for row in pair_rows(club.pk, pairs)],
+        unique_fields=["club", "first", "second"],
+        update_fields=list(PAIR_FIELDS),
+    )
