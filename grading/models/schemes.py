@@ -138,7 +138,9 @@ class BrambledownMemberState(models.Model):
     """A member's Brambledown engine state at a club now (S11; ``BrambledownPlayer``): the
     figures in the engine's own form, keyed by membership number as the engine keys them."""
 
-    club = models.ForeignKey("clubs.Club", on_delete=models.CASCADE, related_name="+")
+    club = models.ForeignKey(  # (indexed by the unique constraint, which leads with it)
+        "clubs.Club", on_delete=models.CASCADE, related_name="+", db_index=False
+    )
     number = models.CharField(max_length=20)
     grade = models.SmallIntegerField(null=True, blank=True)
     first_iprs = models.JSONField(default=list)
@@ -160,7 +162,9 @@ class BrambledownMemberState(models.Model):
 class BrambledownPairState(models.Model):
     """Two members' graded tournaments together at a club now (S11; ``PairRecord``)."""
 
-    club = models.ForeignKey("clubs.Club", on_delete=models.CASCADE, related_name="+")
+    club = models.ForeignKey(
+        "clubs.Club", on_delete=models.CASCADE, related_name="+", db_index=False
+    )
     first = models.CharField(max_length=20)
     second = models.CharField(max_length=20)
     tournaments = models.PositiveIntegerField(default=0)

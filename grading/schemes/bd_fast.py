@@ -3,8 +3,11 @@ recorded from the rows of its own players and pairs (``grading.schemes.bd_state`
 upload's cost does not grow with the club's history or membership.
 
 The club's full update (``brambledown_club_update``) records the open quarter's sessions in
-order from the state after the last regrade. When the only entry of the club's log not yet
-folded is a new live version of the open quarter that sorts after every session recorded
+order from the state after the last regrade. Every entry of a club's log is folded by the step
+that appends it (``schemes_after_step``), or marks the club's rows stale when the club does not
+keep Brambledown then (``BrambledownClubState.seq`` 0), so the entries a step appended are the
+club's only new ones. When they are one new live version of the open quarter that sorts after
+every session recorded
 (``BrambledownClubState.last_key``), and no quarter closes (the club's live sessions all lie in
 the open quarter or before: ``latest``), recording it last is exactly what the full update
 would do: the engine reads and changes only the session's players and pairs
@@ -14,6 +17,8 @@ the full update runs. tests/schemes/test_bd_fast.py holds the two equal on rando
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from clubs.models import Club
 from grading.common.bulk import rows_upsert
@@ -29,6 +34,7 @@ from grading.engine.types import Scoring, SessionResult
 from grading.models import (
     BrambledownClubState,
     BrambledownGrade,
+    BrambledownListEntry,
     BrambledownPoint,
     BrambledownRating,
     SessionVersion,
@@ -48,6 +54,7 @@ from grading.schemes.bd_store import (
 from grading.schemes.log import PROCESS, members_by_number
 from members.services import member_pages_invalidate
 
+LIST_A, LIST_B = BrambledownListEntry.Kind.A, BrambledownListEntry.Kind.B
 GRADE_FIELDS = (
     "grade",
     "performances",
@@ -60,28 +67,30 @@ GRADE_FIELDS = (
 )
 
 
-def bd_fast_update(*, club: Club, row: BrambledownClubState) -> BrambledownUpdate | None:
-    """Fold the club's one new entry of the log from its players' rows, or None when the
-    club needs its full update (see the module's text). ``row``: the club's state, locked."""
+def bd_fast_update(
+    *, club: Club, row: BrambledownClubState, entries: Sequence[SchemeEntry] | None
+) -> BrambledownUpdate | None:
+    """Fold the club's new entries of the log (``entries``: those the step just appended;
+    None outside a step: none) from the rows of their players, or None when the club needs
+    its full update (see the module's text). ``row``: the club's state, locked."""
     if not row.seq or not row.open_quarter:
-        return None  # the rows are not kept yet (a club's first update, or a migration)
-    new = list(
-        SchemeEntry.objects.filter(seq__gt=row.seq, version__session__event__club=club)
-        .order_by("seq")
-        .values_list("seq", "operation", "version_id", "host_pair", "version__scoring")[:2]
-    )
+        return None  # not kept (a club's first update, after a migration, or entries passed)
+    new = [entry for entry in entries or () if entry.seq > row.seq]
     unchanged = BrambledownUpdate((), row.open_quarter, row.recorded, False, fast=True)
     if not new:
         return unchanged
-    if len(new) > 1 or new[0][1] != PROCESS:
+    if len(new) > 1 or new[0].operation != PROCESS:
         return None
-    seq, _, version_id, host_pair, scoring = new[0]
-    if scoring != Scoring.MP.value:  # not the club's sessions Brambledown reads
-        row.seq = seq
+    entry = new[0]
+    version = (
+        SessionVersion.objects.select_related("session")
+        .only("scoring", "payload", "session__date")
+        .get(pk=entry.version_id)
+    )
+    if version.scoring != Scoring.MP.value:  # not among the sessions Brambledown reads
+        row.seq = entry.seq
         row.save(update_fields=["seq", "updated"])
         return unchanged
-    version = SessionVersion.objects.only("payload", "session__date").select_related("session")
-    version = version.get(pk=version_id)
     day = version.session.date  # (the closing of quarters goes by it, as the full update)
     session = codec.load(SessionResult, version.payload)
     open_q = Quarter.parse(row.open_quarter)
@@ -91,13 +100,14 @@ def bd_fast_update(*, club: Club, row: BrambledownClubState) -> BrambledownUpdat
         return None  # a live session after the open quarter: this one closes it
     latest = max(row.latest, day) if row.latest is not None else day
     if brambledown_why_not(session):  # not rated: its date alone counts
-        row.seq, row.latest = seq, latest
+        row.seq, row.latest = entry.seq, latest
         row.save(update_fields=["seq", "latest", "updated"])
         return unchanged
     key = order_key(session)
     last = key_of_json(row.last_key)
     if last is not None and key <= last:
         return None  # before a session recorded: the ones after it are recorded again
+    version_id, host_pair, seq = entry.version_id, entry.host_pair, entry.seq
     rated = _record(club, row, open_q, version_id, session, host_pair or None)
     row.seq, row.latest, row.last_key = seq, latest, key_json(key)
     row.recorded += 1
@@ -147,16 +157,23 @@ def _store_grades(club, row, day, state, before, members) -> None:
     grade points their histories gained (a new member's grade at the third performance):
     appended, as they are dated on the session's day, after every point already stored."""
     ids = [member.pk for member in members.values()]
-    listed = listed_kinds(club, row.regraded, ids)
-    last_dates = dict(
-        BrambledownGrade.objects.filter(club=club, member_id__in=ids).values_list(
-            "member_id", "last_date"
+    stored = {
+        g["member_id"]: g
+        for g in BrambledownGrade.objects.filter(club=club, member_id__in=ids).values(
+            "member_id", "last_date", "quarter", "on_a_list", "on_b_list"
         )
-    )
+    }
+    # The lists of the last quarter regraded, from the grade rows that name it (written with
+    # it); a member without a row was in no state when it was drawn up: on no list.
+    unsure = [pk for pk in ids if pk in stored and stored[pk]["quarter"] != row.regraded]
+    listed = listed_kinds(club, row.regraded, unsure) if unsure else {}
+    for pk, g in stored.items():
+        if pk not in unsure and (g["on_a_list"] or g["on_b_list"]):
+            listed[pk] = LIST_A if g["on_a_list"] else LIST_B
     grades, points = [], []
     for number, member in members.items():
         player = state.players[number]
-        last = last_dates.get(member.pk)
+        last = stored[member.pk]["last_date"] if member.pk in stored else None
         last = day if last is None or day > last else last
         grades.append(
             BrambledownGrade(

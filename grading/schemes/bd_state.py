@@ -179,14 +179,12 @@ def bd_rows_load(
         )
     }
     wanted = Q()
-    for first, second in set(pairs):
-        wanted |= Q(first=first, second=second)
+    for first, second in set(pairs):  # (the club in each: one index lookup per pair)
+        wanted |= Q(club=club, first=first, second=second)
     records = {}
     if wanted:
-        for row in (
-            BrambledownPairState.objects.filter(club=club)
-            .filter(wanted)
-            .values("first", "second", "tournaments", "quarters")
+        for row in BrambledownPairState.objects.filter(wanted).values(
+            "first", "second", "tournaments", "quarters"
         ):
             record = pair_of(row)
             records[record.players] = record

@@ -19,7 +19,7 @@ its own players' rows (``grading.schemes.bd_fast``), at a cost that does not gro
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -39,7 +39,7 @@ from grading.ledger.lock import ledger_head_lock
 from grading.models import BrambledownClubState, BrambledownListEntry, BrambledownQuarter
 from grading.models.schemes import SchemeEntry
 from grading.schemes.bd_fast import bd_fast_update
-from grading.schemes.bd_state import quarter_of_text, bd_rows_store, bd_state_dump, bd_state_load
+from grading.schemes.bd_state import bd_rows_store, bd_state_dump, bd_state_load, quarter_of_text
 from grading.schemes.bd_store import (
     BrambledownUpdate,
     bd_store_grades,
@@ -54,6 +54,7 @@ from grading.schemes.log import live_entries, sessions_of
 __all__ = [
     "BrambledownUpdate",
     "ClubSession",
+    "brambledown_club_passed",
     "brambledown_club_update",
     "brambledown_regrade_club",
     "brambledown_regrade_due",
@@ -125,6 +126,7 @@ def brambledown_club_update(
     touched: dt.date | None = None,
     through: Quarter | None = None,
     replay: bool = False,
+    entries: Sequence[SchemeEntry] | None = None,
 ) -> BrambledownUpdate:
     """Record the club's sessions of the open quarter from the state after its last regrade.
 
@@ -132,13 +134,13 @@ def brambledown_club_update(
     first. A ``touched`` date in a closed quarter (a late session, a correction, a withdrawal)
     or ``replay`` replays the club's sessions from the start. An upload that only adds a
     session to the open quarter, after every one recorded, is recorded from its players' rows
-    (``bd_fast_update``): the tables are those this full update stores
-    (tests/schemes/test_bd_fast.py).
+    (``bd_fast_update``; ``entries``: those the step just appended to the log): the tables
+    are those this full update stores (tests/schemes/test_bd_fast.py).
     """
     row, _ = BrambledownClubState.objects.select_for_update().get_or_create(club=club)
     regraded = quarter_of_text(row.regraded)
     if not replay and (through is None or (regraded is not None and through <= regraded)):
-        done = bd_fast_update(club=club, row=row)
+        done = bd_fast_update(club=club, row=row, entries=entries)
         if done is not None:
             return done
     entries = club_entries(club=club)
@@ -225,6 +227,12 @@ def _bd_replay(club: Club, row, items, through: Quarter | None) -> BrambledownUp
     bd_store_grades(club, result.state, through)
     closed_now = tuple(str(q.quarter) for q in result.quarters if old is None or q.quarter > old)
     return BrambledownUpdate(closed_now, str(open_q), len(ratings), True)
+
+
+def brambledown_club_passed(*, club: Club) -> None:
+    """A step appended entries of a club that does not keep Brambledown (now): its rows, if
+    it has any, no longer hold its log, and its next update is a full one."""
+    BrambledownClubState.objects.filter(club=club).exclude(seq=0).update(seq=0)
 
 
 def brambledown_regrade_club(*, club: Club, quarter: Quarter | str) -> BrambledownUpdate:
