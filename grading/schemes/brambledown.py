@@ -137,7 +137,10 @@ def brambledown_club_update(
     (``bd_fast_update``; ``entries``: those the step just appended to the log): the tables
     are those this full update stores (tests/schemes/test_bd_fast.py).
     """
-    row, _ = BrambledownClubState.objects.select_for_update().get_or_create(club=club)
+    # (The snapshot, megabytes at a large club, is read only by the full update.)
+    row, _ = (
+        BrambledownClubState.objects.select_for_update().defer("snapshot").get_or_create(club=club)
+    )
     regraded = quarter_of_text(row.regraded)
     if not replay and (through is None or (regraded is not None and through <= regraded)):
         done = bd_fast_update(club=club, row=row, entries=entries)
