@@ -115,7 +115,9 @@ class BrambledownClubState(models.Model):
     order of the last session recorded in the open quarter (``[date, club, event id,
     session]``), ``recorded`` how many were, ``latest`` the latest date of play of the club's
     live match-pointed versions: an upload that sorts after them all in the open quarter is
-    recorded from the rows of its players alone (``grading.schemes.bd_fast``)."""
+    recorded from the rows of its players alone (``grading.schemes.bd_fast``); one of a later
+    quarter closes the open quarter from the rows of those who played in it
+    (``last_quarter``; ``grading.schemes.bd_close``)."""
 
     club = models.OneToOneField(
         "clubs.Club", on_delete=models.CASCADE, related_name="brambledown_state"
@@ -149,11 +151,13 @@ class BrambledownMemberState(models.Model):
     quarters = models.JSONField(default=list, help_text="[[quarter, tournaments], ...]")
     partners = models.JSONField(default=list, help_text="[[quarter, [numbers]], ...]")
     history = models.JSONField(default=list, help_text="[[date, quarter, grade, reason], ...]")
+    last_quarter = models.CharField(max_length=6, blank=True, help_text="Of ``quarters``.")
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["club", "number"], name="bd_member_state_once")
         ]
+        indexes = [models.Index(fields=["club", "last_quarter"], name="bd_member_state_quarter")]
 
     def __str__(self) -> str:
         return f"{self.number} at {self.club_id}"
@@ -169,11 +173,13 @@ class BrambledownPairState(models.Model):
     second = models.CharField(max_length=20)
     tournaments = models.PositiveIntegerField(default=0)
     quarters = models.JSONField(default=list, help_text="[[quarter, tournaments], ...]")
+    last_quarter = models.CharField(max_length=6, blank=True, help_text="Of ``quarters``.")
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["club", "first", "second"], name="bd_pair_state_once")
         ]
+        indexes = [models.Index(fields=["club", "last_quarter"], name="bd_pair_state_quarter")]
 
     def __str__(self) -> str:
         return f"{self.first} & {self.second} at {self.club_id}"

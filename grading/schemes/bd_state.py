@@ -32,6 +32,7 @@ PLAYER_FIELDS = (
     "history",
 )
 PAIR_FIELDS = ("tournaments", "quarters")
+ROW_EXTRA = ("last_quarter",)  # written with the rows, not part of the engine's records
 
 
 def quarter_of_text(text: str | None) -> Quarter | None:
@@ -94,16 +95,16 @@ def bd_state_dump(state: BrambledownState) -> dict:
     return {
         "quarter": str(state.quarter) if state.quarter else "",
         "regraded": str(state.regraded) if state.regraded else "",
-        "players": [player_fields(p) for p in state.players.values()],
+        "players": [player_fields(state.players[n]) for n in sorted(state.players)],
         "pairs": [
             {
                 "players": list(r.players),
                 "tournaments": r.tournaments,
                 "quarters": _counts_out(r.quarters),
             }
-            for r in state.pairs.values()
+            for r in (state.pairs[k] for k in sorted(state.pairs))
         ],
-    }
+    }  # (in the order of numbers: the same whichever way the state was reached)
 
 
 def bd_state_load(data: dict) -> BrambledownState:
@@ -123,12 +124,24 @@ def bd_state_load(data: dict) -> BrambledownState:
 # The state now, as rows
 
 
+def _last_quarter(counts) -> str:
+    """The latest quarter of a sorted table: the rows of those who played in the open
+    quarter are found by it when it closes (``bd_close``)."""
+    return str(counts[-1][0]) if counts else ""
+
+
 def member_rows(club_id: int, players: Iterable[BrambledownPlayer]) -> list[dict]:
-    return [{"club_id": club_id, **player_fields(p)} for p in players]
+    return [
+        {"club_id": club_id, **player_fields(p), "last_quarter": _last_quarter(p.quarters)}
+        for p in players
+    ]
 
 
 def pair_rows(club_id: int, pairs: Iterable[PairRecord]) -> list[dict]:
-    return [{"club_id": club_id, **pair_fields(r)} for r in pairs]
+    return [
+        {"club_id": club_id, **pair_fields(r), "last_quarter": _last_quarter(r.quarters)}
+        for r in pairs
+    ]
 
 
 def bd_rows_store(*, club: Club, state: BrambledownState) -> int:
@@ -138,14 +151,14 @@ def bd_rows_store(*, club: Club, state: BrambledownState) -> int:
         BrambledownMemberState,
         club,
         ("number",),
-        PLAYER_FIELDS,
+        PLAYER_FIELDS + ROW_EXTRA,
         member_rows(club.pk, state.players.values()),
     )
     return written + _sync(
         BrambledownPairState,
         club,
         ("first", "second"),
-        PAIR_FIELDS,
+        PAIR_FIELDS + ROW_EXTRA,
         pair_rows(club.pk, state.pairs.values()),
     )
 
@@ -199,11 +212,11 @@ def bd_rows_write(
         BrambledownMemberState,
         [BrambledownMemberState(**row) for row in member_rows(club.pk, players)],
         unique_fields=["club", "number"],
-        update_fields=list(PLAYER_FIELDS),
+        update_fields=list(PLAYER_FIELDS + ROW_EXTRA),
     )
     rows_upsert(
         BrambledownPairState,
         [BrambledownPairState(**row) for row in pair_rows(club.pk, pairs)],
         unique_fields=["club", "first", "second"],
-        update_fields=list(PAIR_FIELDS),
+        update_fields=list(PAIR_FIELDS + ROW_EXTRA),
     )

@@ -35,7 +35,7 @@ from grading.engine.ppi import PPIPlayer, ppi_suit
 from grading.engine.ppi.bulk import PPIBulkFold
 from grading.ledger.lock import ledger_head_lock
 from grading.models import BrambledownClubState, BrambledownListEntry, SessionVersion
-from grading.schemes.bd_state import bd_state_dump, pair_fields, player_fields
+from grading.schemes.bd_state import bd_state_dump, member_rows, pair_rows
 from grading.schemes.bd_store import key_json, order_key
 from grading.schemes.brambledown import ClubSession, _host_pairs, _session_order
 from grading.schemes.rebuild_read import (
@@ -49,6 +49,8 @@ from grading.schemes.rebuild_read import (
     sessions_read,
 )
 from grading.schemes.rebuild_write import (
+    COLUMNS,
+    JSON_COLUMNS,
     as_json,
     indexes_built_once,
     table_write,
@@ -297,19 +299,14 @@ def _club_fold(
         len(recorded),
     )  # (the club's last entry and latest date follow: ``_brambledown``)
     _grade_rows(out, state, regraded, members)
-    for player in state.players.values():
-        f = player_fields(player)
-        out.members.append(
-            (club_id, f["number"], f["grade"])
-            + tuple(as_json(f[k]) for k in ("first_iprs", "quarter_iprs"))
-            + (f["tournaments"],)
-            + tuple(as_json(f[k]) for k in ("quarters", "partners", "history"))
-        )
-    for record in state.pairs.values():
-        f = pair_fields(record)
-        out.pairs.append(
-            (club_id, f["first"], f["second"], f["tournaments"], as_json(f["quarters"]))
-        )
+    for name, rows in (
+        ("bd_members", member_rows(club_id, state.players.values())),
+        ("bd_pairs", pair_rows(club_id, state.pairs.values())),
+    ):
+        target = out.members if name == "bd_members" else out.pairs
+        target += [
+            tuple(as_json(r[c]) if c in JSON_COLUMNS else r[c] for c in COLUMNS[name]) for r in rows
+        ]
     return out
 
 

@@ -132,8 +132,9 @@ COLUMNS = {
         "quarters",
         "partners",
         "history",
+        "last_quarter",
     ),
-    "bd_pairs": ("club_id", "first", "second", "tournaments", "quarters"),
+    "bd_pairs": ("club_id", "first", "second", "tournaments", "quarters", "last_quarter"),
 }
 
 JSON_COLUMNS = {
