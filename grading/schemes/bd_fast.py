@@ -1,19 +1,20 @@
-"""Brambledown (S11) after an upload that only adds a session to the open quarter: the session
-recorded from the rows of its own players and pairs (``grading.schemes.bd_state``), so that an
-upload's cost does not grow with the club's history or membership.
+"""Brambledown (S11) after an upload that only adds a session to the club's latest quarter: the
+session recorded from the rows of its own players and pairs (``grading.schemes.bd_state``), so
+that an upload's cost does not grow with the club's history or membership.
 
 The club's full update (``brambledown_club_update``) records the open quarter's sessions in
 order from the state after the last regrade. Every entry of a club's log is folded by the step
 that appends it (``schemes_after_step``), or marks the club's rows stale when the club does not
 keep Brambledown then (``BrambledownClubState.seq`` 0), so the entries a step appended are the
 club's only new ones. When they are one new live version of the open quarter that sorts after
-every session recorded
-(``BrambledownClubState.last_key``), and no quarter closes (the club's live sessions all lie in
-the open quarter or before: ``latest``), recording it last is exactly what the full update
-would do: the engine reads and changes only the session's players and pairs
-(``brambledown_apply``). Anything else (a correction or withdrawal, a session of a closed or a
-later quarter, one that sorts before a recorded one, entries left unfolded) returns None and
-the full update runs. tests/schemes/test_bd_fast.py holds the two equal on random uploads.
+every session recorded (``BrambledownClubState.last_key``), and no live session lies after the
+open quarter (``latest``), recording it last is exactly what the full update would do: the
+engine reads and changes only the session's players and pairs (``brambledown_apply``). A
+session of a later quarter first closes the open quarter from the rows of those who played in
+it (``grading.schemes.bd_close``), as the full update's replay would. Anything else (a
+correction or withdrawal, a session of a closed quarter, one that sorts before a recorded one,
+rows not kept) returns None and the full update runs. tests/schemes/test_bd_fast.py holds the
+two equal on random uploads.
 """
 
 from __future__ import annotations
@@ -40,8 +41,10 @@ from grading.models import (
     SessionVersion,
 )
 from grading.models.schemes import SchemeEntry
+from grading.schemes.bd_close import bd_close_open
 from grading.schemes.bd_state import bd_rows_load, bd_rows_write
 from grading.schemes.bd_store import (
+    GRADE_FIELDS,
     BrambledownUpdate,
     grade_row,
     key_json,
@@ -55,16 +58,6 @@ from grading.schemes.log import PROCESS, members_by_number
 from members.services import member_pages_invalidate
 
 LIST_A, LIST_B = BrambledownListEntry.Kind.A, BrambledownListEntry.Kind.B
-GRADE_FIELDS = (
-    "grade",
-    "performances",
-    "quarter_iprs",
-    "tournaments",
-    "quarter",
-    "on_a_list",
-    "on_b_list",
-    "last_date",
-)
 
 
 def bd_fast_update(
@@ -93,27 +86,31 @@ def bd_fast_update(
         return unchanged
     day = version.session.date  # (the closing of quarters goes by it, as the full update)
     session = codec.load(SessionResult, version.payload)
-    open_q = Quarter.parse(row.open_quarter)
-    if day not in open_q or session.date not in open_q:
-        return None
-    if row.latest is not None and Quarter.of(row.latest) > open_q:
-        return None  # a live session after the open quarter: this one closes it
-    latest = max(row.latest, day) if row.latest is not None else day
+    open_q, quarter = Quarter.parse(row.open_quarter), Quarter.of(day)
+    if quarter < open_q or Quarter.of(session.date) != quarter or row.latest is None:
+        return None  # (no other live session: the full update's own rule, issue 21)
+    if Quarter.of(row.latest) > open_q:
+        return None  # a live session after the open quarter: the full update closes it
+    closed: tuple[str, ...] = ()
+    saved = ["seq", "latest", "last_key", "recorded", "sessions", "updated"]
+    if quarter > open_q:  # the first session of a later quarter: the open one is over
+        closed = bd_close_open(club=club, row=row, through=quarter.previous())
+        saved += ["regraded", "open_quarter", "snapshot"]
+        open_q = quarter
+    row.seq, row.latest = entry.seq, max(row.latest, day)
     if brambledown_why_not(session):  # not rated: its date alone counts
-        row.seq, row.latest = entry.seq, latest
-        row.save(update_fields=["seq", "latest", "updated"])
-        return unchanged
+        row.save(update_fields=saved)
+        return BrambledownUpdate(closed, row.open_quarter, row.recorded, False, fast=True)
     key = order_key(session)
     last = key_of_json(row.last_key)
     if last is not None and key <= last:
         return None  # before a session recorded: the ones after it are recorded again
-    version_id, host_pair, seq = entry.version_id, entry.host_pair, entry.seq
-    rated = _record(club, row, open_q, version_id, session, host_pair or None)
-    row.seq, row.latest, row.last_key = seq, latest, key_json(key)
+    rated = _record(club, row, open_q, entry.version_id, session, entry.host_pair or None)
+    row.last_key = key_json(key)
     row.recorded += 1
     row.sessions += 1 if rated else 0
-    row.save(update_fields=["seq", "latest", "last_key", "recorded", "sessions", "updated"])
-    return BrambledownUpdate((), row.open_quarter, row.recorded, False, fast=True)
+    row.save(update_fields=saved)
+    return BrambledownUpdate(closed, row.open_quarter, row.recorded, False, fast=True)
 
 
 def _record(

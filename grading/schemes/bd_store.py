@@ -60,12 +60,14 @@ def sessions_rated(club: Club) -> int:
     return BrambledownRating.objects.filter(club=club).values("version").distinct().count()
 
 
-def bd_store_quarter(club: Club, closed: QuarterResult) -> None:
+def bd_store_quarter(club: Club, closed: QuarterResult, sessions: int | None = None) -> None:
+    """A closed quarter's row and lists; ``sessions``: how many it rated, if ``closed`` does
+    not hold their ratings."""
     quarter = str(closed.quarter)
     BrambledownQuarter.objects.create(
         club=club,
         quarter=quarter,
-        sessions=len(closed.sessions),
+        sessions=len(closed.sessions) if sessions is None else sessions,
         changes=[[c.number, c.old, c.new, len(c.iprs)] for c in closed.changes],
     )
     numbers = [e.number for e in closed.a_list + closed.b_list]
@@ -153,6 +155,18 @@ def rating_rows(club: Club, ratings, members: dict[str, Member]) -> list[dict]:
                 }
             )
     return rows
+
+
+GRADE_FIELDS = (  # a grade row's fields besides its club and member
+    "grade",
+    "performances",
+    "quarter_iprs",
+    "tournaments",
+    "quarter",
+    "on_a_list",
+    "on_b_list",
+    "last_date",
+)
 
 
 def grade_row(club: Club, member: Member, player, quarter: str, listed, last_date) -> dict:

@@ -17,7 +17,12 @@ import grading.schemes.brambledown as brambledown_module
 import grading.schemes.fold as fold_module
 from grading.engine.brambledown import Quarter
 from grading.ledger.lock import ledger_head_lock
-from grading.models import BrambledownClubState, BrambledownMemberState, SessionVersion
+from grading.models import (
+    BrambledownClubState,
+    BrambledownGrade,
+    BrambledownMemberState,
+    SessionVersion,
+)
 from grading.schemes.brambledown import brambledown_club_update, brambledown_regrade_club
 from grading.uploads.services import session_withdraw
 from tests.csvfiles import csv_bytes, mp_session_rows
@@ -60,14 +65,14 @@ def replayed_tables(club) -> dict[str, list]:
 
 @pytest.fixture
 def fast_taken(monkeypatch):
-    """How many updates took the fast path (a list of the sessions' dates)."""
+    """The updates that took the fast path: the quarters each closed."""
     taken: list = []
     real = brambledown_module.bd_fast_update
 
     def counting(*, club, row, entries):
         done = real(club=club, row=row, entries=entries)
         if done is not None:
-            taken.append(row.last_key)
+            taken.append(done.closed)
         return done
 
     monkeypatch.setattr(brambledown_module, "bd_fast_update", counting)
@@ -164,6 +169,34 @@ def test_the_fast_path_stores_what_a_replay_stores(seed, club, upload, fast_take
     run_sequence(seed, club, upload, fast_taken, steps=16)
     assert len(fast_taken) >= 4  # the path is exercised, not bypassed
     assert BrambledownMemberState.objects.filter(club=club).exists()
+
+
+def test_a_later_quarter_closes_the_open_one_from_the_rows(club, upload, fast_taken):
+    """The first session of a later quarter closes the open quarter and the one before its
+    own (the quarters between, without sessions, are passed over), as the replay does: from
+    the rows of those who played in the open quarter. An open quarter left without sessions
+    (its only session withdrawn) gets no quarter row."""
+    for i, day in enumerate(["2025-01-06", "2025-01-13", "2025-01-20", "2025-02-03"]):
+        upload(csv_bytes(mp_session_rows(event_id=f"A{i}", date=day, scores=SCORES[i % 3])))
+    upload(csv_bytes(mp_session_rows(event_id="B", date="2025-04-07", scores=SCORES[1])))
+    assert fast_taken[-1] == ("2025Q1",)
+    check(club)
+    session_withdraw(version=version_of("B"))
+    assert BrambledownClubState.objects.get(club=club).recorded == 0
+    check(club)
+    upload(csv_bytes(mp_session_rows(event_id="C", date="2025-10-06", scores=SCORES[2])))
+    assert fast_taken[-1] == ("2025Q3",)  # not 2025Q2: no session was left in it
+    check(club)
+    upload(csv_bytes(mp_session_rows(event_id="D", date="2025-10-13", scores=SCORES[0])))
+    upload(csv_bytes(mp_session_rows(event_id="E", date="2026-01-05", scores=SCORES[1])))
+    assert fast_taken[-1] == ("2025Q4",)
+    check(club)
+    listed = BrambledownGrade.objects.filter(club=club, quarter="2025Q4", on_b_list=True)
+    assert listed.count() == 16
+
+
+def version_of(event: str) -> SessionVersion:
+    return SessionVersion.objects.get(session__event__event_id=event)
 
 
 def test_a_session_at_a_club_that_began_keeping_brambledown_late_is_recorded_in_full(
