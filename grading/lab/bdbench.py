@@ -53,14 +53,17 @@ def _shadow_tables(connection) -> bool:
             "club_id bigint NOT NULL, number varchar(20) NOT NULL, grade smallint, "
             "first_iprs jsonb NOT NULL, quarter_iprs jsonb NOT NULL, tournaments integer "
             "NOT NULL, quarters jsonb NOT NULL, partners jsonb NOT NULL, history jsonb NOT NULL, "
+            "last_quarter varchar(6) NOT NULL, "
             "CONSTRAINT bd_member_state_once UNIQUE (club_id, number))"
         )
         cursor.execute(
             "CREATE TEMP TABLE grading_brambledownpairstate (id bigserial PRIMARY KEY, "
             "club_id bigint NOT NULL, first varchar(20) NOT NULL, second varchar(20) NOT NULL, "
-            "tournaments integer NOT NULL, quarters jsonb NOT NULL, "
+            "tournaments integer NOT NULL, quarters jsonb NOT NULL, last_quarter varchar(6) NOT NULL, "
             "CONSTRAINT bd_pair_state_once UNIQUE (club_id, first, second))"
         )
+        for table in ("grading_brambledownmemberstate", "grading_brambledownpairstate"):
+            cursor.execute(f"CREATE INDEX ON {table} (club_id, last_quarter)")
     return True
 
 

@@ -95,7 +95,7 @@ def bd_fast_update(
     saved = ["seq", "latest", "last_key", "recorded", "sessions", "updated"]
     if quarter > open_q:  # the first session of a later quarter: the open one is over
         closed = bd_close_open(club=club, row=row, through=quarter.previous())
-        saved += ["regraded", "open_quarter", "snapshot"]
+        saved += ["regraded", "open_quarter"]
         open_q = quarter
     row.seq, row.latest = entry.seq, max(row.latest, day)
     if brambledown_why_not(session):  # not rated: its date alone counts

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+from types import SimpleNamespace
 
 import pytest
 from django.db import connection, transaction
 from django.db.models import F
 
+import grading.schemes.bd_close as bd_close
 import grading.schemes.brambledown as brambledown_module
 import grading.schemes.fold as fold_module
 from grading.engine.brambledown import Quarter
@@ -171,11 +173,17 @@ def test_the_fast_path_stores_what_a_replay_stores(seed, club, upload, fast_take
     assert BrambledownMemberState.objects.filter(club=club).exists()
 
 
-def test_a_later_quarter_closes_the_open_one_from_the_rows(club, upload, fast_taken):
+@pytest.mark.parametrize("patched", ["in the database", "in Python"])
+def test_a_later_quarter_closes_the_open_one_from_the_rows(
+    club, upload, fast_taken, monkeypatch, patched
+):
     """The first session of a later quarter closes the open quarter and the one before its
     own (the quarters between, without sessions, are passed over), as the replay does: from
     the rows of those who played in the open quarter. An open quarter left without sessions
-    (its only session withdrawn) gets no quarter row."""
+    (its only session withdrawn) gets no quarter row. The club's snapshot is patched by
+    PostgreSQL, or in Python elsewhere: the same."""
+    if patched == "in Python":
+        monkeypatch.setattr(bd_close, "connection", SimpleNamespace(vendor="sqlite"))
     for i, day in enumerate(["2025-01-06", "2025-01-13", "2025-01-20", "2025-02-03"]):
         upload(csv_bytes(mp_session_rows(event_id=f"A{i}", date=day, scores=SCORES[i % 3])))
     upload(csv_bytes(mp_session_rows(event_id="B", date="2025-04-07", scores=SCORES[1])))
