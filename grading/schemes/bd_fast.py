@@ -113,6 +113,23 @@ def bd_fast_update(
     return BrambledownUpdate(closed, row.open_quarter, row.recorded, False, fast=True)
 
 
+def bd_fast_close(
+    *, club: Club, row: BrambledownClubState, through: Quarter
+) -> BrambledownUpdate | None:
+    """The quarterly regrade (``brambledown_regrade_club``: quarters up to ``through``, after
+    the last one closed) from the rows of those who played in the open quarter, as a session
+    of a later quarter closes it (``bd_close``); None when the club needs its full update (no
+    rows kept, or a live session after the open quarter)."""
+    if not row.seq or not row.open_quarter or row.latest is None:
+        return None
+    open_q = Quarter.parse(row.open_quarter)
+    if through < open_q or Quarter.of(row.latest) > open_q:
+        return None
+    closed = bd_close_open(club=club, row=row, through=through)
+    row.save(update_fields=["regraded", "open_quarter", "last_key", "recorded", "updated"])
+    return BrambledownUpdate(closed, row.open_quarter, row.sessions, False, fast=True)
+
+
 def _record(
     club: Club,
     row: BrambledownClubState,

@@ -38,7 +38,7 @@ from grading.engine.types import SessionResult
 from grading.ledger.lock import ledger_head_lock
 from grading.models import BrambledownClubState, BrambledownListEntry, BrambledownQuarter
 from grading.models.schemes import SchemeEntry
-from grading.schemes.bd_fast import bd_fast_update
+from grading.schemes.bd_fast import bd_fast_close, bd_fast_update
 from grading.schemes.bd_state import bd_rows_store, bd_state_dump, bd_state_load, quarter_of_text
 from grading.schemes.bd_store import (
     BrambledownUpdate,
@@ -133,19 +133,24 @@ def brambledown_club_update(
     Quarters up to ``through`` (and every quarter before the latest session's) are closed
     first. A ``touched`` date in a closed quarter (a late session, a correction, a withdrawal)
     or ``replay`` replays the club's sessions from the start. An upload that only adds a
-    session to the open quarter, after every one recorded, is recorded from its players' rows
-    (``bd_fast_update``; ``entries``: those the step just appended to the log): the tables
-    are those this full update stores (tests/schemes/test_bd_fast.py).
+    session to the latest quarter, after every one recorded, is recorded from its players'
+    rows (``bd_fast_update``; ``entries``: those the step just appended to the log), and the
+    quarterly regrade closes the open quarter from the rows of those who played in it
+    (``bd_fast_close``): the tables are those this full update stores
+    (tests/schemes/test_bd_fast.py).
     """
     # (The snapshot, megabytes at a large club, is read only by the full update.)
     row, _ = (
         BrambledownClubState.objects.select_for_update().defer("snapshot").get_or_create(club=club)
     )
     regraded = quarter_of_text(row.regraded)
+    done = None
     if not replay and (through is None or (regraded is not None and through <= regraded)):
         done = bd_fast_update(club=club, row=row, entries=entries)
-        if done is not None:
-            return done
+    elif not replay and entries is None:  # the quarterly regrade (every entry folded)
+        done = bd_fast_close(club=club, row=row, through=through)
+    if done is not None:
+        return done
     entries = club_entries(club=club)
     dates = [day for _, day in entries]
     club_log = SchemeEntry.objects.filter(version__session__event__club=club)

@@ -203,6 +203,23 @@ def test_a_later_quarter_closes_the_open_one_from_the_rows(
     assert listed.count() == 16
 
 
+def test_the_quarterly_regrade_closes_the_open_quarter_from_the_rows(club, upload, fast_taken):
+    """``brambledown_regrade_club`` (the quarterly task's) closes the open quarter as a session
+    of a later quarter does, and a quarter without sessions after it the replay's way."""
+    for i, day in enumerate(["2025-01-06", "2025-01-13", "2025-01-20", "2025-02-03"]):
+        upload(csv_bytes(mp_session_rows(event_id=f"A{i}", date=day, scores=SCORES[i % 3])))
+    update = brambledown_regrade_club(club=club, quarter="2025Q1")
+    assert update.fast and update.closed == ("2025Q1",) and update.sessions == 4
+    check(club)
+    update = brambledown_regrade_club(club=club, quarter="2025Q3")
+    assert update.fast and update.closed == ("2025Q3",) and update.open_quarter == "2025Q4"
+    check(club)
+    assert brambledown_regrade_club(club=club, quarter="2025Q3").closed == ()
+    upload(csv_bytes(mp_session_rows(event_id="B", date="2025-10-06", scores=SCORES[1])))
+    assert fast_taken[-1] == ()
+    check(club)
+
+
 def version_of(event: str) -> SessionVersion:
     return SessionVersion.objects.get(session__event__event_id=event)
 
