@@ -5,67 +5,124 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('clubs', '0003_club_keeps_brambledown'),
-        ('grading', '0009_ledger_subject_tables'),
+        ("clubs", "0003_club_keeps_brambledown"),
+        ("grading", "0009_ledger_subject_tables"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='brambledownclubstate',
-            name='last_key',
+            model_name="brambledownclubstate",
+            name="last_key",
             field=models.JSONField(blank=True, default=list),
         ),
         migrations.AddField(
-            model_name='brambledownclubstate',
-            name='latest',
+            model_name="brambledownclubstate",
+            name="latest",
             field=models.DateField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='brambledownclubstate',
-            name='recorded',
-            field=models.PositiveIntegerField(default=0, help_text='Sessions in the open quarter.'),
+            model_name="brambledownclubstate",
+            name="recorded",
+            field=models.PositiveIntegerField(default=0, help_text="Sessions in the open quarter."),
         ),
         migrations.AddField(
-            model_name='brambledownclubstate',
-            name='seq',
-            field=models.PositiveBigIntegerField(default=0, help_text="The club's last entry folded."),
+            model_name="brambledownclubstate",
+            name="seq",
+            field=models.PositiveBigIntegerField(
+                default=0, help_text="The club's last entry folded."
+            ),
         ),
         migrations.CreateModel(
-            name='BrambledownMemberState',
+            name="BrambledownMemberState",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.CharField(max_length=20)),
-                ('grade', models.SmallIntegerField(blank=True, null=True)),
-                ('first_iprs', models.JSONField(default=list)),
-                ('quarter_iprs', models.JSONField(default=list)),
-                ('tournaments', models.PositiveIntegerField(default=0)),
-                ('quarters', models.JSONField(default=list, help_text='[[quarter, tournaments], ...]')),
-                ('partners', models.JSONField(default=list, help_text='[[quarter, [numbers]], ...]')),
-                ('history', models.JSONField(default=list, help_text='[[date, quarter, grade, reason], ...]')),
-                ('last_quarter', models.CharField(blank=True, help_text='Of ``quarters``.', max_length=6)),
-                ('club', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='clubs.club')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("number", models.CharField(max_length=20)),
+                ("grade", models.SmallIntegerField(blank=True, null=True)),
+                ("first_iprs", models.JSONField(default=list)),
+                ("quarter_iprs", models.JSONField(default=list)),
+                ("tournaments", models.PositiveIntegerField(default=0)),
+                (
+                    "quarters",
+                    models.JSONField(default=list, help_text="[[quarter, tournaments], ...]"),
+                ),
+                (
+                    "partners",
+                    models.JSONField(default=list, help_text="[[quarter, [numbers]], ...]"),
+                ),
+                (
+                    "history",
+                    models.JSONField(
+                        default=list, help_text="[[date, quarter, grade, reason], ...]"
+                    ),
+                ),
+                (
+                    "last_quarter",
+                    models.CharField(blank=True, help_text="Of ``quarters``.", max_length=6),
+                ),
+                (
+                    "club",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="clubs.club",
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['club', 'last_quarter'], name='bd_member_state_quarter')],
-                'constraints': [models.UniqueConstraint(fields=('club', 'number'), name='bd_member_state_once')],
+                "indexes": [
+                    models.Index(fields=["club", "last_quarter"], name="bd_member_state_quarter")
+                ],
+                "constraints": [
+                    models.UniqueConstraint(fields=("club", "number"), name="bd_member_state_once")
+                ],
             },
         ),
         migrations.CreateModel(
-            name='BrambledownPairState',
+            name="BrambledownPairState",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('first', models.CharField(max_length=20)),
-                ('second', models.CharField(max_length=20)),
-                ('tournaments', models.PositiveIntegerField(default=0)),
-                ('quarters', models.JSONField(default=list, help_text='[[quarter, tournaments], ...]')),
-                ('last_quarter', models.CharField(blank=True, help_text='Of ``quarters``.', max_length=6)),
-                ('club', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='clubs.club')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("first", models.CharField(max_length=20)),
+                ("second", models.CharField(max_length=20)),
+                ("tournaments", models.PositiveIntegerField(default=0)),
+                (
+                    "quarters",
+                    models.JSONField(default=list, help_text="[[quarter, tournaments], ...]"),
+                ),
+                (
+                    "last_quarter",
+                    models.CharField(blank=True, help_text="Of ``quarters``.", max_length=6),
+                ),
+                (
+                    "club",
+                    models.ForeignKey(
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="clubs.club",
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['club', 'last_quarter'], name='bd_pair_state_quarter')],
-                'constraints': [models.UniqueConstraint(fields=('club', 'first', 'second'), name='bd_pair_state_once')],
+                "indexes": [
+                    models.Index(fields=["club", "last_quarter"], name="bd_pair_state_quarter")
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("club", "first", "second"), name="bd_pair_state_once"
+                    )
+                ],
             },
         ),
     ]
