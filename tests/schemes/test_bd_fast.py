@@ -109,7 +109,7 @@ def run_sequence(seed: int, club, upload, fast_taken, steps: int) -> None:
     for step in range(steps):
         kind = rng.choices(
             ["next", "same_day", "late", "correct", "withdraw", "quarter", "unrated", "regrade"],
-            weights=[10, 3, 2, 2, 2, 2, 1, 1],
+            weights=[10, 3, 2, 2, 2, 2, 2, 1],
         )[0]
         if not made or kind == "next":
             day += dt.timedelta(days=rng.choice([1, 3, 7, 14]))
@@ -138,14 +138,23 @@ def run_sequence(seed: int, club, upload, fast_taken, steps: int) -> None:
             if rng.random() < 0.3:  # skip a quarter
                 day = Quarter.of(day).next().start + dt.timedelta(days=rng.randrange(30))
             event = f"Q{step:02d}"
-        elif kind == "unrated":  # a session the NGS does not grade, with unknown players
-            day += dt.timedelta(days=1)
+        elif kind == "unrated":  # the NGS does not grade it (unknown players), Brambledown
+            # rates it; or Brambledown does not rate it (one pair; Butler), maybe in a later
+            # quarter (its date closes the open one all the same, if match-pointed)
+            variant = rng.choice(["few_known", "one_pair", "butler"])
+            if variant == "one_pair" and rng.random() < 0.4:
+                day = Quarter.of(day).next().start + dt.timedelta(days=rng.randrange(20))
+            else:
+                day += dt.timedelta(days=1)
             event = f"U{step:02d}"
-            upload(
-                csv_bytes(
-                    mp_session_rows(event_id=event, date=day.isoformat(), numbers=TOO_FEW_KNOWN)
-                )
-            )
+            rows = mp_session_rows(event_id=event, date=day.isoformat(), numbers=TOO_FEW_KNOWN)
+            if variant == "one_pair":
+                rows = session_rows(rng, event, day, pool, 1)
+            elif variant == "butler":
+                rows = session_rows(rng, event, day, pool, 6)
+                for row in rows:
+                    row["scoring"], row["score"] = "BUTLER", rng.choice([-3, -1, 1, 4])
+            upload(csv_bytes(rows))
             made.append((event, day))
             check(club)
             continue
@@ -166,7 +175,7 @@ def check(club) -> None:
         assert_close(stored[name], rows, name)
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(8))
 def test_the_fast_path_stores_what_a_replay_stores(seed, club, upload, fast_taken):
     run_sequence(seed, club, upload, fast_taken, steps=16)
     assert len(fast_taken) >= 4  # the path is exercised, not bypassed
