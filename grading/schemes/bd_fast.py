@@ -91,6 +91,10 @@ def bd_fast_update(
         return None  # (no other live session: the full update's own rule, issue 21)
     if Quarter.of(row.latest) > open_q:
         return None  # a live session after the open quarter: the full update closes it
+    rated_here = not brambledown_why_not(session)  # (if not, its date alone counts)
+    key, last = order_key(session), key_of_json(row.last_key)
+    if rated_here and quarter == open_q and last is not None and key <= last:
+        return None  # before a session recorded: the ones after it are recorded again
     closed: tuple[str, ...] = ()
     saved = ["seq", "latest", "last_key", "recorded", "sessions", "updated"]
     if quarter > open_q:  # the first session of a later quarter: the open one is over
@@ -98,13 +102,9 @@ def bd_fast_update(
         saved += ["regraded", "open_quarter"]
         open_q = quarter
     row.seq, row.latest = entry.seq, max(row.latest, day)
-    if brambledown_why_not(session):  # not rated: its date alone counts
+    if not rated_here:
         row.save(update_fields=saved)
         return BrambledownUpdate(closed, row.open_quarter, row.recorded, False, fast=True)
-    key = order_key(session)
-    last = key_of_json(row.last_key)
-    if last is not None and key <= last:
-        return None  # before a session recorded: the ones after it are recorded again
     rated = _record(club, row, open_q, entry.version_id, session, entry.host_pair or None)
     row.last_key = key_json(key)
     row.recorded += 1
