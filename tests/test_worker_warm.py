@@ -5,6 +5,10 @@ tests/test_worker_faults.py runs real prefork workers (killed mid-grading, resta
 
 from __future__ import annotations
 
+import dataclasses
+import datetime as dt
+import random
+
 import pytest
 from celery import signals
 from django.db import connection
@@ -12,11 +16,12 @@ from django.test.utils import CaptureQueriesContext
 
 import grading.ledger.fold
 from grading.engine import codec
-from grading.engine.ngs import get_params, replay
+from grading.engine.ngs import NGS_DEFAULT, ProcessOp, apply, compare_steps, get_params, replay
 from grading.engine.types import SessionResult
 from grading.ledger import subjects
 from grading.ledger.check import ledger_check, ledger_refold
 from grading.ledger.state import ledger_ops
+from grading.ledger.steprows import subjects_state, subjects_step
 from grading.models import (
     LedgerEntry,
     LedgerHead,
@@ -28,6 +33,8 @@ from grading.models import (
 )
 from grading.uploads.services import upload_create
 from tests.csvfiles import csv_bytes, mp_session_rows
+from tests.engine.ledgers import FIELDS
+from tests.engine.ledgers import session as ledger_session
 from tests.factories import ClubFactory
 
 SOUTH = [(str(2001 + 2 * i), str(2002 + 2 * i)) for i in range(8)]
@@ -172,3 +179,43 @@ def test_a_refold_rewrites_the_tables_it_leaves_exact(graded, send):
     assert tables_problems() == []
     send("2026-10-23")
     assert ledger_check() == [] and tables_problems() == []
+
+
+def _steady_ledger(first: dt.date, last: dt.date) -> list[ProcessOp]:
+    """Eight members in four steady pairs, a 24-board session a fortnight back from ``last`` to
+    ``first``: each member plays every session; the sessions counted back from ``last`` are the
+    same whatever ``first``."""
+    shape = dataclasses.replace(
+        FIELDS, pool=8, pairs=(4, 4), boards=(24,), host=0.0, visitor=0.0, steady=1.0
+    )
+    dates = []
+    while last - dt.timedelta(days=14 * len(dates)) >= first:
+        dates.append(last - dt.timedelta(days=14 * len(dates)))
+    sessions = [ledger_session(random.Random(k), k, d, shape, 8) for k, d in enumerate(dates)]
+    return [ProcessOp(seq, str(seq), s) for seq, s in enumerate(reversed(sessions), start=1)]
+
+
+@pytest.mark.django_db
+def test_a_step_reads_the_same_rows_however_long_the_histories():
+    """The rows a step reads do not grow with its players' histories: their sessions within 3
+    years of the date it grades at (S4, S14.6), and one row of totals for the rest (S14.7-8:
+    300 boards after the cut make the rest irrelevant to the grade). Histories of 5 and of 9
+    years before the same last 3 years: the same rows read, and fewer than the last 3 years
+    hold, with their subjects, plus the totals."""
+    params = NGS_DEFAULT
+    end = dt.date(2026, 6, 1)
+    reads, held = [], []
+    for years in (8, 12):
+        for table in (LedgerHistory, LedgerLive, LedgerSubject):
+            table.objects.all().delete()
+        ops = _steady_ledger(dt.date(end.year - years, 6, 1), end)
+        for op in ops[:-1]:
+            subjects_step(params, op.seq - 1, op)
+        before = subjects.rows_read
+        state = subjects_state(params, ops[-2].seq, ops[-1])
+        reads.append(subjects.rows_read - before)
+        held.append(LedgerHistory.objects.count())
+        assert compare_steps([replay(ops).steps[-1]], [apply(state, ops[-1])]) == []
+    recent = LedgerHistory.objects.filter(date__gt=dt.date(end.year - 3, 6, 1)).count()
+    assert reads[0] == reads[1] <= recent + 2 * LedgerSubject.objects.count()
+    assert held[1] > held[0] > 2 * reads[0]

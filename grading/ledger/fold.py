@@ -24,8 +24,9 @@ from grading.engine.ngs import (
 from grading.engine.types import SessionResult
 from grading.ledger.lock import ledger_head_lock
 from grading.ledger.state import ledger_ops
+from grading.ledger.steprows import subjects_state
 from grading.ledger.store import _finish_uploads, _store_grades, _store_not_graded, _store_step
-from grading.ledger.subjects import subjects_current, subjects_rebuild, subjects_state
+from grading.ledger.subjects import subjects_current, subjects_rebuild
 from grading.models import (
     LedgerEntry,
     LedgerHead,

@@ -4,7 +4,7 @@ the subjects it touches, never the whole ledger (docs/ngs.md, "Stateless grading
 Three tables hold exactly what the engine's ``ReplayState`` holds between operations:
 ``LedgerSubject`` (each player's and partnership's initial grade), ``LedgerHistory`` (each live
 ``HistoryEntry``) and ``LedgerLive`` (each live version's sequence number and date). A step loads
-a ``ReplayState`` restricted to its subjects (``subjects_state``), the engine's ``apply`` performs
+a ``ReplayState`` restricted to its subjects (``steprows.subjects_state``), the engine's ``apply`` performs
 the operation on it, and ``subjects_store`` writes back what the operation changed. The tables
 are a function of the ledger and the parameter set (``LedgerHead.tables_seq`` and
 ``tables_params`` say which); ``subjects_rebuild`` folds the ledger once to refill them (a
@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 
 from django.db import connection
-from django.db.models import Count, Max
 from psycopg.copy import QueuedLibpqWriter
 
 from grading.engine.ngs import (
@@ -66,52 +64,59 @@ def session_subjects(session: SessionResult) -> tuple[list[str], list[Partnershi
     return list(players), list(keys)
 
 
-def subjects_state(params: NGSParams, last_seq: int, op: ProcessOp | WithdrawOp) -> ReplayState:
-    """A ``ReplayState`` holding only what ``op`` reads: the histories of the subjects it can
-    touch, the live version it withdraws, the live dates that decide the reference date. Applying
-    ``op`` to it gives the step that applying ``op`` to the whole fold gives (``STEP_PATH``: the
-    fast path's windows, built once per subject from its rows, by default)."""
-    state = ReplayState(params, STEP_PATH)
-    state.last_seq = last_seq
-    withdrawn: int | None = None
-    if isinstance(op, ProcessOp):
-        players, keys = session_subjects(op.session)
-        wanted = LedgerSubject.objects.filter(
-            key__in=players + [partnership_subject(k) for k in keys]
-        )
-    else:
-        withdrawn = int(op.version)
-        wanted = LedgerSubject.objects.filter(
-            pk__in=LedgerHistory.objects.filter(version_id=withdrawn).values("subject_id")
-        )
-    _fill(state, _rows(list(wanted.values_list("id", "key", "initial"))), withdrawn)
-    gone = state.live.get(op.version)
-    _live_dates(state, gone.date if gone is not None else None)
-    return state
-
-
 _HISTORY_FIELDS = ("seq", "date", "boards", "grade", "factor", "partner", "pad", "version_id")
+_DATE, _BOARDS, _VERSION = 1, 2, 7  # positions in a row of _HISTORY_FIELDS
 
 
-def _rows(subjects: list[tuple[int, str, float]]) -> Iterator[tuple]:
-    """(key, initial, seq, date, boards, grade, factor, partner, pad, version, pos) for each
-    history row of ``subjects`` (id, key, initial), in ledger order; all None after the initial
-    for a subject with no live session. Two indexed queries."""
-    global rows_read
-    history = LedgerHistory.objects.filter(subject_id__in=[pk for pk, _, _ in subjects])
+def _by_date(row: tuple) -> tuple:
+    return (row[_DATE], row[0])
+
+
+def _history_rows(history, own: list[tuple]) -> dict[int, list[tuple]]:
+    """``history``'s rows (and the rows ``own``) by subject, in date order."""
     rows: dict[int, list[tuple]] = {}
-    for pk, *row in history.order_by("subject_id", "seq").values_list(
+    for pk, *row in history.order_by("subject_id", "date", "seq").values_list(
         "subject_id", *_HISTORY_FIELDS, "pos"
     ):
         rows.setdefault(pk, []).append(tuple(row))
-    rows_read += len(subjects) + sum(len(r) for r in rows.values())
+    _count(sum(len(r) for r in rows.values()) + len(own))
+    for pk, *row in own:
+        rows.setdefault(pk, []).append(tuple(row))
+    if own:
+        for pk in {row[0] for row in own}:
+            rows[pk].sort(key=_by_date)
+    return rows
+
+
+def _count(n: int) -> None:
+    global rows_read
+    rows_read += n
+
+
+def _rows_of(subjects: list[tuple[int, str, float]], rows: dict[int, list[tuple]]):
+    """(key, initial, seq, date, boards, grade, factor, partner, pad, version, pos) for each
+    row of ``rows`` of ``subjects`` (id, key, initial); all None after the initial for a
+    subject with no row."""
     empty = (None,) * (len(_HISTORY_FIELDS) + 1)
     for pk, key, initial in sorted(subjects):
         for row in rows.get(pk, [empty]):
             yield (key, initial, *row)
 
 
-def _fill(state: ReplayState, rows: Iterable[tuple], withdrawn: int | None) -> None:
+def _rows(subjects: list[tuple[int, str, float]]) -> Iterator[tuple]:
+    """Every history row of ``subjects`` (id, key, initial), as ``_rows_of`` gives them: the
+    nightly refresh's batches and the tables' check read whole histories. Two queries."""
+    _count(len(subjects))
+    history = LedgerHistory.objects.filter(subject_id__in=[pk for pk, _, _ in subjects])
+    yield from _rows_of(subjects, _history_rows(history, []))
+
+
+def _fill(
+    state: ReplayState,
+    rows: Iterable[tuple],
+    withdrawn: int | None,
+    live: tuple[int, dt.date] | None = None,
+) -> None:
     mine: list[tuple[int, str]] = []  # (pos, key) of the withdrawn version's subjects
     for key, initial, seq, date, boards, grade, factor, partner, pad, version, pos in rows:
         pkey = _partnership_key(key)
@@ -124,10 +129,7 @@ def _fill(state: ReplayState, rows: Iterable[tuple], withdrawn: int | None) -> N
         history.add(HistoryEntry(seq, date, boards, grade, factor, partner or None, pad))
         if version == withdrawn:
             mine.append((pos, key))
-    if withdrawn is None:
-        return
-    live = LedgerLive.objects.filter(version_id=withdrawn).values_list("seq", "date").first()
-    if live is None:  # not live: the engine refuses the operation
+    if withdrawn is None or live is None:  # not live: the engine refuses the operation
         return
     mine.sort()
     players = tuple(k for _, k in mine if "+" not in k)
@@ -140,20 +142,6 @@ def _partnership_key(key: str) -> PartnershipKey | None:
         return None
     a, b = key.split("+", 1)
     return (a, b)
-
-
-def _live_dates(state: ReplayState, also: dt.date | None) -> None:
-    """The counts of live versions on the two latest dates of play (and on ``also``, the date
-    of the version withdrawn): enough for ``latest_date`` before and after one operation.
-    Three queries on the date index, whatever the number of live versions."""
-    live = LedgerLive.objects
-    latest = live.aggregate(d=Max("date"))["d"]
-    dates = {latest, also} - {None}
-    if latest is not None:
-        dates |= {live.filter(date__lt=latest).aggregate(d=Max("date"))["d"]} - {None}
-    counts = live.filter(date__in=dates).values("date").annotate(n=Count("pk")).order_by()
-    state.live_dates = Counter({row["date"]: row["n"] for row in counts})
-    state._latest = max(state.live_dates) if state.live_dates else None
 
 
 def subjects_store(step: StepResult, state: ReplayState) -> None:
@@ -229,16 +217,6 @@ def _row(
         partner=entry.partner or "",
         pad=entry.pad,
     )
-
-
-def subjects_step(params: NGSParams, last_seq: int, op: ProcessOp | WithdrawOp):
-    """Load, apply, store: one ledger operation graded from the database. Returns the step and
-    the partial state it was applied to."""
-    state = subjects_state(params, last_seq, op)
-    step = apply(state, op)
-    state.steps.clear()
-    subjects_store(step, state)
-    return step, state
 
 
 def subjects_current(head: LedgerHead) -> bool:
@@ -417,8 +395,6 @@ __all__ = [
     "subjects_current",
     "subjects_grades",
     "subjects_rebuild",
-    "subjects_state",
-    "subjects_step",
     "subjects_copy",
     "subjects_store",
     "table_copy",

@@ -15,6 +15,7 @@ with a replay from empty.
 from __future__ import annotations
 
 import datetime as dt
+from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from django.db import transaction
 
 from grading.engine.ppi import PPIPlayer, PPIState, month_index, ppi_apply, ppi_standing
 from grading.engine.ppi import PPIPoint as EnginePoint
+from grading.engine.ppi.formulas import W_MONTHS
 from grading.engine.types import SessionResult
 from grading.ledger.lock import ledger_head_lock
 from grading.models import PPIPoint, PPIRating, SchemeHead
@@ -54,9 +56,14 @@ def ppi_after_entry(*, entry: SchemeEntry) -> None:
     head.save(update_fields=["ppi_seq"])
 
 
-def _player_of(row: PPIRating) -> PPIPlayer:
-    months = tuple((int(m), int(n)) for m, n in row.months)
-    return PPIPlayer(row.member.national_number, row.ppi, row.boards, months)
+def _player_of(row: PPIRating, first: int) -> tuple[PPIPlayer, list]:
+    """A stored rating as the engine's player, with the months of its table from month index
+    ``first`` on, and the stored months before (kept as they are). The table is sorted (the
+    engine's), so the split is a bisection: a decade of months is not converted at each
+    upload."""
+    cut = bisect_left(row.months, [first])
+    months = tuple((int(m), int(n)) for m, n in row.months[cut:])
+    return PPIPlayer(row.member.national_number, row.ppi, row.boards, months), row.months[:cut]
 
 
 def _numbers(session: SessionResult) -> set[str]:
@@ -65,22 +72,30 @@ def _numbers(session: SessionResult) -> set[str]:
 
 def _ppi_apply_entry(entry: SchemeEntry) -> None:
     session = sessions_of([entry])[entry.version_id]
+    # The engine reads a member's month table from 3 months before the event's month (w) to
+    # the event's month (the standing after it, as of the event's date): S10.
+    first = month_index(session.date) - W_MONTHS
     rows = PPIRating.objects.filter(member__national_number__in=_numbers(session))
-    state = PPIState(
-        {r.member.national_number: _player_of(r) for r in rows.select_related("member")},
-        entry.seq - 1,
-    )
+    players, earlier = {}, {}
+    for row in rows.select_related("member"):
+        player, before = _player_of(row, first)
+        players[player.number], earlier[player.number] = player, before
+    state = PPIState(players, entry.seq - 1)
     step = ppi_apply(state, session, host_pair=entry.host_pair or None)
     changed = {change.number: entry.seq for change in step.result.changes}
-    _ppi_store(step.state.players, changed, {entry.seq: entry.version_id})
+    _ppi_store(step.state.players, changed, {entry.seq: entry.version_id}, earlier)
 
 
 def _ppi_store(
-    players: Mapping[str, PPIPlayer], since: dict[str, int], versions: dict[int, int]
+    players: Mapping[str, PPIPlayer],
+    since: dict[str, int],
+    versions: dict[int, int],
+    earlier: Mapping[str, list] | None = None,
 ) -> int:
     """Store the PPI of the members in ``since`` from ``players`` (the engine's state): their
     rating, and their history points from event ``since[number]`` on (earlier points are
-    kept). A member the state no longer rates loses the rating. Returns the rows written."""
+    kept). A member the state no longer rates loses the rating. ``earlier``: the stored months
+    of each member's table before those the engine was given. Returns the rows written."""
     if not since:
         return 0
     members = members_by_number(since)
@@ -97,7 +112,7 @@ def _ppi_store(
         if member is None or player is None or not player.history:
             continue
         row = PPIRating(member=member)
-        _ppi_fill(row, player, player.history[-1].seq)
+        _ppi_fill(row, player, player.history[-1].seq, (earlier or {}).get(number, []))
         ratings.append(row)
         points += [
             _ppi_point(member, p, versions.get(p.seq)) for p in player.history if p.seq >= start
@@ -108,11 +123,11 @@ def _ppi_store(
     return len(ratings) + len(points)
 
 
-def _ppi_fill(row: PPIRating, player: PPIPlayer, seq: int) -> None:
+def _ppi_fill(row: PPIRating, player: PPIPlayer, seq: int, earlier: list | None = None) -> None:
     as_of = player.history[-1].date if player.history else dt.date.today()
     standing = ppi_standing(PPIState({player.number: player}), player.number, as_of)
     row.ppi, row.boards = player.ppi, player.boards
-    row.months = [list(pair) for pair in player.months]
+    row.months = [*(earlier or ()), *(list(pair) for pair in player.months)]
     row.recent_boards, row.shown, row.active = (
         standing.recent_boards,
         standing.shown,
