@@ -11,9 +11,8 @@ grade. The points are kept with the member's pages (``members.pagecache``).
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
-
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from grading.engine.ngs import (
     History,
@@ -113,7 +112,9 @@ def grade_points(*, member: Member, current: CurrentGrade, params: NGSParams) ->
         clubs = "; ".join(dict.fromkeys(club for _, club in played))
         points.append(ChartPoint(date, grade, names, clubs))
     if today:
-        points.append(ChartPoint(current.as_of, grades[-1], "Your grade today", "no session played"))
+        points.append(
+            ChartPoint(current.as_of, grades[-1], "Your grade today", "no session played")
+        )
     return points
 
 
