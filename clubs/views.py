@@ -32,7 +32,7 @@ from clubs.handicaps.forms import (
 from clubs.handicaps.players import club_players
 from clubs.handicaps.table import SLOTS, TEAMS, handicap_table_build
 from clubs.models import Club, HostExemptionRequest, PlannedSession
-from clubs.selectors.access import club_members, user_can_administer
+from clubs.selectors.access import admin_clubs, club_members, user_can_administer
 from clubs.selectors.bands import band_distribution
 from clubs.selectors.grades import (
     RECENT_MONTHS,
@@ -61,7 +61,11 @@ from members import pagecache
 
 
 def administered_club(request, slug: str) -> Club:
-    """The club named in the URL, if the user may administer it (S13); 403 otherwise."""
+    """The club named in the URL, if the user may administer it (S13); 403 otherwise. One of
+    the clubs the user administers is already read for the navigation (no query then)."""
+    club = next((c for c in admin_clubs(user=request.user) if c.slug == slug), None)
+    if club is not None:
+        return club
     club = get_object_or_404(Club, slug=slug)
     if not user_can_administer(user=request.user, club=club):
         raise PermissionDenied("Only the club's administrators may open this page.")
