@@ -22,13 +22,18 @@ is decided before (``clubs.views.administered_club``), and what each row shows b
 
 import hashlib
 import logging
+import pickle
 import re
+import threading
+import time
+from collections import OrderedDict
 from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 from typing import TypeVar
 
 from django.conf import settings
-from django.core.cache import cache
+from django.core.cache import cache, caches
+from django.core.cache.backends.locmem import LocMemCache
 from django.http import QueryDict
 from django.utils import timezone
 from django.utils.safestring import SafeString, mark_safe
@@ -137,16 +142,78 @@ def member_page_value(*, member: Member, page: str, build: Callable[[], T]) -> T
     return value
 
 
+# Each process keeps a copy of the contents it served last in its own memory, in front of the
+# shared cache (Redis), and a warm page then costs no round trip to it. A key names everything
+# its content depends on, so the copy is as good as the shared one, and it expires when the
+# shared one does (TTL_SECONDS after it was built). With a cache in the process's own memory
+# already (LocMemCache: development, tests) there is nothing to gain and no copy is kept.
+LOCAL_BYTES = 48 * 1024 * 1024
+_local: OrderedDict[str, tuple[float, object, int]] = OrderedDict()
+_local_size = 0
+_local_lock = threading.Lock()
+
+
+def _local_wanted() -> bool:
+    return LOCAL_BYTES > 0 and not isinstance(caches["default"], LocMemCache)
+
+
+def _local_get(key: str, now: float):
+    global _local_size
+    with _local_lock:
+        kept = _local.get(key)
+        if kept is None:
+            return None
+        if kept[0] <= now:
+            _local_size -= _local.pop(key)[2]
+            return None
+        _local.move_to_end(key)
+        return kept[1]
+
+
+def _local_put(key: str, expires: float, value) -> None:
+    global _local_size
+    size = len(value) if isinstance(value, str) else len(pickle.dumps(value, protocol=-1))
+    if size > LOCAL_BYTES // 8:
+        return
+    with _local_lock:
+        if key in _local:
+            _local_size -= _local.pop(key)[2]
+        _local[key] = (expires, value, size)
+        _local_size += size
+        while _local_size > LOCAL_BYTES:
+            _local_size -= _local.popitem(last=False)[1][2]
+
+
+def local_clear() -> None:
+    global _local_size
+    with _local_lock:
+        _local.clear()
+        _local_size = 0
+
+
 def _cache_get(key: str):
+    now = time.time()
+    local = _local_wanted()
+    if local and (value := _local_get(key, now)) is not None:
+        return value
     try:
-        return cache.get(key)
+        kept = cache.get(key)
     except Exception:  # a cache that is down (Redis restarting) is no reason to fail a page
         log.warning("member page cache unavailable", exc_info=True)
         return None
+    if not isinstance(kept, tuple):  # nothing kept (or a value kept by other code)
+        return None
+    built, value = kept
+    if local and built + TTL_SECONDS > now:
+        _local_put(key, built + TTL_SECONDS, value)
+    return value
 
 
 def _cache_set(key: str, content) -> None:
+    built = time.time()
+    if _local_wanted():
+        _local_put(key, built + TTL_SECONDS, content)
     try:
-        cache.set(key, content, TTL_SECONDS)
+        cache.set(key, (built, content), TTL_SECONDS)
     except Exception:
         log.warning("member page cache unavailable", exc_info=True)
