@@ -11,6 +11,7 @@ view name, its arguments, the current application).
 from functools import lru_cache
 
 from django import template
+from django.conf import settings
 from django.template import defaulttags
 from django.templatetags.static import StaticNode, static
 from django.urls import NoReverseMatch, get_script_prefix, get_urlconf, reverse
@@ -47,7 +48,8 @@ class KeptURLNode(defaulttags.URLNode):
                 current_app = None
         url = ""
         try:
-            url = _reverse(get_urlconf(), get_script_prefix(), view_name, args, kwargs, current_app)
+            urlconf = get_urlconf() or settings.ROOT_URLCONF  # what ``reverse`` reads
+            url = _reverse(urlconf, get_script_prefix(), view_name, args, kwargs, current_app)
         except NoReverseMatch:
             if self.asvar is None:
                 raise

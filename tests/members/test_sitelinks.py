@@ -70,3 +70,12 @@ def test_addresses_are_escaped_like_djangos():
     tag = "{% url 'clubs:grades-export' 'river' fmt %}"
     got = render(tag, fmt="a&b")
     assert "&amp;" in got and got == Template(tag).render(Context({"fmt": "a&b"}))
+
+
+def test_the_url_configuration_is_part_of_the_key(settings):
+    """Outside a request ``reverse`` reads the settings' URL configuration: so does the key."""
+    home = render("{% url 'home' %}")
+    settings.ROOT_URLCONF = "tests.members.urls_elsewhere"
+    assert render("{% url 'home' %}") == "/elsewhere/"
+    settings.ROOT_URLCONF = "grading.urls"
+    assert render("{% url 'home' %}") == home
