@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from clubs.models import Club, ClubRole
+from clubs.services import club_pages_invalidate
 
 
 class ClubRoleInline(admin.TabularInline):
@@ -17,9 +18,29 @@ class ClubAdmin(admin.ModelAdmin):
     prepopulated_fields = {"slug": ["name"]}
     inlines = [ClubRoleInline]
 
+    # The grade list is kept rendered (members/pagecache.py): its club's slug and roles
+    # changed here show at once (the list page and its inline roles both end here).
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        club_pages_invalidate(club_ids=[form.instance.pk])
+
 
 @admin.register(ClubRole)
 class ClubRoleAdmin(admin.ModelAdmin):
     list_display = ["member", "club", "role"]
     list_filter = ["role", "club"]
     raw_id_fields = ["member"]
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        moved_from = form.initial.get("club")  # a role moved to another club: both lists
+        club_pages_invalidate(club_ids={obj.club_id} | ({moved_from} if moved_from else set()))
+
+    def delete_model(self, request, obj):
+        super().delete_model(request, obj)
+        club_pages_invalidate(club_ids=[obj.club_id])
+
+    def delete_queryset(self, request, queryset):
+        clubs = set(queryset.values_list("club_id", flat=True))
+        super().delete_queryset(request, queryset)
+        club_pages_invalidate(club_ids=clubs)

@@ -25,6 +25,16 @@ class GradeListForm(forms.Form):
     recent = forms.BooleanField(required=False, label="Played here in the last 12 months")
 
 
+# The grade list's query strings made by its own form and links, without a search: the lists
+# kept rendered (members/pagecache.py), a bounded number per club.
+GRADE_LIST_QUERIES = {
+    "q": {""},
+    "sort": {"", *GRADE_SORTS},
+    "status": {"", *GRADE_STATUS_FILTERS},
+    "recent": {"on"},
+}
+
+
 class PlannedSessionForm(forms.Form):
     event_name = forms.CharField(max_length=200)
     date = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))

@@ -1,5 +1,7 @@
 from django.db import models
 
+from members.models import new_pages_version
+
 
 class Club(models.Model):
     name = models.CharField(max_length=200)
@@ -11,6 +13,10 @@ class Club(models.Model):
         default=False, help_text="The club also keeps Brambledown grades (S11)."
     )
     created = models.DateTimeField(auto_now_add=True)
+    # Part of the cache key of the club's grade list (members/pagecache.py), like a member's
+    # ``pages_version``: a new random value in the same transaction as every write that changes
+    # what the list shows (clubs.services.club_pages_invalidate).
+    pages_version = models.PositiveBigIntegerField(default=new_pages_version, editable=False)
 
     class Meta:
         ordering = ["name"]

@@ -1,8 +1,10 @@
 """Writes to clubs."""
 
 import datetime as dt
+from collections.abc import Iterable
 
 from django.db import transaction
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 from django.utils.text import slugify
 
@@ -12,7 +14,7 @@ from clubs.selectors.planning import planned_session_results_in
 from grading.common.audit import audit_record
 from grading.engine.types import SessionResult
 from grading.models import AuditEvent
-from members.models import Member
+from members.models import Member, new_pages_version
 
 
 def club_get_or_create(*, name: str, slug: str = "", national_number: str = "") -> Club:
@@ -23,6 +25,24 @@ def club_get_or_create(*, name: str, slug: str = "", national_number: str = "") 
     return club
 
 
+def club_pages_invalidate(
+    *, club_ids: Iterable[int] | None = None, members: QuerySet[Member] | None = None
+) -> int:
+    """The club's grade list is kept rendered under its ``pages_version``
+    (members/pagecache.py): a new one, in the transaction of a write that changes what the
+    list shows, makes the next request render afresh. Give the clubs (``club_ids``) or the
+    members whose grades, privacy or roles changed (their clubs); neither means every club.
+    Returns the number of clubs bumped."""
+    clubs = Club.objects.all()
+    if club_ids is not None or members is not None:
+        chosen = Q(pk__in=set(club_ids or ()))
+        if members is not None:
+            chosen |= Q(pk__in=ClubRole.objects.filter(member__in=members).values("club_id"))
+        clubs = clubs.filter(chosen)
+    return clubs.update(pages_version=new_pages_version())
+
+
+@transaction.atomic
 def club_role_set(*, club: Club, member: Member, role: str = ClubRole.Role.MEMBER) -> ClubRole:
     """Make ``member`` a member (or an administrator) of ``club``; never demotes an admin."""
     club_role, created = ClubRole.objects.get_or_create(
@@ -31,6 +51,9 @@ def club_role_set(*, club: Club, member: Member, role: str = ClubRole.Role.MEMBE
     if not created and role == ClubRole.Role.ADMIN and club_role.role != role:
         club_role.role = role
         club_role.save(update_fields=["role"])
+    elif not created:
+        return club_role
+    club_pages_invalidate(club_ids=[club.pk])  # the grade list shows the members and roles
     return club_role
 
 

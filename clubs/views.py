@@ -9,12 +9,18 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from clubs import charts
-from clubs.forms import ExemptionDecisionForm, GradeListForm, PlannedSessionForm
+from clubs.forms import (
+    GRADE_LIST_QUERIES,
+    ExemptionDecisionForm,
+    GradeListForm,
+    PlannedSessionForm,
+)
 from clubs.handicaps import exports
 from clubs.handicaps.figures import handicap_figures
 from clubs.handicaps.forms import (
@@ -26,7 +32,7 @@ from clubs.handicaps.forms import (
 from clubs.handicaps.players import club_players
 from clubs.handicaps.table import SLOTS, TEAMS, handicap_table_build
 from clubs.models import Club, HostExemptionRequest, PlannedSession
-from clubs.selectors.access import club_members, user_can_administer
+from clubs.selectors.access import admin_clubs, club_members, user_can_administer
 from clubs.selectors.bands import band_distribution
 from clubs.selectors.grades import (
     RECENT_MONTHS,
@@ -51,10 +57,15 @@ from clubs.services import (
     planned_session_delete,
 )
 from grading.schemes.selectors import club_schemes
+from members import pagecache
 
 
 def administered_club(request, slug: str) -> Club:
-    """The club named in the URL, if the user may administer it (S13); 403 otherwise."""
+    """The club named in the URL, if the user may administer it (S13); 403 otherwise. One of
+    the clubs the user administers is already read for the navigation (no query then)."""
+    club = next((c for c in admin_clubs(user=request.user) if c.slug == slug), None)
+    if club is not None:
+        return club
     club = get_object_or_404(Club, slug=slug)
     if not user_can_administer(user=request.user, club=club):
         raise PermissionDenied("Only the club's administrators may open this page.")
@@ -113,12 +124,22 @@ def _grade_rows(request, club: Club):
 @require_GET
 def club_grades(request, slug: str):
     club = administered_club(request, slug)
+    content = pagecache.club_page_content(
+        club=club,
+        page="grades",
+        build=lambda: _grades_content(request, club),
+        variant=pagecache.choice_query(request.META.get("QUERY_STRING", ""), GRADE_LIST_QUERIES),
+    )
+    return _page(request, club, "clubs/grades.html", {"content": content}, tab="grades")
+
+
+def _grades_content(request, club: Club) -> str:
+    """The list under the club's tabs, rendered without the request (members/pagecache.py)."""
     form, query, sort, rows = _grade_rows(request, club)
-    return _page(
-        request,
-        club,
-        "clubs/grades.html",
+    return render_to_string(
+        "clubs/_grades_content.html",
         {
+            "club": club,
             "form": form,
             "rows": rows,
             "query": query,
@@ -127,7 +148,6 @@ def club_grades(request, slug: str):
             "sort_querystring": _without(request.GET, "sort"),
             "recent_months": RECENT_MONTHS,
         },
-        tab="grades",
     )
 
 

@@ -128,6 +128,15 @@ def hidden_from(member: Member | None, viewer=None) -> bool:
     return member is not None and member.grade_private and not is_own(member, viewer)
 
 
+def hidden_from_q(prefix: str = "", viewer: Member | None = None) -> Q:
+    """``hidden_from`` as a query: the member at ``prefix`` (``"player1__"``) holds a grade
+    private to ``viewer``, a Member or None (S7)."""
+    private = Q(**{f"{prefix}grade_private": True})
+    if viewer is None:
+        return private
+    return private & ~Q(**{prefix.removesuffix("__") or "pk": viewer.pk})
+
+
 def public_q(prefix: str = "") -> Q:
     """Members whose grade is not private (S7), for lists of other schemes' grades."""
     return Q(**{f"{prefix}grade_private": False})

@@ -250,6 +250,14 @@ FILE_UPLOAD_HANDLERS = [
     "django.core.files.uploadhandler.TemporaryFileUploadHandler",
 ]
 
+# Sessions are read from the shared cache (Redis), with the database behind it, so a signed-in
+# page reads no session row (issue 17). Without Redis each process has a cache of its own, in
+# which a session logged out in another process would live on: the database alone then.
+SESSION_ENGINE = (
+    "django.contrib.sessions.backends.cached_db"
+    if REDIS_URL
+    else "django.contrib.sessions.backends.db"
+)
 SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True

@@ -16,6 +16,7 @@ from rest_framework.authtoken.admin import TokenAdmin
 from rest_framework.authtoken.models import TokenProxy
 
 from members.models import Invitation, Member, SignUpRequest
+from members.services import member_pages_invalidate
 
 
 @admin.register(Member)
@@ -26,6 +27,12 @@ class MemberAdmin(admin.ModelAdmin):
     # S13: each member sets their own privacy (on their privacy page); staff do not set it.
     # The login is linked only through an invitation or an approved sign-up (audited).
     readonly_fields = ["grade_private", "user"]
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        # A name or number changed here shows at once on the member's own pages and in the
+        # grade lists of their clubs (members/pagecache.py).
+        member_pages_invalidate(member_ids=[obj.pk])
 
 
 @admin.register(Invitation)

@@ -1,17 +1,38 @@
 """Forms of the member pages. Validation only: the reads and writes are in selectors/services."""
 
 from django import forms
+from django.forms.utils import flatatt
 from django.utils.dateformat import format as date_format
+from django.utils.html import format_html, format_html_join
 
 from members.selectors.forecast import Series
 from members.selectors.history import HistoryChoices
 from members.selectors.public import member_by_number
 
 
+class PlainSelect(forms.Select):
+    """Django's select, written without a template per option: a decade of partners made
+    rendering them most of the session history's cost (issue 17). Plain options only."""
+
+    def render(self, name, value, attrs=None, renderer=None):
+        chosen = set(self.format_value(value))
+        rows = []
+        for option, label in self.choices:
+            selected = str(option) in chosen
+            if selected:
+                chosen = set()  # the first match only, as Django's
+            rows.append((option, " selected" if selected else "", label))
+        options = format_html_join("", '<option value="{}"{}>{}</option>', rows)
+        attrs = flatatt(self.build_attrs(self.attrs, attrs))
+        return format_html('<select name="{}"{}>{}</select>', name, attrs, options)
+
+
 class HistoryFilterForm(forms.Form):
-    club = forms.TypedChoiceField(required=False, coerce=int, empty_value=None)
-    partner = forms.TypedChoiceField(required=False, coerce=int, empty_value=None)
-    year = forms.TypedChoiceField(required=False, coerce=int, empty_value=None)
+    club = forms.TypedChoiceField(required=False, coerce=int, empty_value=None, widget=PlainSelect)
+    partner = forms.TypedChoiceField(
+        required=False, coerce=int, empty_value=None, widget=PlainSelect
+    )
+    year = forms.TypedChoiceField(required=False, coerce=int, empty_value=None, widget=PlainSelect)
 
     def __init__(self, *args, choices: HistoryChoices, **kwargs):
         super().__init__(*args, **kwargs)

@@ -8,7 +8,7 @@ from django.db.models import Q
 
 from clubs.models import HostExemptionRequest, PlannedSession
 from clubs.rules import EXEMPTION_DEADLINE, planned_session_start
-from clubs.services import ExemptionRefused, exemption_request_create
+from clubs.services import ExemptionRefused, club_pages_invalidate, exemption_request_create
 from grading.common.audit import audit_record
 from grading.engine.types import normalise_number
 from grading.models import AuditEvent, SessionGrade
@@ -63,6 +63,8 @@ def member_privacy_set(*, member: Member, private: bool) -> Member:
             Q(pk=member.pk)
             | Q(pk__in=SessionGrade.objects.filter(version_id__in=shared).values("member_id"))
         ).update(pages_version=new_pages_version())
+        # The grade lists of their clubs show "Private" or the grade (S7).
+        club_pages_invalidate(members=Member.objects.filter(pk=member.pk))
         audit_record(
             action=AuditEvent.Action.PRIVACY,
             subject=str(member),
@@ -77,13 +79,16 @@ def member_pages_invalidate(
 ) -> int:
     """The members' own pages are cached under their ``pages_version`` (members/pagecache.py):
     a new one, in the transaction that changes their grades, makes the next request render
-    afresh. Give membership ``numbers`` or ``member_ids``; neither means every member (a refold,
-    the nightly refresh). Returns the number of members bumped."""
-    members = Member.objects.all()
-    if numbers is not None or member_ids is not None:
-        members = members.filter(
-            Q(national_number__in=set(numbers or ())) | Q(pk__in=set(member_ids or ()))
-        )
+    afresh; so are the grade lists of their clubs, under each club's (``club_pages_invalidate``).
+    Give membership ``numbers`` or ``member_ids``; neither means every member (a refold, the
+    nightly refresh). Returns the number of members bumped."""
+    if numbers is None and member_ids is None:
+        club_pages_invalidate()
+        return Member.objects.update(pages_version=new_pages_version())
+    members = Member.objects.filter(
+        Q(national_number__in=set(numbers or ())) | Q(pk__in=set(member_ids or ()))
+    )
+    club_pages_invalidate(members=members)
     return members.update(pages_version=new_pages_version())
 
 

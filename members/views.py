@@ -65,6 +65,7 @@ def _grade_card_content(request, member) -> str:
     }
     if card.points:
         context["chart"] = charts.grade_chart(card.points)
+        context["figure_rows"] = charts.figure_rows(card.points)
     return render_to_string("members/_grade_card_content.html", context)
 
 

@@ -7,6 +7,7 @@ The access reads are re-exported here: other apps (members, grading) ask them by
 """
 
 from clubs.selectors.access import (
+    admin_clubs,
     club_members,
     clubs_administered_by,
     clubs_of_user,
@@ -15,6 +16,7 @@ from clubs.selectors.access import (
 )
 
 __all__ = [
+    "admin_clubs",
     "club_members",
     "clubs_administered_by",
     "clubs_of_user",

@@ -3,6 +3,7 @@
 from django.db.models import QuerySet
 
 from clubs.models import Club, ClubRole
+from members.selectors.base import member_for_user
 
 
 def clubs_administered_by(*, user) -> QuerySet[Club]:
@@ -18,6 +19,24 @@ def clubs_with_admin_role(*, user) -> QuerySet[Club]:
     if not user.is_authenticated:
         return Club.objects.none()
     return Club.objects.filter(roles__member__user=user, roles__role=ClubRole.Role.ADMIN)
+
+
+def admin_clubs(*, user) -> list[Club]:
+    """The clubs where the user holds the administrator role, read once per request: kept on
+    the user object, which lives as long as the request, for the navigation and the club pages
+    alike. Signed in through members.auth.MemberBackend, the user already says whether there
+    is any (no query then)."""
+    if not user.is_authenticated or not getattr(user, "administers_a_club", True):
+        return []
+    clubs = getattr(user, "_admin_clubs", None)
+    if clubs is None:
+        member = member_for_user(user=user)  # read with the user (members.auth)
+        clubs = user._admin_clubs = (
+            list(Club.objects.filter(roles__member=member, roles__role=ClubRole.Role.ADMIN))
+            if member is not None
+            else []
+        )
+    return clubs
 
 
 def clubs_of_user(*, user) -> QuerySet[Club]:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from django.db.models import Q
 
 from clubs.models import Club, ClubRole
+from clubs.services import club_pages_invalidate
 from grading.engine import codec
 from grading.engine.types import PairEntry, SessionResult
 from grading.ingest.problems import FileMeta
@@ -71,6 +72,10 @@ def sessions_store(
         )
         stored.summaries.append(summary)
         stored.new_versions.append(version)
+    if stored.new_versions:
+        # Players new to the club joined its grade list (_club_memberships_add). Bumped last,
+        # after every session row this transaction locks, as grading bumps it after its own.
+        club_pages_invalidate(club_ids=[upload.club_id])
     return stored
 
 

@@ -25,13 +25,23 @@ from grading.models import (
     SessionVersion,
     TravellerLine,
 )
-from grading.privacy import SMALLEST_GROUP, average_shown
+from grading.privacy import SMALLEST_GROUP, average_shown, hidden_from_q
 from members.models import Member
 
 SWISS_PAIRS = {Scoring.SWISS_PAIRS_MP, Scoring.SWISS_PAIRS_IMP}
 TEAMS = {Scoring.SWISS_TEAMS, Scoring.MULTIPLE_TEAMS, Scoring.TEAM_LEAGUE}
 SWISS = SWISS_PAIRS | TEAMS  # the scorings whose SOpp may be over the pairs met at the table
 MET = "the pairs you met at the table"
+# What deciding whether a pair's opponents hide a private grade reads of each pair.
+PAIR_FIELDS = (
+    "version",
+    "pair_id",
+    "direction",
+    "player1",
+    "player1__grade_private",
+    "player2",
+    "player2__grade_private",
+)
 
 
 @dataclass(frozen=True)
@@ -126,15 +136,33 @@ def sopp_hidden(
 ) -> set[int]:
     """The ids of ``grades`` (the viewer's own rows) whose SOpp the viewer may not see: an
     average over fewer than 5 players that includes someone else's private grade (S7,
-    S14.14). Three queries at most, whatever the number of rows."""
+    S14.14). Five queries at most, whatever the number of rows; two when no session of the
+    rows holds someone else's private grade."""
     small = [g for g in grades if g.sopp is not None and _may_be_small(g.version)]
     if not small:
         return set()
-    version_ids = {g.version_id for g in small}
+    # Only a session holding someone else's private grade can hide an average: the others'
+    # pairs are not read at all (most sessions hold none).
+    seated: dict[int, set[int | None]] = defaultdict(set)
+    for version_id, first, second in PairResult.objects.filter(
+        version_id__in={g.version_id for g in small}
+    ).values_list("version_id", "player1_id", "player2_id"):
+        seated[version_id].update((first, second))
+    private = set(
+        Member.objects.filter(pk__in=set().union(*seated.values()) - {None})
+        .filter(hidden_from_q("", viewer))
+        .values_list("pk", flat=True)
+    )
+    version_ids = {v for v, players in seated.items() if players & private}
+    small = [g for g in small if g.version_id in version_ids]
+    if not small:
+        return set()
     swiss_versions = {g.version_id for g in small if g.version.scoring in SWISS}
     pairs: dict[int, list[PairResult]] = defaultdict(list)
-    for pair in PairResult.objects.filter(version_id__in=version_ids).select_related(
-        "player1", "player2"
+    for pair in (
+        PairResult.objects.filter(version_id__in=version_ids)
+        .select_related("player1", "player2")
+        .only(*PAIR_FIELDS)
     ):
         pairs[pair.version_id].append(pair)
     tables = tables_met({v: pairs[v] for v in version_ids if v in swiss_versions})

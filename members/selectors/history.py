@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from django.db.models import F, OuterRef, QuerySet, Subquery
+from django.db.models import Exists, OuterRef, QuerySet, Subquery
 
 from grading.engine.ngs import (
     HistoryEntry,
@@ -21,6 +21,7 @@ from grading.models import (
     CurrentGrade,
     PairResult,
     Scoring,
+    Session,
     SessionGrade,
 )
 from grading.privacy import (
@@ -37,9 +38,17 @@ def history_rows(*, member: Member) -> QuerySet[SessionGrade]:
     """The member's session rows of each session's live version (graded or not), newest first.
     Withdrawn versions drop out; a correction shows its new version (S5.3)."""
     pair = PairResult.objects.filter(version=OuterRef("version_id"), pair_id=OuterRef("pair_id"))
+    # "Its session's live version", asked as "some session's live version" (a session's live
+    # version is one of its own, grading sets it so): PostgreSQL then walks the member's
+    # newest rows, where the join it replaces misled the planner into reading the whole
+    # history once per club on every page.
+    live = Exists(Session.objects.filter(live_version=OuterRef("version_id")))
     return (
-        SessionGrade.objects.filter(member=member, version=F("version__session__live_version"))
-        .select_related("version__session__event__club", "partner", "entry")
+        SessionGrade.objects.filter(live, member=member)
+        .select_related("version__session__event__club", "partner")
+        # The version's parsed file is read by grading only: decoding it for each row was
+        # most of a history page's cost.
+        .defer("version__payload")
         .annotate(
             pair_score=Subquery(pair.values("score")[:1]),
             pair_direction_mean=Subquery(pair.values("direction_mean")[:1]),
@@ -241,19 +250,23 @@ class HistoryChoices:
 
 
 def history_choices(*, member: Member) -> HistoryChoices:
-    """What the history can be filtered by: the member's clubs, partners and years played."""
+    """What the history can be filtered by: the member's clubs, partners and years played (one
+    query)."""
     rows = history_rows(member=member).order_by()
-    clubs = sorted(
-        set(
-            rows.values_list(
-                "version__session__event__club_id", "version__session__event__club__name"
-            )
-        ),
-        key=lambda c: c[1],
+    clubs, partners, years = set(), set(), set()
+    for club_id, club, partner_id, partner, date in rows.values_list(
+        "version__session__event__club_id",
+        "version__session__event__club__name",
+        "partner_id",
+        "partner__name",
+        "date",
+    ):
+        clubs.add((club_id, club))
+        if partner_id:
+            partners.add((partner_id, partner))
+        years.add(date.year)
+    return HistoryChoices(
+        sorted(clubs, key=lambda c: c[1]),
+        sorted(partners, key=lambda p: p[1]),
+        sorted(years, reverse=True),
     )
-    partners = sorted(
-        {(pk, name) for pk, name in rows.values_list("partner_id", "partner__name") if pk},
-        key=lambda p: p[1],
-    )
-    years = sorted({d.year for d in rows.values_list("date", flat=True)}, reverse=True)
-    return HistoryChoices(clubs, partners, years)
