@@ -324,9 +324,25 @@ def _inputs_copy(inputs: _Inputs, ops, log) -> None:
         table_copy(
             cursor,
             _table(Club),
-            ("id", "name", "slug", "national_number", "keeps_brambledown", "created"),
             (
-                (i, f"Club {i:03d}", f"club-{i:03d}", "", i % BRAMBLEDOWN_EVERY == 1, inputs.now)
+                "id",
+                "name",
+                "slug",
+                "national_number",
+                "keeps_brambledown",
+                "created",
+                "pages_version",
+            ),
+            (
+                (
+                    i,
+                    f"Club {i:03d}",
+                    f"club-{i:03d}",
+                    "",
+                    i % BRAMBLEDOWN_EVERY == 1,
+                    inputs.now,
+                    new_pages_version(),
+                )
                 for i in range(1, inputs.clubs + 1)
             ),
         )
