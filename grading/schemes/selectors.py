@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from clubs.models import Club, ClubRole
@@ -190,14 +191,30 @@ class BrambledownView:
 def _tournaments_since(member: Member, rows: list[BrambledownGrade]) -> dict[int, int]:
     """Per club, the member's graded tournaments (one rating each) played after the club's
     last quarter regraded: the open quarter's, not yet on the club's lists."""
-    since = {}
-    for row in rows:
-        if row.quarter:
-            after = Quarter.parse(row.quarter).end
-            since[row.club_id] = BrambledownRating.objects.filter(
-                club_id=row.club_id, member=member, date__gt=after
-            ).count()
-    return since
+    regraded = [row for row in rows if row.quarter]
+    if not regraded:
+        return {}
+    wanted = Q()
+    for row in regraded:
+        wanted |= Q(club_id=row.club_id, date__gt=Quarter.parse(row.quarter).end)
+    counts = dict(
+        BrambledownRating.objects.filter(wanted, member=member)
+        .values("club_id")
+        .annotate(n=Count("pk"))
+        .order_by()
+        .values_list("club_id", "n")
+    )  # one query for every club, not one per club
+    return {row.club_id: counts.get(row.club_id, 0) for row in regraded}
+
+
+def _points_by_club(member: Member, rows: list[BrambledownGrade]) -> dict[int, list]:
+    """The member's grade points at each graded club, in one query."""
+    graded = [row.club_id for row in rows if row.grade is not None]
+    points: dict[int, list] = {}
+    if graded:
+        for point in BrambledownPoint.objects.filter(member=member, club_id__in=graded):
+            points.setdefault(point.club_id, []).append(point)
+    return points
 
 
 def brambledown_views(*, member: Member, viewer=None) -> list[BrambledownView]:
@@ -212,12 +229,14 @@ def brambledown_views(*, member: Member, viewer=None) -> list[BrambledownView]:
         .select_related("club")
         .order_by("club__name")
     )
-    since = {} if hidden_from(member, viewer) else _tournaments_since(member, rows)
+    hidden = hidden_from(member, viewer)
+    since = {} if hidden else _tournaments_since(member, rows)
+    points_at = {} if hidden else _points_by_club(member, rows)
     views = []
     for row in rows:
         club = row.club
         later = since.get(row.club_id, 0)
-        if hidden_from(member, viewer):
+        if hidden:
             views.append(BrambledownView(club.name, club.slug, None, PRIVATE))
             continue
         if row.grade is None:
@@ -235,7 +254,7 @@ def brambledown_views(*, member: Member, viewer=None) -> list[BrambledownView]:
                 )
             )
             continue
-        points = list(BrambledownPoint.objects.filter(member=member, club=club))
+        points = points_at.get(row.club_id, [])
         views.append(
             BrambledownView(
                 club.name,

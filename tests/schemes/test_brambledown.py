@@ -309,3 +309,40 @@ def test_before_the_first_regrade_the_card_counts_every_tournament(club, quarter
     member = Member.objects.get(national_number="1001")
     (card,) = member_schemes(member=member, viewer=member).brambledown
     assert (card.quarter, card.tournaments, card.tournaments_since) == ("", 5, 0)
+
+
+def _copy_rows_to(club, model) -> None:
+    rows = list(model.objects.all())
+    for row in rows:
+        row.pk, row.club = None, club
+    model.objects.bulk_create(rows)
+
+
+def test_the_card_reads_a_members_clubs_in_the_same_queries_however_many(
+    club, upload, quarter_uploaded, django_assert_num_queries
+):
+    """The card's Brambledown part costs the same queries at one club or at two (the counts
+    since the last regrade and the grade points are read for every club at once)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    upload(csv_bytes(mp_session_rows(event_id="OCT", date="2026-10-05")))  # closes 2026Q3
+    member = Member.objects.get(national_number="1001")
+    with CaptureQueriesContext(connection) as one_club:
+        (alone,) = member_schemes(member=member, viewer=member).brambledown
+    assert alone.chart is not None and alone.tournaments_since == 1
+
+    other = ClubFactory(slug="hillside", name="Hillside", keeps_brambledown=True)
+    for model in (BrambledownGrade, BrambledownPoint):  # ratings are one per version: not copied
+        _copy_rows_to(other, model)
+    with django_assert_num_queries(len(one_club.captured_queries)):
+        views = member_schemes(member=member, viewer=member).brambledown
+    figures = {
+        v.club_slug: (v.grade, v.tournaments, v.tournaments_since, v.quarter, v.chart)
+        for v in views
+    }
+    assert figures == {
+        club.slug: (alone.grade, alone.tournaments, 1, alone.quarter, alone.chart),
+        # no rating at Hillside since its last regrade: every tournament counts on its lists
+        other.slug: (alone.grade, alone.tournaments + 1, 0, alone.quarter, alone.chart),
+    }
