@@ -27,17 +27,14 @@ from grading.models import (
     BrambledownClubState,
     BrambledownGrade,
     BrambledownListEntry,
-    BrambledownMemberState,
-    BrambledownPairState,
     BrambledownPoint,
     BrambledownQuarter,
 )
 from grading.schemes.bd_state import (
-    PLAYER_FIELDS,
+    bd_rows_played,
     bd_rows_write,
-    pair_of,
+    pair_json,
     player_fields,
-    player_of,
     quarter_of_text,
 )
 from grading.schemes.bd_store import GRADE_FIELDS, bd_store_quarter, grade_row, point_rows
@@ -51,19 +48,7 @@ def bd_close_open(*, club: Club, row: BrambledownClubState, through: Quarter) ->
     open at the quarter after ``through`` (its snapshot written; the rest for the caller to
     save). Returns the quarters closed."""
     open_q = Quarter.parse(row.open_quarter)
-    played = str(open_q)
-    players = {
-        r["number"]: player_of(r)
-        for r in BrambledownMemberState.objects.filter(club=club, last_quarter=played).values(
-            "number", *PLAYER_FIELDS
-        )
-    }
-    pairs = {}
-    for r in BrambledownPairState.objects.filter(club=club, last_quarter=played).values(
-        "first", "second", "tournaments", "quarters"
-    ):
-        record = pair_of(r)
-        pairs[record.players] = record
+    players, pairs = bd_rows_played(club=club, quarter=open_q)
     state = BrambledownState(players, pairs, open_q, quarter_of_text(row.regraded))
     if row.regraded:  # a quarter closed without sessions is kept only while the last one
         BrambledownQuarter.objects.filter(club=club, quarter=row.regraded, sessions=0).delete()
@@ -118,7 +103,7 @@ def _snapshot_write(row: BrambledownClubState, state: BrambledownState) -> None:
             snapshot=_snapshot(row.snapshot, state)
         )
         return
-    pairs = [_pair_json(key, record) for key, record in state.pairs.items()]
+    pairs = [pair_json(record) for record in state.pairs.values()]
     with connection.cursor() as cursor:
         cursor.execute(
             _PATCH.format(table=BrambledownClubState._meta.db_table),
@@ -134,21 +119,13 @@ def _snapshot_write(row: BrambledownClubState, state: BrambledownState) -> None:
         )
 
 
-def _pair_json(key: tuple[str, str], record) -> dict:
-    return {
-        "players": list(key),
-        "tournaments": record.tournaments,
-        "quarters": [[str(q), n] for q, n in record.quarters],
-    }
-
-
 def _snapshot(old: dict, state: BrambledownState) -> dict:
     """The state after the regrade (``bd_state_dump``'s form): the old snapshot's members and
     pairs, those who played in the quarter as they are now."""
     players = {p["number"]: p for p in old.get("players", ())}
     players.update((n, player_fields(p)) for n, p in state.players.items())
     pairs = {tuple(r["players"]): r for r in old.get("pairs", ())}
-    pairs.update((key, _pair_json(key, record)) for key, record in state.pairs.items())
+    pairs.update((key, pair_json(record)) for key, record in state.pairs.items())
     return {
         "quarter": str(state.quarter),
         "regraded": str(state.regraded),

@@ -32,6 +32,7 @@ from grading.engine.brambledown import (
 )
 from grading.engine.brambledown import why_not_rated as brambledown_why_not
 from grading.engine.types import Scoring, SessionResult
+from grading.ledger.subjects import session_subjects
 from grading.models import (
     BrambledownClubState,
     BrambledownGrade,
@@ -141,12 +142,7 @@ def _record(
     """Record the session from its players' and pairs' rows and store what it changes: their
     rows, its ratings, the grades and grade histories of those rated. Returns whether any
     member got a stored rating."""
-    numbers = {p.number for entry in session.pairs for p in entry.players if p.number}
-    keys = set()
-    for entry in session.pairs:
-        a, b = entry.players[0].number, entry.players[1].number
-        if a and b and a != b:
-            keys.add(pair_key(a, b))
+    numbers, keys = session_subjects(session)  # the players and pairs it can change
     players, pairs = bd_rows_load(club=club, numbers=numbers, pairs=keys)
     regraded = Quarter.parse(row.regraded) if row.regraded else None
     state = BrambledownState(players, pairs, open_q, regraded)

@@ -91,19 +91,26 @@ def pair_of(r: dict) -> PairRecord:
     return PairRecord((r["first"], r["second"]), r["tournaments"], _counts_in(r["quarters"]))
 
 
+def pair_json(r: PairRecord) -> dict:
+    """A pair's record as the snapshot's entry (its two members under ``players``)."""
+    return {
+        "players": list(r.players),
+        "tournaments": r.tournaments,
+        "quarters": _counts_out(r.quarters),
+    }
+
+
+def pair_of_json(r: dict) -> PairRecord:
+    key = (r["players"][0], r["players"][1])
+    return PairRecord(key, r["tournaments"], _counts_in(r["quarters"]))
+
+
 def bd_state_dump(state: BrambledownState) -> dict:
     return {
         "quarter": str(state.quarter) if state.quarter else "",
         "regraded": str(state.regraded) if state.regraded else "",
         "players": [player_fields(state.players[n]) for n in sorted(state.players)],
-        "pairs": [
-            {
-                "players": list(r.players),
-                "tournaments": r.tournaments,
-                "quarters": _counts_out(r.quarters),
-            }
-            for r in (state.pairs[k] for k in sorted(state.pairs))
-        ],
+        "pairs": [pair_json(state.pairs[k]) for k in sorted(state.pairs)],
     }  # (in the order of numbers: the same whichever way the state was reached)
 
 
@@ -111,10 +118,7 @@ def bd_state_load(data: dict) -> BrambledownState:
     if not data:
         return BrambledownState()
     players = {p["number"]: player_of(p) for p in data["players"]}
-    pairs = {}
-    for r in data["pairs"]:
-        key = (r["players"][0], r["players"][1])
-        pairs[key] = PairRecord(key, r["tournaments"], _counts_in(r["quarters"]))
+    pairs = {record.players: record for record in map(pair_of_json, data["pairs"])}
     return BrambledownState(
         players, pairs, quarter_of_text(data.get("quarter")), quarter_of_text(data.get("regraded"))
     )
@@ -180,28 +184,37 @@ def _sync(model, club: Club, key: tuple[str, ...], fields: tuple[str, ...], rows
     return len(stored) + len(changed)
 
 
-def bd_rows_load(
-    *, club: Club, numbers: Iterable[str], pairs: Iterable[tuple[str, str]]
-) -> tuple[dict[str, BrambledownPlayer], dict[tuple[str, str], PairRecord]]:
-    """The rows of these members and pairs (those that have one) as the engine's records."""
-    fields = ("number", *PLAYER_FIELDS)
+Records = tuple[dict[str, BrambledownPlayer], dict[tuple[str, str], PairRecord]]
+
+
+def _records(members: Q, pairs: Q | None) -> Records:
+    """The member and pair rows chosen as the engine's records (no pair read for None)."""
     players = {
         row["number"]: player_of(row)
-        for row in BrambledownMemberState.objects.filter(club=club, number__in=set(numbers)).values(
-            *fields
-        )
+        for row in BrambledownMemberState.objects.filter(members).values("number", *PLAYER_FIELDS)
     }
+    records = {}
+    if pairs is not None:
+        rows = BrambledownPairState.objects.filter(pairs).values("first", "second", *PAIR_FIELDS)
+        records = {record.players: record for record in map(pair_of, rows)}
+    return players, records
+
+
+def bd_rows_load(
+    *, club: Club, numbers: Iterable[str], pairs: Iterable[tuple[str, str]]
+) -> Records:
+    """The rows of these members and pairs (those that have one) as the engine's records."""
     wanted = Q()
     for first, second in set(pairs):  # (the club in each: one index lookup per pair)
         wanted |= Q(club=club, first=first, second=second)
-    records = {}
-    if wanted:
-        for row in BrambledownPairState.objects.filter(wanted).values(
-            "first", "second", "tournaments", "quarters"
-        ):
-            record = pair_of(row)
-            records[record.players] = record
-    return players, records
+    return _records(Q(club=club, number__in=set(numbers)), wanted or None)
+
+
+def bd_rows_played(*, club: Club, quarter: Quarter) -> Records:
+    """The rows of the members and pairs whose latest tournament lies in ``quarter``: those
+    who played in the open quarter, when it closes."""
+    played = Q(club=club, last_quarter=str(quarter))
+    return _records(played, played)
 
 
 def bd_rows_write(

@@ -168,11 +168,15 @@ def brambledown_club_update(
         return _bd_replay(club, row, club_sessions(club=club, entries=entries), target)
     state = bd_state_load(row.snapshot)
     since = state.quarter.start if state.quarter else None
-    return _bd_open_quarter(club, row, club_sessions(club=club, since=since, entries=entries))
+    items = club_sessions(club=club, since=since, entries=entries)
+    return _bd_open_quarter(club, row, state, items)
 
 
-def _bd_open_quarter(club: Club, row: BrambledownClubState, items) -> BrambledownUpdate:
-    state = bd_state_load(row.snapshot)
+def _bd_open_quarter(
+    club: Club, row: BrambledownClubState, state: BrambledownState, items
+) -> BrambledownUpdate:
+    """Record ``items`` of the open quarter from ``state``, the club's snapshot (decoded
+    once: megabytes at a large club)."""
     open_q = state.quarter or (Quarter.of(items[0].session.date) if items else None)
     if state.quarter is None and open_q is not None:
         state = BrambledownState(state.players, state.pairs, open_q, state.regraded)
@@ -205,7 +209,7 @@ def _bd_replay(club: Club, row, items, through: Quarter | None) -> BrambledownUp
     old = quarter_of_text(row.regraded)
     if through is None:  # nothing to close: record the first quarter from empty
         row.snapshot, row.regraded = {}, ""
-        return _bd_open_quarter(club, row, items)
+        return _bd_open_quarter(club, row, BrambledownState(), items)
     host_pairs = _host_pairs(items)
     # The bulk replay: brambledown_replay's results (tests/engine/test_brambledown_bulk.py),
     # of whose closed quarters' states only the last one's is kept, the one used here.

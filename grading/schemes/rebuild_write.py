@@ -25,6 +25,8 @@ from grading.models import (
     SchemeHead,
 )
 from grading.models.schemes import SchemeEntry
+from grading.schemes.bd_state import PAIR_FIELDS, PLAYER_FIELDS, ROW_EXTRA
+from grading.schemes.bd_store import GRADE_FIELDS
 
 # Every table the schemes write, in the order written.
 TABLES = {
@@ -109,32 +111,10 @@ COLUMNS = {
         "partner_grade",
         "ipr",
     ),
-    "bd_grades": (
-        "club_id",
-        "member_id",
-        "grade",
-        "performances",
-        "quarter_iprs",
-        "tournaments",
-        "quarter",
-        "on_a_list",
-        "on_b_list",
-        "last_date",
-    ),
+    "bd_grades": ("club_id", "member_id", *GRADE_FIELDS),
     "bd_points": ("club_id", "member_id", "date", "quarter", "grade", "reason"),
-    "bd_members": (
-        "club_id",
-        "number",
-        "grade",
-        "first_iprs",
-        "quarter_iprs",
-        "tournaments",
-        "quarters",
-        "partners",
-        "history",
-        "last_quarter",
-    ),
-    "bd_pairs": ("club_id", "first", "second", "tournaments", "quarters", "last_quarter"),
+    "bd_members": ("club_id", "number", *PLAYER_FIELDS, *ROW_EXTRA),
+    "bd_pairs": ("club_id", "first", "second", *PAIR_FIELDS, *ROW_EXTRA),
 }
 
 JSON_COLUMNS = {
