@@ -9,6 +9,7 @@ from django.urls import reverse
 from clubs.selectors.sessions import ROLLING_WINDOW, series_name
 from grading.models import CurrentGrade, PairResult, Session, SessionGrade
 from members.models import Member
+from tests.offline import assert_served_locally
 
 PRIVATE = "1003"
 
@@ -68,7 +69,7 @@ def test_series_charts_with_a_rolling_average(admin_client, graded):
         window = [r.version.sof for r in monday[max(0, i - ROLLING_WINDOW + 1) : i + 1]]
         assert point.rolling == pytest.approx(statistics.fmean(window))
     html = response.content.decode()
-    assert "/static/vendor/plotly/plotly.min.js" in html and "cdn" not in html.lower()
+    assert_served_locally(html)
     assert html.count('class="plotly-graph-div"') == 2
     assert "Rolling average" in figures["Monday Pairs"]["html"]
 

@@ -12,6 +12,7 @@ from members.selectors import card as cards
 from members.selectors import explain as explanations
 from members.selectors import history as histories
 from tests.members.conftest import url
+from tests.offline import assert_served_locally
 
 
 def test_weights_reproduce_the_current_grade(graded):
@@ -39,7 +40,7 @@ def test_grade_card_shows_the_stored_grade_band_and_status(me_client, graded):
     assert f"<strong>{1000 - current.boards_in_window}</strong> more boards" in body
     assert f'data-testid="boards">{current.boards_in_window}<' in body
     assert current.last_session_date.strftime("%-d %b %Y") in body
-    assert "vendor/plotly/plotly.min.js" in body and "cdn" not in body.lower()
+    assert_served_locally(body)
     assert 'id="grade-chart-data"' in body
     assert 'data-testid="other-schemes"' in body  # the place kept for PPI and Brambledown
 
