@@ -162,3 +162,21 @@ def test_a_cache_that_is_down_lets_logins_through(client, django_user_model, mon
     django_user_model.objects.create_user("fay", password="right-password-1")
     assert attempt(client, "fay", "wrong").status_code == 200
     assert attempt(client, "fay", "right-password-1").status_code == 302
+
+
+@pytest.mark.parametrize("url", ["login", "admin:login"])
+def test_other_spellings_of_a_locked_username_are_locked_too(
+    client, django_user_model, sleeps, url
+):
+    """Issue 32 item 4: after five failures for ``demo-admin`` the fullwidth ``demo-admi\\uff4e``
+    (which the login form normalises to ``demo-admin``, NFKC) logged in. The throttle counts on
+    the username as authentication reads it: NFKC-normalised and case-folded."""
+    django_user_model.objects.create_user("demo-admin", password="right-password-1", is_staff=True)
+    spellings = ["demo-admin", "DEMO-ADMIN", "demo-admi\uff4e", " demo-admin ", "\uff24emo-admin"]
+    for spelling in spellings:
+        attempt(client, spelling, "wrong", url=url)
+    for spelling in ["demo-admi\uff4e", "demo-admin", "Demo-Admin", "\uff44\uff45mo-admin"]:
+        locked = attempt(client, spelling, "right-password-1", url=url)
+        assert locked.status_code == 200, spelling
+        assert "Too many failed attempts" in locked.content.decode()
+        assert "_auth_user_id" not in client.session

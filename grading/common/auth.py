@@ -19,6 +19,7 @@ import hashlib
 import ipaddress
 import logging
 import time
+import unicodedata
 
 from django import forms
 from django.conf import settings
@@ -46,8 +47,17 @@ RESET_LOCKED_MESSAGE = (
 )
 
 
+def throttle_name(username: str) -> str:
+    """The username as authentication reads it, for the throttle's key (issue 32 item 4:
+    ``demo-admi\uff4e`` logged in after ``demo-admin`` was locked). The login form strips the
+    field and NFKC-normalises it before looking the user up, so every spelling that reaches the
+    same user must count on one key; case-folded too, so ``DEMO-ADMIN`` counts with it."""
+    text = unicodedata.normalize("NFKC", username.strip())
+    return unicodedata.normalize("NFKC", text.casefold()).strip()
+
+
 def _key(kind: str, username: str, address: str) -> str:
-    pair = f"{username.strip().lower()}\0{address}"
+    pair = f"{throttle_name(username)}\0{address}"
     return f"login-fail:{kind}:{hashlib.sha256(pair.encode()).hexdigest()[:32]}"
 
 
