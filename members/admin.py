@@ -3,10 +3,12 @@
 The link between a login and a member is shown, never edited: it is made only by the product's
 own flows (members/accounts/: invitations and approved sign-ups), each in the audit log, so no
 one (staff included) can link their own login to a member and read a private grade. Tokens are
-shown once, when created, and never again: not in the list, not on a page, not in the admin's
-log of recent actions."""
+made by their owner only, on their own page (``members/accounts/tokens.py``, S14.25; issue 32
+item 1: staff made a token for any login here and read that member's private grade): the admin
+lists who has one and revokes it, never adds one, and never prints a key (only its digest is
+stored)."""
 
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry
 from django.contrib.contenttypes.models import ContentType
 from django.http import HttpResponseRedirect
@@ -15,6 +17,7 @@ from django.utils.html import format_html
 from rest_framework.authtoken.admin import TokenAdmin
 from rest_framework.authtoken.models import TokenProxy
 
+from members.accounts.tokens import api_token_revoke
 from members.models import Invitation, Member, SignUpRequest
 from members.services import member_pages_invalidate
 
@@ -97,24 +100,26 @@ class HiddenTokenAdmin(TokenAdmin):
         url = reverse("admin:authtoken_tokenproxy_delete", args=[token.user_id])
         return format_html('<a href="{}">Delete</a>', url)
 
+    def has_add_permission(self, request):
+        # S14.25: a token is made by its owner only (their API token page), never by staff.
+        return False
+
     def has_change_permission(self, request, obj=None):
         return False
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
-        if object_id is None:  # the add view
-            return super().change_view(request, object_id, form_url, extra_context)
         self.message_user(
-            request, "A token is shown only when it is created; delete it and add a new one."
+            request,
+            "A token is never shown; its owner makes a new one on their API token page.",
         )
         return HttpResponseRedirect(reverse("admin:authtoken_tokenproxy_changelist"))
 
-    def response_add(self, request, obj, post_url_continue=None):
-        self.message_user(
-            request,
-            f"The new API token of {obj.user} is {obj.key} — copy it now: it is not shown again.",
-            messages.WARNING,
-        )
-        return HttpResponseRedirect(reverse("admin:authtoken_tokenproxy_changelist"))
+    def delete_model(self, request, obj):
+        api_token_revoke(owner=obj.user, actor=request.user)
+
+    def delete_queryset(self, request, queryset):
+        for token in queryset.select_related("user"):
+            api_token_revoke(owner=token.user, actor=request.user)
 
     def get_deleted_objects(self, objs, request):
         _, count, perms, protected = super().get_deleted_objects(objs, request)

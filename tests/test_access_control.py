@@ -134,6 +134,7 @@ TABLE = {
     "password_reset_complete": ("get", {}, everyone()),
     "accounts:sign-up": ("get", {}, everyone()),
     "accounts:sign-up-sent": ("get", {}, everyone()),
+    "accounts:api-token": ("get", {}, logged_in()),
     "accounts:invitation": ("get", {"token": "no-such-token"}, everyone(410)),
     "club_members:members": ("get", {"slug": "slug"}, club_admins()),
     "club_members:invite": ("post", {"slug": "slug"}, club_admins()),  # empty form: 200

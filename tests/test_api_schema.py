@@ -20,13 +20,13 @@ from django.db import close_old_connections
 from django.utils import timezone
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from rest_framework.authtoken.models import Token
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from clubs.models import ClubRole
 from clubs.services import exemption_request_create, planned_session_create
 from grading.models import SessionGrade
 from grading.uploads.services import upload_create
+from members.accounts.tokens import api_token_create
 from members.models import Member
 from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.factories import ClubFactory, UserFactory
@@ -128,7 +128,7 @@ def api_world(db, django_capture_on_commit_callbacks):
     )
     grades = SessionGrade.objects.filter(member__in=members.values())
     return {
-        "tokens": {role: Token.objects.create(user=user).key for role, user in users.items()},
+        "tokens": {role: api_token_create(user=user) for role, user in users.items()},
         "path": {
             "slug": ["alpha", "beta"],
             "id": [upload.pk],

@@ -125,17 +125,17 @@ def setup(out: str, page_members: int) -> None:
     django.setup()
     from django.contrib.auth import get_user_model
     from django.db.models import Count
-    from rest_framework.authtoken.models import Token
 
     from clubs.models import Club, ClubRole
     from grading.models import CurrentGrade, SessionGrade
+    from members.accounts.tokens import api_token_create
     from members.models import Member
 
     User = get_user_model()
     staff = User.objects.create_user(
         "bench-uploader", password=secrets.token_urlsafe(16), is_staff=True
     )
-    token = Token.objects.create(user=staff)
+    token_key = api_token_create(user=staff)
     graded = list(CurrentGrade.objects.order_by("member_id").values_list("member_id", flat=True))
     rng = random.Random(SIM_SEED)
     chosen = rng.sample(graded, min(page_members, len(graded)))
@@ -166,7 +166,7 @@ def setup(out: str, page_members: int) -> None:
     Path(out).write_text(
         json.dumps(
             {
-                "token": token.key,
+                "token": token_key,
                 "sessions": sessions,
                 "counts": counts,
                 "club": club.slug,

@@ -17,6 +17,8 @@ class AuditEvent(models.Model):
         REFOLD = "refold", "Ledger refolded"
         PARAMETERS = "parameters", "Parameter change"
         LOGIN_LINK = "login-link", "Login linked to a member"
+        TOKEN_CREATE = "token-create", "API token made by its owner"
+        TOKEN_REVOKE = "token-revoke", "API token revoked"
 
     # Names, not foreign keys: the record outlives the user or club it names, and no cascade
     # ever needs to touch an append-only row.

@@ -8,5 +8,6 @@ app_name = "accounts"
 urlpatterns = [
     path("sign-up/", views.sign_up, name="sign-up"),
     path("sign-up/sent/", views.sign_up_sent, name="sign-up-sent"),
+    path("api-token/", views.api_token, name="api-token"),
     path("invitation/<str:token>/", views.invitation, name="invitation"),
 ]

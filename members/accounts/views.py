@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
@@ -13,6 +14,7 @@ from grading.common.auth import client_address, login_failure_record, login_lock
 from members.accounts.forms import ChooseLoginForm, SignUpForm
 from members.accounts.selectors import invitation_by_token
 from members.accounts.services import AccountRefused, invitation_accept, sign_up_request_create
+from members.accounts.tokens import api_token_create, api_token_of, api_token_revoke
 
 SIGN_UP_LOCKED = (
     "Too many requests from this connection. Please wait 15 minutes, or ask your club's "
@@ -73,3 +75,22 @@ def invitation(request, token: str):
             )
             return redirect("members:card")
     return render(request, "accounts/invitation.html", {"form": form, "invitation": found})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def api_token(request):
+    """The member's own API token (S14.25): made here by its owner only, shown once, revoked
+    here. Staff revoke tokens in the admin but cannot make one for anyone."""
+    new_key = None
+    if request.method == "POST":
+        if request.POST.get("action") == "revoke":
+            if api_token_revoke(owner=request.user, actor=request.user):
+                messages.success(request, "Your API token is revoked: it no longer works.")
+            return redirect("accounts:api-token")
+        new_key = api_token_create(user=request.user)
+    return render(
+        request,
+        "accounts/api_token.html",
+        {"token": api_token_of(user=request.user), "new_key": new_key},
+    )

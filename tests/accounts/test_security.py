@@ -9,6 +9,8 @@ from django.urls import reverse
 from rest_framework.authtoken.models import Token
 
 from grading.common.demo import demo_seed
+from grading.models import AuditEvent
+from members.accounts.tokens import api_token_create, token_key_digest
 from tests.factories import ClubRoleFactory, MemberFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -58,17 +60,60 @@ def test_api_tokens_are_not_shown_in_the_admin(client, staff):
     )
 
 
-def test_a_new_token_is_shown_once(client, staff):
-    owner = UserFactory(username="uploader")
-    response = client.post(
-        reverse("admin:authtoken_tokenproxy_add"), {"user": owner.pk}, follow=True
-    )
-    key = Token.objects.get(user=owner).key
-    assert key in response.content.decode()  # once, as the message after creating it
-    assert key not in client.get(reverse("admin:index")).content.decode()  # not in recent actions
-    assert not LogEntry.objects.filter(object_repr__contains=key).exists()
-    again = client.get(reverse("admin:authtoken_tokenproxy_changelist")).content.decode()
-    assert key not in again
+def test_staff_cannot_create_a_token_for_another_user(client, staff):
+    """Issue 32 item 1 (S14.25): staff made a token for any login at
+    /admin/authtoken/tokenproxy/add/, saw its key, and read that member's private grade through
+    /api/v1/me/. The add page is refused, a post to it makes nothing, and no key is shown."""
+    owner = UserFactory(username="victim")
+    MemberFactory(user=owner, grade_private=True)
+    add = reverse("admin:authtoken_tokenproxy_add")
+    page = client.get(add)
+    assert page.status_code == 403
+    assert "victim" not in page.content.decode()
+    response = client.post(add, {"user": owner.pk}, follow=True)
+    assert response.status_code == 403
+    assert not Token.objects.exists()
+    changelist = client.get(reverse("admin:authtoken_tokenproxy_changelist")).content.decode()
+    assert add not in changelist  # no "Add" button
+
+
+def test_a_member_makes_their_own_token_shown_once_and_stored_as_a_digest(client, db):
+    from rest_framework.test import APIClient
+
+    from grading.models import AuditEvent
+
+    user = UserFactory(username="owner")
+    ClubRoleFactory(member=MemberFactory(user=user))
+    client.force_login(user)
+    url = reverse("accounts:api-token")
+    assert "You have no token" in client.get(url).content.decode()
+    made = client.post(url, {"action": "create"}).content.decode()
+    stored = Token.objects.get(user=user)
+    key = made.split('data-testid="new-token"')[1].split("<code>")[1].split("</code>")[0]
+    assert len(key) >= 40 and stored.key != key  # only the digest is kept
+    assert key not in client.get(url).content.decode()  # shown once
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    assert api.get(reverse("members:api-card")).status_code == 200
+    api.credentials(HTTP_AUTHORIZATION=f"Token {stored.key}")  # the stored digest is no key
+    assert api.get(reverse("members:api-card")).status_code in {401, 403}
+    client.post(url, {"action": "revoke"})
+    assert not Token.objects.exists()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    assert api.get(reverse("members:api-card")).status_code in {401, 403}
+    events = AuditEvent.objects.filter(subject="API token of owner").order_by("pk")
+    assert [(e.action, e.actor) for e in events] == [
+        (AuditEvent.Action.TOKEN_CREATE, "owner"),
+        (AuditEvent.Action.TOKEN_REVOKE, "owner"),
+    ]
+
+
+def test_a_new_token_replaces_the_old_one(client, db):
+    user = UserFactory()
+    first = api_token_create(user=user)
+    second = api_token_create(user=user)
+    assert first != second
+    assert list(Token.objects.values_list("key", flat=True)) == [token_key_digest(second)]
 
 
 def test_a_token_can_be_deleted_without_showing_it(client, staff):
@@ -80,6 +125,8 @@ def test_a_token_can_be_deleted_without_showing_it(client, staff):
     assert token.key not in response.content.decode()
     assert not Token.objects.exists()
     assert not LogEntry.objects.filter(object_repr__contains=token.key).exists()
+    revoked = AuditEvent.objects.get(action=AuditEvent.Action.TOKEN_REVOKE)
+    assert (revoked.actor, revoked.subject) == ("boss", "API token of uploader")
 
 
 def test_demo_staff_is_staff_not_superuser(client):
@@ -125,7 +172,7 @@ def test_an_api_answer_by_token_is_not_stored(client, db):
     user = UserFactory()
     ClubRoleFactory(member=MemberFactory(user=user))
     api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    api.credentials(HTTP_AUTHORIZATION=f"Token {api_token_create(user=user)}")
     response = api.get(reverse("members:api-card"))
     assert response.status_code == 200
     assert "no-store" in response["Cache-Control"] and "private" in response["Cache-Control"]

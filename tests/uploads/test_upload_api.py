@@ -3,10 +3,10 @@
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from grading.models import SessionVersion, Upload
+from members.accounts.tokens import api_token_create
 from tests.csvfiles import csv_bytes, mp_session_rows
 
 
@@ -18,7 +18,7 @@ def a_file(**kwargs):
 def test_token_upload_then_poll_until_graded(club_admin, django_capture_on_commit_callbacks):
     user, _, club = club_admin
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {api_token_create(user=user)}")
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(
             reverse("api-uploads", args=[club.slug]), {"file": a_file()}, format="multipart"
