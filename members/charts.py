@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Context, Decimal
 
 import plotly.graph_objects as go
 from django.template.defaultfilters import floatformat
@@ -32,9 +32,11 @@ def two_decimals(value: float) -> str:
     filter's localisation machinery: the same text (tested equal) at a fraction of the cost."""
     number = Decimal(repr(value))
     _, digits, exponent = number.as_tuple()
-    if len(digits) + abs(exponent) > 200:  # the filter writes such a number as it is
-        return floatformat(value, 2)
-    text = format(number.quantize(CENT, ROUND_HALF_UP), "f")
+    if not number.is_finite() or len(digits) + abs(exponent) > 200:
+        return floatformat(value, 2)  # the filter writes such a number as it is
+    # Enough digits for the whole number and its cents: 1e27 took /me/ down (issue 32 item 5).
+    places = Context(prec=max(28, len(digits) + exponent + 3))
+    text = format(number.quantize(CENT, ROUND_HALF_UP, context=places), "f")
     return "0.00" if text == "-0.00" else text
 
 

@@ -11,7 +11,7 @@ import logging
 from collections import defaultdict
 from dataclasses import replace
 
-from grading.engine.types import Scoring, SessionResult
+from grading.engine.types import SessionResult
 from grading.ingest import limits
 from grading.ingest.common import MAX_UPLOAD_BYTES
 from grading.ingest.crosscheck import crosscheck as crosscheck_session
@@ -137,26 +137,24 @@ def _checked(result: ParseResult) -> ParseResult:
         problems += _repeated_members(session)
         problems += _implausible_figures(session)
         problems += limits.session_problems(session)
+        problems += limits.score_problems(session)  # S14.26
     if not problems:
         return result
     return ParseResult((), result.problems + tuple(problems), result.warnings, result.meta)
 
 
 # A club session is 18-27 boards, a long day's Swiss a few dozen: more is a slip (and would
-# make grading work for minutes under the ledger's lock). At IMPs a board is worth 24 at most.
+# make grading work for minutes under the ledger's lock). Scores: limits.score_problems.
 MAX_BOARDS = 200
-MAX_IMPS_PER_BOARD = 24
-_IMP_SCORING = frozenset({Scoring.BUTLER, Scoring.CROSS_IMP, Scoring.SWISS_PAIRS_IMP})
 
 
 def _implausible_figures(session: SessionResult) -> list[Problem]:
-    """Figures no real session has (board counts, IMP totals): refused,
+    """Board counts no real session has: refused,
     saying which pair, before they reach grading."""
     problems = []
     name = session.event_name or session.key.event_id
     for pair in session.pairs:
         where = f"{name}, pair {pair.pair_id}"
-        boards = pair.boards or 24
         if pair.boards is not None and pair.boards > MAX_BOARDS:
             problems.append(
                 Problem(
@@ -164,20 +162,6 @@ def _implausible_figures(session: SessionResult) -> list[Problem]:
                     f"Pair {pair.pair_id} is said to have played "
                     f"{pair.boards} boards; a session has at most {MAX_BOARDS}. "
                     "Check the boards played.",
-                    code="implausible",
-                )
-            )
-        elif (
-            session.scoring in _IMP_SCORING
-            and pair.score is not None
-            and abs(pair.score) > MAX_IMPS_PER_BOARD * boards
-        ):
-            problems.append(
-                Problem(
-                    where,
-                    f"Pair {pair.pair_id} has {pair.score:g} IMPs over "
-                    f"{boards} boards, more than {MAX_IMPS_PER_BOARD} a board. "
-                    "Check the pair's score.",
                     code="implausible",
                 )
             )

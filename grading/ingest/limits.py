@@ -11,9 +11,10 @@ passes its ``EARLIEST_PLAY_DATE`` setting, and this default is that setting's de
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Iterator
 
-from grading.engine.types import SessionResult
+from grading.engine.types import Scoring, SessionResult
 from grading.ingest.problems import FileMeta, Problem
 
 EARLIEST_PLAY_DATE = dt.date(2000, 1, 1)
@@ -164,3 +165,122 @@ def _number(where: str, what: str, value: int) -> Problem:
         "Correct it in your scoring program and export the results again.",
         code="implausible",
     )
+
+
+# S14.26: what a score can be in its units, a board at a time. Match points are a percentage;
+# an IMP comparison gives at most 24 IMPs a board; a board's score in points is at most 7,600
+# (13 tricks down, redoubled, vulnerable), so an aggregate total is at most 7,600 a board.
+# Issue 32 item 5: a 25-digit aggregate was graded and put six players at +-1e21 on the top
+# list; 30 digits took /me/ down.
+MAX_PERCENT = 100.0
+MAX_IMPS_PER_BOARD = 24
+MAX_POINTS_PER_BOARD = 7600
+ASSUMED_BOARDS = 24  # S3.7: when neither the pair nor the session says
+_PERCENT_SCORING = frozenset({Scoring.MP, Scoring.SWISS_PAIRS_MP})
+_IMP_SCORING = frozenset(
+    {
+        Scoring.BUTLER,
+        Scoring.CROSS_IMP,
+        Scoring.SWISS_PAIRS_IMP,
+        Scoring.SWISS_TEAMS,
+        Scoring.MULTIPLE_TEAMS,
+        Scoring.TEAM_LEAGUE,
+    }
+)
+_ADVICE = "Check the pair's score in your scoring program and export the results again."
+
+
+def score_problems(session: SessionResult) -> list[Problem]:
+    """Every score of the session against what its board count allows in its units (S14.26):
+    the pairs' totals, the Swiss matches and the travellers' points. Refused saying which pair
+    or board, the figure and the limit."""
+    return list(_score_problems(session))
+
+
+def _figure(value: float) -> str:
+    """A figure as a message quotes it, however large (never raises)."""
+    if not math.isfinite(value):
+        return "not a number"
+    if abs(value) < 1e9:
+        return f"{value:,.6g}" if abs(value) >= 1e6 else f"{value:g}"
+    return f"{value:.3g}"
+
+
+def _score_problem(where: str, pair_id: str, value: float, unit: str, boards: int) -> Problem:
+    if not math.isfinite(value):
+        message = f"Pair {pair_id}'s score is not a number. {_ADVICE}"
+    elif unit == "percent":
+        message = (
+            f"Pair {pair_id} has {_figure(value)}%; match points are from 0 to "
+            f"{MAX_PERCENT:g}%. {_ADVICE}"
+        )
+    elif unit == "IMPs":
+        message = (
+            f"Pair {pair_id} has {_figure(value)} IMPs over {boards} boards, more than "
+            f"{MAX_IMPS_PER_BOARD} a board (at most {MAX_IMPS_PER_BOARD * boards:,}). {_ADVICE}"
+        )
+    else:
+        message = (
+            f"Pair {pair_id} has {_figure(value)} points over {boards} boards, more than the "
+            f"{MAX_POINTS_PER_BOARD:,} a board can give (at most "
+            f"{MAX_POINTS_PER_BOARD * boards:,}). {_ADVICE}"
+        )
+    return Problem(where, message, code="implausible")
+
+
+def _out_of_bounds(value: float, unit: str, boards: int) -> bool:
+    if not math.isfinite(value):
+        return True
+    if unit == "percent":
+        return not 0 <= value <= MAX_PERCENT
+    per_board = MAX_IMPS_PER_BOARD if unit == "IMPs" else MAX_POINTS_PER_BOARD
+    return abs(value) > per_board * boards
+
+
+def _unit(scoring: Scoring) -> str | None:
+    if scoring in _PERCENT_SCORING:
+        return "percent"
+    if scoring in _IMP_SCORING:
+        return "IMPs"
+    if scoring is Scoring.AGGREGATE:
+        return "points"
+    return None
+
+
+def _score_problems(session: SessionResult) -> Iterator[Problem]:
+    name = brief(session.event_name or session.key.event_id)
+    unit = _unit(session.scoring)
+    session_boards = session.boards if session.boards and session.boards > 0 else None
+    for pair in session.pairs:
+        where = f"{name}, pair {brief(pair.pair_id)}"
+        boards = pair.boards if pair.boards and pair.boards > 0 else None
+        boards = min(boards or session_boards or ASSUMED_BOARDS, SMALL_NUMBER_MAX)
+        for value in (pair.score, pair.direction_mean):
+            if value is None:
+                continue
+            if unit is None:
+                if not math.isfinite(value):
+                    yield _score_problem(where, pair.pair_id, value, "points", boards)
+            elif _out_of_bounds(value, unit, boards):
+                yield _score_problem(where, pair.pair_id, value, unit, boards)
+                break
+    match_unit = "percent" if session.scoring in _PERCENT_SCORING else "IMPs"
+    for match in session.matches:
+        boards = min(max(match.boards, 1), SMALL_NUMBER_MAX)
+        if _out_of_bounds(match.score, match_unit, boards):
+            where = f"{name}, pair {brief(match.pair_id)}, round {match.round}"
+            yield _score_problem(where, match.pair_id, match.score, match_unit, boards)
+    for line in session.travellers:
+        points = [line.ns_score, line.ew_score]
+        points += [p for _, p in line.ns_weighted] + [p for _, p in line.ew_weighted]
+        for value in points:
+            if value is not None and abs(value) > MAX_POINTS_PER_BOARD:
+                yield Problem(
+                    f"{name}, board {line.board}, pairs {brief(line.ns_pair)} and "
+                    f"{brief(line.ew_pair)}",
+                    f"The score {value:,} is more than the {MAX_POINTS_PER_BOARD:,} points a "
+                    "board can give. Correct the traveller in your scoring program and export "
+                    "the results again.",
+                    code="implausible",
+                )
+                break
