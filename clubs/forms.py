@@ -7,6 +7,7 @@ import datetime as dt
 from django import forms
 from django.utils import timezone
 
+from clubs.rules import planned_date_problem
 from clubs.selectors.grades import GRADE_SORTS, GRADE_STATUS_FILTERS
 from grading.models import Scoring
 
@@ -49,6 +50,9 @@ class PlannedSessionForm(forms.Form):
         date = self.cleaned_data["date"]
         if date < self.today:
             raise forms.ValidationError("Planned sessions are upcoming: choose today or later.")
+        problem = planned_date_problem(date, self.today)
+        if problem:
+            raise forms.ValidationError(problem)
         return date
 
 

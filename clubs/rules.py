@@ -40,5 +40,40 @@ def planned_session_start(planned: PlannedSession) -> dt.datetime:
 
 
 def exemption_deadline(planned: PlannedSession) -> dt.datetime:
-    """Host requests close 30 minutes after the session's start (S3.9, FAQ 10)."""
-    return planned_session_start(planned) + EXEMPTION_DEADLINE
+    """Host requests close 30 minutes after the session's start (S3.9, FAQ 10). A session at
+    the end of the calendar (9999-12-31 23:45, stored before the 2-year bound) closes at the
+    last moment the calendar holds (issue 32 item 6: the sum overflowed and took every club
+    member's host-exemption page down)."""
+    start = planned_session_start(planned)
+    try:
+        return start + EXEMPTION_DEADLINE
+    except OverflowError:
+        return start.replace(hour=23, minute=59, second=59, microsecond=999999)
+
+
+def exemption_closed(planned: PlannedSession, now: dt.datetime) -> bool:
+    """Whether host requests for ``planned`` have closed at ``now``."""
+    return now > exemption_deadline(planned)
+
+
+# S14.26: a planned session is dated no more than 2 years ahead.
+PLANNED_YEARS_AHEAD = 2
+
+
+def planned_date_latest(today: dt.date) -> dt.date:
+    """The latest date a session may be planned for, ``today`` plus 2 years (29 February
+    gives 28 February)."""
+    year = min(today.year + PLANNED_YEARS_AHEAD, dt.MAXYEAR)
+    day = 28 if (today.month, today.day) == (2, 29) else today.day
+    return today.replace(year=year, day=day)
+
+
+def planned_date_problem(date: dt.date, today: dt.date) -> str | None:
+    """Why a session cannot be planned for ``date``, or None (S14.26)."""
+    latest = planned_date_latest(today)
+    if date <= latest:
+        return None
+    return (
+        f"Sessions can be planned up to 2 years ahead, until {latest:%d %b %Y}; "
+        f"{date.day:02d}/{date.month:02d}/{date.year:04d} is later. Check the date."
+    )

@@ -9,7 +9,7 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from clubs.models import Club, ClubRole, HostExemptionRequest, PlannedSession
-from clubs.rules import exemption_deadline, planned_session_of
+from clubs.rules import exemption_deadline, planned_date_problem, planned_session_of
 from clubs.selectors.planning import planned_session_results_in
 from grading.common.audit import audit_record
 from grading.engine.types import SessionResult
@@ -68,6 +68,9 @@ def planned_session_create(
     """Publish a session (S3.9). The same event at the same date and start once: a second
     would take a host request of its own, making two host pairs for one session. Two events
     starting together (a main and an improvers' section) are two sessions."""
+    problem = planned_date_problem(date, timezone.localdate())
+    if problem:  # S14.26, whatever calls this (the form says it first)
+        raise PlannedSessionRefused(problem)
     Club.objects.select_for_update().get(pk=club.pk)  # two admins publishing at once
     if PlannedSession.objects.filter(
         club=club, date=date, start=start, event_name__iexact=event_name.strip()

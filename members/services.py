@@ -7,7 +7,7 @@ from django.db import transaction
 from django.db.models import Q
 
 from clubs.models import HostExemptionRequest, PlannedSession
-from clubs.rules import EXEMPTION_DEADLINE, planned_session_start
+from clubs.rules import exemption_closed
 from clubs.services import ExemptionRefused, club_pages_invalidate, exemption_request_create
 from grading.common.audit import audit_record
 from grading.engine.types import normalise_number
@@ -140,7 +140,7 @@ def exemption_request_cancel(*, member: Member, request_id: int, now: dt.datetim
             "organiser to change it."
         )
     planned = request.planned_session
-    if now > planned_session_start(planned) + EXEMPTION_DEADLINE:
+    if exemption_closed(planned, now):
         raise ExemptionRefused("The session has started and its requests have closed.")
     audit_record(
         action=AuditEvent.Action.EXEMPTION_DECISION,

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from django.db.models import Q, QuerySet
 
 from clubs.models import HostExemptionRequest, PlannedSession
-from clubs.rules import EXEMPTION_DEADLINE, planned_session_start
+from clubs.rules import exemption_closed
 from clubs.selectors.planning import planned_sessions_played
 from members.models import Member
 
@@ -17,7 +17,7 @@ Status = HostExemptionRequest.Status
 
 
 def _closed(planned: PlannedSession, now: dt.datetime) -> bool:
-    return now > planned_session_start(planned) + EXEMPTION_DEADLINE
+    return exemption_closed(planned, now)
 
 
 def planned_sessions_open(*, member: Member, now: dt.datetime) -> QuerySet[PlannedSession]:
