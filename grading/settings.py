@@ -254,8 +254,9 @@ FILE_UPLOAD_HANDLERS = [
 # Sessions are read from the shared cache (Redis), with the database behind it, so a signed-in
 # page reads no session row (issue 17). Without Redis each process has a cache of its own, in
 # which a session logged out in another process would live on: the database alone then.
+# A cache that is down means the database alone (grading/common/sessions.py, issue 32 item 7).
 SESSION_ENGINE = (
-    "django.contrib.sessions.backends.cached_db"
+    "grading.common.sessions"
     if REDIS_URL
     else "django.contrib.sessions.backends.db"
 )

@@ -9,8 +9,8 @@ The client address is the connection's, unless that connection comes from a prox
 
 Counts live in the cache (Redis when REDIS_URL is set, shared by every web process), so nothing
 is written to the database for an attacker's guesses. When the cache cannot be reached, the
-throttle lets the attempt through and logs a warning (fails open) rather than locking everyone
-out.
+counts are kept in this process's memory instead and a warning is logged (issue 32 item 7: the
+throttle fails safe, neither locking everyone out nor letting guesses through uncounted).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from django.contrib.auth import REDIRECT_FIELD_NAME
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import PasswordResetForm
 from django.core.cache import cache
+from django.core.cache.backends.locmem import LocMemCache
 from django.urls import reverse, reverse_lazy
 
 log = logging.getLogger(__name__)
@@ -61,12 +62,25 @@ def _key(kind: str, username: str, address: str) -> str:
     return f"login-fail:{kind}:{hashlib.sha256(pair.encode()).hexdigest()[:32]}"
 
 
-def login_failures(*, username: str, address: str, kind: str = "login") -> int:
+# Where the counts go while the shared cache is down: this process's memory.
+_local_counts = LocMemCache(
+    "login-throttle-fallback", {"TIMEOUT": LOCK_SECONDS, "OPTIONS": {"MAX_ENTRIES": 20000}}
+)
+
+
+def _counted(operation):
+    """``operation(cache)`` on the shared cache, or on this process's memory when the shared
+    cache cannot be reached (issue 32 item 7)."""
     try:
-        return cache.get(_key(kind, username, address), 0)
-    except Exception:  # the cache is down: let the attempt through (issue 21 item 3)
-        log.warning("Login throttle: the cache is unreachable; not counting", exc_info=True)
-        return 0
+        return operation(cache)
+    except Exception:
+        log.warning("Login throttle: the cache is unreachable; counting in this process")
+        return operation(_local_counts)
+
+
+def login_failures(*, username: str, address: str, kind: str = "login") -> int:
+    key = _key(kind, username, address)
+    return _counted(lambda counts: counts.get(key, 0))
 
 
 def login_locked(*, username: str, address: str, kind: str = "login") -> bool:
@@ -75,26 +89,25 @@ def login_locked(*, username: str, address: str, kind: str = "login") -> bool:
 
 def login_failure_record(*, username: str, address: str, kind: str = "login") -> int:
     key = _key(kind, username, address)
-    try:
-        cache.add(key, 0, WINDOW_SECONDS)
+
+    def record(counts) -> int:
+        counts.add(key, 0, WINDOW_SECONDS)
         try:
-            count = cache.incr(key)
+            count = counts.incr(key)
         except ValueError:  # expired between add and incr
-            cache.set(key, 1, WINDOW_SECONDS)
+            counts.set(key, 1, WINDOW_SECONDS)
             count = 1
         if count >= FAILURES_BEFORE_LOCK:
-            cache.touch(key, LOCK_SECONDS)
-    except Exception:
-        log.warning("Login throttle: the cache is unreachable; not counting", exc_info=True)
-        return 0
-    return count
+            counts.touch(key, LOCK_SECONDS)
+        return count
+
+    return _counted(record)
 
 
 def login_failures_clear(*, username: str, address: str) -> None:
-    try:
-        cache.delete(_key("login", username, address))
-    except Exception:
-        log.warning("Login throttle: the cache is unreachable", exc_info=True)
+    key = _key("login", username, address)
+    _local_counts.delete(key)
+    _counted(lambda counts: counts.delete(key))
 
 
 def _trusted(address: str) -> bool:
