@@ -255,11 +255,7 @@ FILE_UPLOAD_HANDLERS = [
 # page reads no session row (issue 17). Without Redis each process has a cache of its own, in
 # which a session logged out in another process would live on: the database alone then.
 # A cache that is down means the database alone (grading/common/sessions.py, issue 32 item 7).
-SESSION_ENGINE = (
-    "grading.common.sessions"
-    if REDIS_URL
-    else "django.contrib.sessions.backends.db"
-)
+SESSION_ENGINE = "grading.common.sessions" if REDIS_URL else "django.contrib.sessions.backends.db"
 SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
@@ -287,7 +283,13 @@ UPLOAD_MAX_PAIRS_PER_SESSION = int(os.environ.get("UPLOAD_MAX_PAIRS_PER_SESSION"
 # publish retries, short socket timeouts) and the sweep (grade_pending) takes the upload up.
 CELERY_TASK_PUBLISH_RETRY = False
 CELERY_BROKER_CONNECTION_TIMEOUT = 0.5
+# Issue 32 item 8: a message taken by a worker that dies (kill -9) comes back to the queue
+# after the visibility timeout: Redis's default is an hour. Ten minutes is above the longest
+# task the product runs in normal work (a file's grading is seconds; a refold of the ledger a few
+# minutes), so a task still running is not delivered twice, and a lost one waits at most that.
+TASK_VISIBILITY_SECONDS = int(os.environ.get("TASK_VISIBILITY_SECONDS", str(10 * 60)))
 CELERY_BROKER_TRANSPORT_OPTIONS = {  # a producer's connection: one quick retry, then give up
+    "visibility_timeout": TASK_VISIBILITY_SECONDS,
     "socket_connect_timeout": 0.5,
     "max_retries": 1,
     "interval_start": 0,

@@ -6,6 +6,7 @@ from celery import shared_task
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
+from grading.celery import DATABASE_RETRY
 from grading.ledger.check import ledger_refold
 from grading.ledger.fold import versions_grade_pending
 from grading.ledger.refresh import grades_refresh
@@ -19,7 +20,7 @@ def health_ping(token: str) -> dict:
     return {"token": token, "host": socket.gethostname()}
 
 
-@shared_task(name="grading.process_upload", acks_late=True)
+@shared_task(name="grading.process_upload", **DATABASE_RETRY)
 def process_upload(upload_id: int) -> int:
     """Check and store a received file (or run a received withdrawal), then grade every stored
     version in order (issue 21 item 3: the long work is the worker's, never the request's).
@@ -28,19 +29,19 @@ def process_upload(upload_id: int) -> int:
     return versions_grade_pending()
 
 
-@shared_task(name="grading.grade_upload", acks_late=True)
+@shared_task(name="grading.grade_upload", **DATABASE_RETRY)
 def grade_upload(upload_id: int) -> int:
     """Grade every stored version, in order (the upload's among them). Returns how many."""
     return versions_grade_pending()
 
 
-@shared_task(name="grading.refresh_grades")
+@shared_task(name="grading.refresh_grades", **DATABASE_RETRY)
 def refresh_grades() -> int:
     """Nightly: current and partnership grades move with the calendar (S4 window, statuses)."""
     return grades_refresh(today=timezone.localdate())
 
 
-@shared_task(name="grading.grade_pending", acks_late=True)
+@shared_task(name="grading.grade_pending", **DATABASE_RETRY)
 def grade_pending() -> int:
     """A sweep for uploads received but not checked and versions stored but not graded (a
     broker that was down at upload time, a worker that died). Returns the versions graded."""
@@ -48,7 +49,7 @@ def grade_pending() -> int:
     return versions_grade_pending()
 
 
-@shared_task(name="grading.regrade_brambledown", acks_late=True)
+@shared_task(name="grading.regrade_brambledown", **DATABASE_RETRY)
 def regrade_brambledown() -> dict:
     """Quarterly (S11): close the quarter just ended at every club keeping Brambledown grades
     (new grades, A, B and pairs lists). Idempotent: a closed quarter is not regraded again."""
@@ -56,7 +57,7 @@ def regrade_brambledown() -> dict:
     return {slug: list(update.closed) for slug, update in done.items()}
 
 
-@shared_task(name="grading.refold_ledger", acks_late=True)
+@shared_task(name="grading.refold_ledger", **DATABASE_RETRY)
 def refold_ledger(user_id: int | None = None) -> int:
     """Recompute every stored grade by folding the whole ledger with the active parameter set
     (S5.4, S9): after a parameter change, or a staff replay. No arguments: it always folds

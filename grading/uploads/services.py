@@ -189,6 +189,10 @@ def _upload_check_and_store(
     if problems:
         return _refuse(upload, problems, warnings=list(parsed.warnings)), False
     with transaction.atomic():
+        # One lock order for every ledger write (issue 32 item 8): the ledger head first, then
+        # the session rows, then the club's row (pages_version). A correction stored while a
+        # withdrawal of the same session ran deadlocked on the club row.
+        ledger_head_lock()
         upload.status = Upload.Status.STORED
         stored = sessions_store(upload, parsed.sessions, parsed.meta)
         upload.warnings = (
