@@ -307,7 +307,7 @@ def band_distribution(request):
 
 
 def member_public(request, number: str):
-    view = public_lists.public_member(number=number)
+    view = public_lists.public_member(number=number, viewer=request.user)
     if view is None:
         raise Http404("No member has that number.")
     if number != view.member.national_number:

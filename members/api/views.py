@@ -291,7 +291,7 @@ class PublicMemberAPI(APIView):
     def get(self, request, number: str):
         # A value no membership number can be (a NUL, say) is simply not found.
         valid = NumberSerializer(data={"number": number}).is_valid()
-        view = public_lists.public_member(number=number) if valid else None
+        view = public_lists.public_member(number=number, viewer=request.user) if valid else None
         if view is None:
             raise NotFound("No member has that number.")
         return Response(PublicMemberSerializer(view).data)

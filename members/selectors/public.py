@@ -21,6 +21,7 @@ from grading.privacy import (
     GradeView,
     current_of,
     grade_view,
+    hidden_from,
     public_q,
     published_grade_q,
     suppressed,
@@ -143,17 +144,19 @@ class PublicMember:
     status: str | None
 
 
-def public_member(*, number: str) -> PublicMember | None:
-    """A member's public page (S7): a published grade and band, else Private / Provisional.
+def public_member(*, number: str, viewer=None) -> PublicMember | None:
+    """A member's public page (S7): a published grade and band, else Provisional.
     The number is read however it is spelt (S14.2); ``member.national_number`` is the stored
-    spelling, for a redirect to the canonical address."""
+    spelling, for a redirect to the canonical address. A member who keeps their grade private
+    is not found by anyone but themselves, as the search does not find them (issue 32 item 10:
+    the answer told which numbers were private members)."""
     normalised = normalise_number(number or "")
     if normalised is None:
         return None
     member = (
         Member.objects.filter(national_number=normalised).select_related("current_grade").first()
     )
-    if member is None:
+    if member is None or hidden_from(member, viewer):
         return None
     view = grade_view(member, current_of(member))
     return PublicMember(

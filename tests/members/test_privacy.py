@@ -95,7 +95,8 @@ def test_private_and_provisional_grades_never_leave_for_anyone_else(client, grad
     checked = 0
     for page in every_url(graded, member):
         response = client.get(page)
-        assert response.status_code in (200, 400), (page, response.status_code)
+        # 404: a private member's public page is not found (issue 32 item 10).
+        assert response.status_code in (200, 400, 404), (page, response.status_code)
         body = response.content.decode()
         for kind, secrets in hidden.items():
             leaked = [s for s in secrets if s in body]
@@ -134,11 +135,14 @@ def test_public_member_page(client, graded):
     public = CurrentGrade.objects.get(member__national_number=graded.people.public)
     body = client.get(url("public", graded.people.public)).content.decode()
     assert f"{shown(public.grade):.2f}" in body
-    assert "Private" in client.get(url("public", graded.people.private)).content.decode()
+    # Issue 32 item 10: a private member is not found, as an unknown number is not.
+    assert client.get(url("public", graded.people.private)).status_code == 404
     newcomer = client.get(url("public", graded.people.newcomers[0])).content.decode()
     assert "Provisional" in newcomer
     assert client.get(url("public", "999999")).status_code == 404
-    assert client.get(url("api-public", graded.people.private)).json()["grade"] is None
+    unknown = client.get(url("api-public", "999999"))
+    private = client.get(url("api-public", graded.people.private))
+    assert (private.status_code, private.json()) == (404, unknown.json())
 
 
 def test_privacy_page_switches_publication(me_client, client, graded):
