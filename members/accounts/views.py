@@ -3,6 +3,8 @@ invitation. Thin: forms check the input, ``members.accounts.services`` writes.""
 
 from __future__ import annotations
 
+import logging
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
@@ -15,6 +17,8 @@ from members.accounts.forms import ChooseLoginForm, SignUpForm
 from members.accounts.selectors import invitation_by_token
 from members.accounts.services import AccountRefused, invitation_accept, sign_up_request_create
 from members.accounts.tokens import api_token_create, api_token_of, api_token_revoke
+
+log = logging.getLogger(__name__)
 
 SIGN_UP_LOCKED = (
     "Too many requests from this connection. Please wait 15 minutes, or ask your club's "
@@ -39,9 +43,11 @@ def sign_up(request):
                 email=form.cleaned_data["email"],
             )
         except AccountRefused as refusal:
-            form.add_error(None, str(refusal))
-        else:
-            return redirect("accounts:sign-up-sent")
+            # The same answer whatever the reason (issue 32 item 10: "no such member",
+            # "already has a login" and "no club" told anyone which numbers exist, have a
+            # login or belong to a club). The reason is logged for support.
+            log.info("Sign-up not sent to a club: %s", refusal)
+        return redirect("accounts:sign-up-sent")
     return render(request, "accounts/sign_up.html", {"form": form})
 
 
