@@ -20,16 +20,18 @@ import ipaddress
 import logging
 import time
 import unicodedata
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 
 from django import forms
 from django.conf import settings
 from django.contrib import admin
 from django.contrib.admin.forms import AdminAuthenticationForm
-from django.contrib.auth import REDIRECT_FIELD_NAME
+from django.contrib.auth import REDIRECT_FIELD_NAME, get_user_model
 from django.contrib.auth import views as auth_views
-from django.contrib.auth.forms import PasswordResetForm
+from django.contrib.auth.forms import PasswordResetForm, _unicode_ci_compare
 from django.core.cache import cache
 from django.core.cache.backends.locmem import LocMemCache
+from django.db import connections
 from django.urls import reverse, reverse_lazy
 
 log = logging.getLogger(__name__)
@@ -83,8 +85,10 @@ def login_failures(*, username: str, address: str, kind: str = "login") -> int:
     return _counted(lambda counts: counts.get(key, 0))
 
 
-def login_locked(*, username: str, address: str, kind: str = "login") -> bool:
-    return login_failures(username=username, address=address, kind=kind) >= FAILURES_BEFORE_LOCK
+def login_locked(
+    *, username: str, address: str, kind: str = "login", limit: int = FAILURES_BEFORE_LOCK
+) -> bool:
+    return login_failures(username=username, address=address, kind=kind) >= limit
 
 
 def login_failure_record(*, username: str, address: str, kind: str = "login") -> int:
@@ -198,12 +202,55 @@ class ThrottledAdminLoginView(LoginThrottleMixin, auth_views.LoginView):
         return reverse("admin:index")
 
 
+# Issue 32 item 10: one client address asked for resets of any number of emails (the count was
+# per email): at most this many reset requests from one address in 15 minutes, whatever the
+# emails.
+RESETS_PER_ADDRESS = 20
+
+# The reset email is written and sent off the request, so that the answer takes the same time
+# for a known and an unknown address (it took 3 ms longer for a known one, 27 times in 28).
+_reset_mail = ThreadPoolExecutor(max_workers=2, thread_name_prefix="reset-mail")
+_reset_mail_pending: set[Future] = set()
+
+
+def _reset_mail_send(send, *args, **kwargs) -> None:
+    try:
+        send(*args, **kwargs)
+    except Exception:
+        log.exception("The password reset email could not be sent")
+    finally:
+        connections.close_all()  # this thread's own, if the templates opened one
+
+
+def reset_mail_wait(timeout: float = 10.0) -> None:
+    """Wait until every reset email queued so far is sent (for tests and shutdown)."""
+    wait(list(_reset_mail_pending), timeout=timeout)
+
+
 class ResetForm(PasswordResetForm):
     email = forms.EmailField(
         label="Email address",
         max_length=254,
         widget=forms.TextInput(attrs={"inputmode": "email", "autocomplete": "email"}),
     )
+
+    def get_users(self, email):
+        """Django's, with the member read in the same query: the email's templates name them,
+        and the mail is written in another thread."""
+        field = get_user_model().get_email_field_name()
+        users = get_user_model()._default_manager.filter(
+            **{f"{field}__iexact": email, "is_active": True}
+        )
+        return (
+            user
+            for user in users.select_related("member")
+            if user.has_usable_password() and _unicode_ci_compare(email, getattr(user, field))
+        )
+
+    def send_mail(self, *args, **kwargs):
+        future = _reset_mail.submit(_reset_mail_send, super().send_mail, *args, **kwargs)
+        _reset_mail_pending.add(future)
+        future.add_done_callback(_reset_mail_pending.discard)
 
 
 class ThrottledPasswordResetView(auth_views.PasswordResetView):
@@ -221,8 +268,11 @@ class ThrottledPasswordResetView(auth_views.PasswordResetView):
     def form_valid(self, form):
         email = form.cleaned_data["email"]
         address = client_address(self.request)
-        if login_locked(username=email, address=address, kind="reset"):
+        if login_locked(username=email, address=address, kind="reset") or login_locked(
+            username="", address=address, kind="reset-address", limit=RESETS_PER_ADDRESS
+        ):
             form.add_error(None, RESET_LOCKED_MESSAGE)
             return self.render_to_response(self.get_context_data(form=form, locked=True))
         login_failure_record(username=email, address=address, kind="reset")
+        login_failure_record(username="", address=address, kind="reset-address")
         return super().form_valid(form)
