@@ -27,6 +27,23 @@ def _looks_like_header(cells: list[str]) -> bool:
     return not any(ch.isdigit() for ch in first) and "@" not in ",".join(cells)
 
 
+def _lines(reader, problems: list[str]):
+    """The reader's rows; a line the CSV reader cannot read (a field over its 128 KB limit, a
+    NUL) ends the list with a problem naming it (issue 32 item 10: it was a 500)."""
+    while True:
+        try:
+            yield next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            why = "a field is far too long" if "field larger" in str(exc) else "it cannot be read"
+            problems.append(
+                f"Line {reader.line_num}: {why}. Each line should hold a membership number and "
+                "an email address."
+            )
+            return
+
+
 def invite_list_parse(text: str) -> tuple[list[InviteLine], list[str]]:
     """The lines of the list, and a problem for each line that cannot be used (all or nothing:
     the caller invites no one while there is a problem)."""
@@ -37,7 +54,8 @@ def invite_list_parse(text: str) -> tuple[list[InviteLine], list[str]]:
     rows: list[InviteLine] = []
     problems: list[str] = []
     seen: dict[str, int] = {}
-    for number, cells in enumerate(csv.reader(io.StringIO(text), delimiter=delimiter), 1):
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    for number, cells in enumerate(_lines(reader, problems), 1):
         cells = [cell.strip() for cell in cells]
         if not any(cells):
             continue

@@ -30,7 +30,7 @@ class MemberLoginRow:
     number: str
     role: str
     username: str  # empty: no login
-    invited_to: str  # the address of the open invitation, if any
+    invited_to: str  # the address of the open invitation, if any ("another club" for theirs)
     invited_on: object  # its date, or None
 
 
@@ -49,13 +49,18 @@ def club_login_rows(*, club: Club) -> list[MemberLoginRow]:
     for role in roles:
         member = role.member
         pending = [inv for inv in member.invitations.all() if invitation_usable(inv)]
+        # The address of an invitation another club (or staff) sent is theirs to know, not this
+        # club's (issue 32 item 10: the page showed it).
+        invited = ""
+        if pending and not member.user:
+            invited = pending[0].email if pending[0].club_id == club.pk else "by another club"
         rows.append(
             MemberLoginRow(
                 name=member.name,
                 number=member.national_number,
                 role=role.get_role_display(),
                 username=member.user.get_username() if member.user else "",
-                invited_to=pending[0].email if pending and not member.user else "",
+                invited_to=invited,
                 invited_on=pending[0].created if pending and not member.user else None,
             )
         )

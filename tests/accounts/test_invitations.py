@@ -175,3 +175,30 @@ def test_a_clubless_invitation_reads_well(db, django_capture_on_commit_callbacks
     with django_capture_on_commit_callbacks(execute=True):
         invitation_create(member=member, email="solo@example.org", site_url="http://t")
     assert "You have invited" not in last_email().body
+
+
+def test_a_list_with_a_field_over_128_kb_is_answered_with_a_message(client, club_with_admin):
+    """Issue 32 item 10: one field over the CSV reader's 128 KB limit answered 500."""
+    club, admin_user, _ = club_with_admin
+    client.force_login(admin_user)
+    text = "700001,maud@example.org\n700002," + "x" * (129 * 1024) + "\n"
+    page = client.post(reverse("club_members:invite-list", args=[club.slug]), {"text": text})
+    assert page.status_code == 200
+    body = page.content.decode()
+    assert "No one was invited" in body and "Line 2: a field is far too long" in body
+    assert not Invitation.objects.exists()
+
+
+def test_the_members_page_does_not_show_another_clubs_invitation_address(client, club_with_admin):
+    """Issue 32 item 10: a club's Members page showed the email address of an invitation
+    another club had sent its member."""
+    club, admin_user, member = club_with_admin
+    other = ClubFactory()
+    ClubRoleFactory(club=other, member=member)
+    invitation_create(member=member, email="secret@elsewhere.org", site_url="", club=other)
+    client.force_login(admin_user)
+    page = client.get(reverse("club_members:members", args=[club.slug])).content.decode()
+    assert "secret@elsewhere.org" not in page and "by another club" in page
+    invitation_create(member=member, email="ours@example.org", site_url="", club=club)
+    page = client.get(reverse("club_members:members", args=[club.slug])).content.decode()
+    assert "ours@example.org" in page
