@@ -7,7 +7,7 @@ import time
 import pytest
 
 from grading.ingest import MAX_UPLOAD_BYTES, parse_file
-from tests.ingest.conftest import parse_fixture
+from tests.ingest.conftest import FIXTURES, parse_fixture
 
 
 @pytest.mark.parametrize(
@@ -86,3 +86,47 @@ def test_utf16_files_keep_their_nul_bytes():
     xml = '<?xml version="1.0" encoding="UTF-16"?><USEBIO Version="1.2"></USEBIO>'
     result = parse_file("u16.xml", xml.encode("utf-16"), "club")
     assert not any(p.code == "nul-byte" for p in result.problems)
+
+
+def test_a_file_of_too_many_elements_is_refused_before_the_tree_is_built():
+    """Issue 32 item 10: 9.6 MB of empty elements took 24 s of a worker's time. The reading
+    stops at MAX_ELEMENTS (2.5 s for this file on the development machine)."""
+    from grading.ingest.xmlsafe import MAX_ELEMENTS
+
+    data = b'<?xml version="1.0"?><USEBIO Version="1.2"><EVENT>'
+    data += b"<A/>" * 2_400_000 + b"</EVENT></USEBIO>"
+    started = time.perf_counter()
+    result = parse_file("empty.xml", data, "club")
+    assert time.perf_counter() - started < 10
+    assert result.sessions == ()
+    assert [p.code for p in result.problems] == ["xml-too-large"]
+    assert f"more than {MAX_ELEMENTS:,} elements" in result.problems[0].message
+
+
+def test_deeply_nested_elements_are_refused_before_the_tree_is_built():
+    """Issue 32 item 10: 1.4 million nested elements took 530 MB."""
+    import tracemalloc
+
+    data = b'<?xml version="1.0"?>' + b"<A>" * 1_400_000 + b"</A>" * 1_400_000
+    tracemalloc.start()
+    result = parse_file("deep.xml", data, "club")
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert [p.code for p in result.problems] == ["xml-too-large"]
+    assert "nested more than 64 deep" in result.problems[0].message
+    assert peak < 50 * 1024 * 1024
+
+
+def test_real_files_are_well_within_the_xml_bounds():
+    from grading.ingest.xmlsafe import MAX_DEPTH, MAX_ELEMENTS, read_xml
+
+    for path in sorted((FIXTURES / "usebio").rglob("*.xml")):
+        document, problems = read_xml(path.read_bytes())
+        if document is None:
+            continue
+        assert sum(1 for _ in document.root.iter()) * 20 < MAX_ELEMENTS
+        assert max(_depth(document.root), 1) * 4 < MAX_DEPTH
+
+
+def _depth(element, level=1):
+    return max([level] + [_depth(child, level + 1) for child in element])
