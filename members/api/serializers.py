@@ -190,7 +190,9 @@ class PrivacySerializer(serializers.Serializer):
 
 
 class ExemptionInSerializer(serializers.Serializer):
-    planned_session = serializers.IntegerField(help_text="an open planned session's id")
+    planned_session = serializers.IntegerField(
+        min_value=1, max_value=2**63 - 1, help_text="an open planned session's id"
+    )
     partner_number = serializers.CharField(
         max_length=20, help_text="your partner's membership number"
     )

@@ -69,19 +69,42 @@ class HistoryPagination(ApiPagination):
     page_size = 25
 
 
+# Ids in a query: a positive integer (issue 32 item 10: ``partner=0`` and ``club=0`` were
+# allowed by the schema and answered 400). One that is not among the member's own is not found.
+POSITIVE_ID = {"type": "integer", "minimum": 1, "maximum": 2**63 - 1}
+
+
+def _not_yours(params, allowed: dict[str, set[int]]) -> None:
+    """404 for a well-formed id (a positive integer) that is not one of the member's."""
+    for name, values in allowed.items():
+        raw = params.get(name, "")
+        if raw.isascii() and raw.isdigit() and len(raw) < 19 and 0 < int(raw) not in values:
+            raise NotFound(f"No {name} {int(raw)} among yours.")
+
+
 class HistoryAPI(MemberAPIView):
     pagination_class = HistoryPagination
 
     @extend_schema(
         responses={200: HistoryRowSerializer(many=True), **errors(400, 403, 404)},
         summary="Your session history, newest first",
-        parameters=[OpenApiParameter(n, int, required=False) for n in ("club", "partner", "year")],
+        parameters=[
+            OpenApiParameter(n, POSITIVE_ID, required=False, description=f"one of your {what}")
+            for n, what in (("club", "clubs' ids"), ("partner", "partners' ids"), ("year", "years"))
+        ],
     )
     def get(self, request):
         member = self.member(request)
-        form = HistoryFilterForm(
-            request.query_params or None, choices=histories.history_choices(member=member)
+        choices = histories.history_choices(member=member)
+        _not_yours(
+            request.query_params,
+            {
+                "club": {k for k, _ in choices.clubs},
+                "partner": {k for k, _ in choices.partners},
+                "year": set(choices.years),
+            },
         )
+        form = HistoryFilterForm(request.query_params or None, choices=choices)
         if form.is_bound and not form.is_valid():
             raise ValidationError(form.errors)
         data = form.cleaned_data if form.is_bound else {}
@@ -128,7 +151,7 @@ class ForecastAPI(MemberAPIView):
         responses={200: ForecastSerializer, **errors(400, 403, 404)},
         summary="What do I need tonight? (FR 5)",
         parameters=[
-            OpenApiParameter("partner", int, description="one of your partners' ids"),
+            OpenApiParameter("partner", POSITIVE_ID, description="one of your partners' ids"),
             OpenApiParameter(
                 "partner_grade",
                 GRADE,
@@ -163,9 +186,11 @@ class ForecastAPI(MemberAPIView):
             raise ValidationError(
                 {"detail": "You have no grade yet, so there is nothing to forecast."}
             )
+        partners = forecasts.forecast_partners(member=member)
+        _not_yours(request.query_params, {"partner": {p.pk for p, _ in partners}})
         form = ForecastForm(
             request.query_params,
-            partners=forecasts.forecast_partners(member=member),
+            partners=partners,
             series=forecasts.club_series(member=member),
         )
         if not form.is_valid():
@@ -227,11 +252,10 @@ class HostExemptionAPI(MemberAPIView):
         member = self.member(request)
         incoming = ExemptionInSerializer(data=request.data)
         incoming.is_valid(raise_exception=True)
-        form = HostExemptionForm(
-            incoming.validated_data,
-            sessions=exemptions.planned_sessions_open(member=member, now=timezone.now()),
-            partners=[],
-        )
+        sessions = exemptions.planned_sessions_open(member=member, now=timezone.now())
+        if not sessions.filter(pk=incoming.validated_data["planned_session"]).exists():
+            raise NotFound("No planned session open to your requests has that id.")
+        form = HostExemptionForm(incoming.validated_data, sessions=sessions, partners=[])
         if not form.is_valid():
             raise ValidationError(form.errors)
         try:
