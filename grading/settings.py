@@ -185,6 +185,11 @@ REST_FRAMEWORK = {
         "members.accounts.tokens.HashedTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    # An infinite figure stored before the score bounds is written as null, not a 500.
+    "DEFAULT_RENDERER_CLASSES": [
+        "grading.common.renderers.FiniteJSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
