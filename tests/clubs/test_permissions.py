@@ -1,9 +1,15 @@
 """Every club page, export and endpoint: the club's administrators and staff only (S13)."""
 
+import datetime as dt
+
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from tests.factories import ClubRoleFactory, MemberFactory, UserFactory
+
+# An upcoming date within the 2 years a session may be planned ahead (S14.26).
+AHEAD = timezone.localdate() + dt.timedelta(days=300)
 
 
 def urls(club, planned_pk=0, request_pk=0, session_pk=0):
@@ -30,7 +36,12 @@ def urls(club, planned_pk=0, request_pk=0, session_pk=0):
         "post": [
             (
                 reverse("clubs:planned", args=[slug]),
-                {"event_name": "X", "date": "2099-01-04", "start": "19:30", "scoring": "MP"},
+                {
+                    "event_name": "X",
+                    "date": f"{AHEAD - dt.timedelta(days=1)}",
+                    "start": "19:30",
+                    "scoring": "MP",
+                },
             ),
             (reverse("clubs:planned-delete", args=[slug, planned_pk]), {}),
             (reverse("clubs:exemption-decide", args=[slug, request_pk]), {"decision": "approve"}),
@@ -51,7 +62,7 @@ def setting(graded):
     from members.models import Member
 
     planned = planned_session_create(
-        club=graded, event_name="Monday Pairs", date=dt.date(2099, 1, 5), start=dt.time(19, 30)
+        club=graded, event_name="Monday Pairs", date=AHEAD, start=dt.time(19, 30)
     )
     request = exemption_request_create(
         member=Member.objects.get(national_number="1001"),
