@@ -79,3 +79,64 @@ def test_storing_a_correction_and_a_withdrawal_lock_the_ledger_head_first(club_a
     with CaptureQueriesContext(connection) as withdrawing:
         session_withdraw(version=live)
     assert first_lock(withdrawing.captured_queries) == "grading_ledgerhead"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_correction_stored_while_its_session_is_withdrawn_does_not_deadlock(
+    club_admin, monkeypatch
+):
+    """The race the tester found, forced: the correction's storing reaches the club row while
+    the withdrawal holds it (and wants the session row the storing holds). Before the one lock
+    order PostgreSQL broke the deadlock by failing one of them; now the second waits."""
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks are PostgreSQL's")
+    import threading
+
+    import grading.uploads.store
+    import members.services
+    from django.db import connections
+
+    _, _, club = club_admin
+    upload_create(club=club, filename="mon.csv", data=csv_bytes(mp_session_rows()))
+    versions_grade_pending()
+    live = SessionVersion.objects.get(state=SessionVersion.State.GRADED)
+    storing_ready, withdrawal_bumped = threading.Event(), threading.Event()
+    store_bump = grading.uploads.store.club_pages_invalidate
+    withdraw_bump = members.services.club_pages_invalidate
+
+    def storing_waits(**kwargs):
+        storing_ready.set()
+        withdrawal_bumped.wait(timeout=3)
+        return store_bump(**kwargs)
+
+    def withdrawal_signals(**kwargs):
+        done = withdraw_bump(**kwargs)
+        withdrawal_bumped.set()
+        return done
+
+    monkeypatch.setattr(grading.uploads.store, "club_pages_invalidate", storing_waits)
+    monkeypatch.setattr(members.services, "club_pages_invalidate", withdrawal_signals)
+    errors = []
+    corrected = mp_session_rows(scores=[62.5, 55.0, 52.5, 50.0, 47.5, 45.0, 43.5, 44.0])
+
+    def run(work):
+        try:
+            work()
+        except Exception as exc:  # noqa: BLE001: the test reports it
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    storing = threading.Thread(
+        target=run,
+        args=(lambda: upload_create(club=club, filename="b.csv", data=csv_bytes(corrected)),),
+    )
+    storing.start()
+    assert storing_ready.wait(timeout=10)
+    withdrawing = threading.Thread(target=run, args=(lambda: session_withdraw(version=live),))
+    withdrawing.start()
+    storing.join(timeout=30)
+    withdrawing.join(timeout=30)
+    assert errors == []
+    live.refresh_from_db()
+    assert live.state == SessionVersion.State.WITHDRAWN
