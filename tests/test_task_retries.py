@@ -92,9 +92,10 @@ def test_a_correction_stored_while_its_session_is_withdrawn_does_not_deadlock(
         pytest.skip("row locks are PostgreSQL's")
     import threading
 
+    from django.db import connections
+
     import grading.uploads.store
     import members.services
-    from django.db import connections
 
     _, _, club = club_admin
     upload_create(club=club, filename="mon.csv", data=csv_bytes(mp_session_rows()))
