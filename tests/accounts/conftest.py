@@ -3,6 +3,7 @@ import re
 import pytest
 from django.core import mail
 
+from grading.common.auth import reset_mail_wait
 from tests.factories import ClubRoleFactory, MemberFactory, UserFactory
 
 
@@ -27,5 +28,6 @@ def link_in(message) -> str:
 
 
 def last_email():
+    reset_mail_wait()  # a password reset's email is sent off the request
     assert mail.outbox, "no email was sent"
     return mail.outbox[-1]

@@ -9,12 +9,14 @@ import pytest
 from django.core import mail
 from playwright.sync_api import expect
 
+from grading.common.auth import reset_mail_wait
 from tests.browser.conftest import log_in
 
 pytestmark = pytest.mark.browser
 
 
 def link_from_last_email(to: str) -> str:
+    reset_mail_wait()  # a password reset's email is sent off the request
     message = mail.outbox[-1]
     assert message.to == [to]
     assert message.alternatives and "<html" in message.alternatives[0][0]
