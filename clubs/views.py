@@ -6,11 +6,9 @@ and ``clubs.handicaps``, write through ``clubs.services``, and render or export.
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
-from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
@@ -32,7 +30,8 @@ from clubs.handicaps.forms import (
 from clubs.handicaps.players import club_players
 from clubs.handicaps.table import SLOTS, TEAMS, handicap_table_build
 from clubs.models import Club, HostExemptionRequest, PlannedSession
-from clubs.selectors.access import admin_clubs, club_members, user_can_administer
+from clubs.pages import administered_club, uploads_path
+from clubs.selectors.access import club_members
 from clubs.selectors.bands import band_distribution
 from clubs.selectors.grades import (
     RECENT_MONTHS,
@@ -58,23 +57,6 @@ from clubs.services import (
 )
 from grading.schemes.selectors import club_schemes
 from members import pagecache
-
-
-def administered_club(request, slug: str) -> Club:
-    """The club named in the URL, if the user may administer it (S13); 403 otherwise. One of
-    the clubs the user administers is already read for the navigation (no query then)."""
-    club = next((c for c in admin_clubs(user=request.user) if c.slug == slug), None)
-    if club is not None:
-        return club
-    club = get_object_or_404(Club, slug=slug)
-    if not user_can_administer(user=request.user, club=club):
-        raise PermissionDenied("Only the club's administrators may open this page.")
-    return club
-
-
-def uploads_path(club: Club) -> str:
-    """The upload page (in the grading app)."""
-    return reverse("uploads", args=[club.slug])
 
 
 def _page(request, club: Club, template: str, context: dict, *, tab: str):

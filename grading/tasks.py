@@ -6,10 +6,10 @@ from celery import shared_task
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from grading.ledger.check import ledger_refold
-from grading.ledger.fold import versions_grade_pending
 from grading.ledger.refresh import grades_refresh
-from grading.schemes.brambledown import brambledown_regrade_due
+from grading.ledger.replay.check import ledger_refold
+from grading.ledger.step import versions_grade_pending
+from grading.schemes.brambledown.update import brambledown_regrade_due
 from grading.uploads.services import upload_process, uploads_received_process
 
 

@@ -18,7 +18,7 @@ from grading.engine.ngs.cwrite import writing_fold
 from grading.engine.ngs.foldout import PAIR_FIGURES, RECORD_FIGURES, STATUSES, VersionOut
 from grading.engine.ngs.params import NGSParams
 from grading.engine.types import Scoring
-from grading.ledger.columns import fold_ledger, member_numbers
+from grading.ledger.replay.read import fold_ledger, member_numbers
 from grading.models import (
     CurrentGrade,
     LedgerHead,

@@ -7,13 +7,13 @@ from dataclasses import dataclass
 from grading.engine.ngs import (
     NGSParams,
 )
-from grading.ledger.lock import active_params
 from grading.models import (
     PairResult,
     Scoring,
     SessionGrade,
     SessionVersion,
 )
+from grading.params import active_params
 from grading.privacy import (
     GradeView,
     average_view,

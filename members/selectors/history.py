@@ -16,7 +16,6 @@ from grading.engine.ngs import (
     years_before,
 )
 from grading.engine.ngs.decay import reached_padding
-from grading.ledger.lock import active_params
 from grading.models import (
     CurrentGrade,
     PairResult,
@@ -24,6 +23,7 @@ from grading.models import (
     Session,
     SessionGrade,
 )
+from grading.params import active_params
 from grading.privacy import (
     current_of,
 )

@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
 
-from grading.common.demo import demo_seed
+from grading.site.demo import demo_seed
 from tests.factories import ClubRoleFactory, MemberFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

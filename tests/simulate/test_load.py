@@ -8,8 +8,8 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from grading.lab.simulate import SimConfig, simulate
-from grading.ledger.check import ledger_check
-from grading.ledger.fold import versions_grade_pending
+from grading.ledger.replay.check import ledger_check
+from grading.ledger.step import versions_grade_pending
 from grading.models import SessionVersion, Upload
 from grading.staff.quality import params_for, quality_report
 from grading.uploads.services import upload_create

@@ -9,14 +9,14 @@ from django.core.exceptions import PermissionDenied
 from django.db import transaction
 
 from grading.common.audit import audit_record
+from grading.common.queue import task_queue
+from grading.common.stale import member_pages_invalidate
 from grading.engine import codec
 from grading.engine.ngs import PARAMETER_SETS, why_not_graded
 from grading.engine.ngs.params import NGSParams
 from grading.engine.types import SessionResult
 from grading.ledger.lock import ledger_head_lock
 from grading.models import AuditEvent, LedgerEntry
-from grading.tasks import refold_ledger
-from members.services import member_pages_invalidate
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +76,7 @@ def parameters_change(*, params_name: str, user=None, reason: str) -> AuditEvent
             actor=user,
             **{"from": previous, "to": name, "reason": reason},
         )
-        transaction.on_commit(lambda: _dispatch_refold(user))
+        task_queue("grading.refold_ledger", user.pk if user is not None else None)
     return event
 
 
@@ -86,24 +86,12 @@ def ledger_refold_request(*, user=None) -> None:
     Inside a transaction, it is queued when the transaction commits."""
     _staff_only(user)
     log.info("Ledger refold requested by %s", user.get_username() if user else "an operator")
-    transaction.on_commit(lambda: _dispatch_refold(user))
+    task_queue("grading.refold_ledger", user.pk if user is not None else None)
 
 
 def _staff_only(user) -> None:
     if user is not None and not (user.is_authenticated and user.is_staff):
         raise PermissionDenied("Only staff may replay the ledger or change the parameters.")
-
-
-def _dispatch_refold(user) -> None:
-    """Queue the refold. A broker that is down leaves the old set's grades in place; the
-    parameters page shows the change's refold as pending and offers to replay the ledger."""
-    try:
-        refold_ledger.delay(user.pk if user is not None else None)
-    except Exception:
-        log.warning(
-            "The ledger refold could not be queued (or run): replay it from /staff/parameters/",
-            exc_info=True,
-        )
 
 
 def _gradeability(params: NGSParams) -> tuple:

@@ -3,13 +3,13 @@
 
 ``grading.schemes.log`` records what the step means for the schemes (S14.17: a version the
 NGS does not grade under its 2/3 rule still reaches them); ``grading.schemes.ppi`` and
-``grading.schemes.brambledown`` fold it.
+``grading.schemes.brambledown.update`` fold it.
 """
 
 from __future__ import annotations
 
 from grading.models import SessionVersion
-from grading.schemes.brambledown import brambledown_club_passed, brambledown_club_update
+from grading.schemes.brambledown.update import brambledown_club_passed, brambledown_club_update
 from grading.schemes.log import scheme_log_step
 from grading.schemes.ppi import ppi_after_entry
 

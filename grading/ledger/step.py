@@ -10,7 +10,8 @@ import logging
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
-from clubs.services import approved_host_pair
+from clubs.selectors.planning import approved_host_pair
+from grading.common.stale import member_pages_invalidate
 from grading.engine import codec
 from grading.engine.ngs import (
     ProcessOp,
@@ -22,10 +23,11 @@ from grading.engine.ngs import (
     why_not_graded,
 )
 from grading.engine.types import SessionResult
+from grading.ledger.hooks import after_step_run
 from grading.ledger.lock import ledger_head_lock
-from grading.ledger.state import ledger_ops
-from grading.ledger.steprows import subjects_state
-from grading.ledger.store import _finish_uploads, _store_grades, _store_not_graded, _store_step
+from grading.ledger.ops import ledger_ops
+from grading.ledger.step_reads import subjects_state
+from grading.ledger.store import store_grades, store_not_graded, store_step, uploads_finish
 from grading.ledger.subjects import subjects_current, subjects_rebuild
 from grading.models import (
     LedgerEntry,
@@ -34,12 +36,11 @@ from grading.models import (
     SessionVersion,
     Upload,
 )
-from grading.schemes.fold import schemes_after_step
-from members.services import member_pages_invalidate
 
 log = logging.getLogger(__name__)
 
 
+# What the upload's page says of a version set aside; ``grading_failed`` is the state.
 GRADING_FAILED = (
     "grading failed because of an error in the product, not in your file; it has been logged "
     "for support and nothing was changed. Upload the file again once support says it is fixed"
@@ -87,7 +88,8 @@ def version_fail(*, version_id: int) -> None:
         return
     version.state = SessionVersion.State.NOT_GRADED
     version.not_graded_reason = GRADING_FAILED
-    version.save(update_fields=["state", "not_graded_reason"])
+    version.grading_failed = True
+    version.save(update_fields=["state", "not_graded_reason", "grading_failed"])
     if version.upload_id is not None:
         Upload.objects.filter(pk=version.upload_id).update(
             status=Upload.Status.FAILED, finished=timezone.now()
@@ -114,14 +116,14 @@ def version_grade(*, head: LedgerHead, version: SessionVersion) -> None:
     state = subjects_state(get_params(head.params_name), head.last_seq, op)
     reason = why_not_graded(result, state.params, host)
     if reason:
-        _store_not_graded(version, result, reason, state, host)
+        store_not_graded(version, result, reason, state, host)
     else:
         step, entry = _append(head, state, op, version)
-        _store_step(step, entry, version, state)
+        store_step(step, entry, version, state)
     session.live_version = version
     session.save(update_fields=["live_version"])
-    _finish_uploads([version.upload_id])
-    schemes_after_step(version=version)  # PPI and Brambledown (issue 8), same transaction
+    uploads_finish([version.upload_id])
+    after_step_run(version=version)  # PPI and Brambledown (grading.apps), same transaction
     member_pages_invalidate(numbers=_players(result))
 
 
@@ -134,8 +136,8 @@ def version_withdraw(*, head: LedgerHead, version: SessionVersion) -> StepResult
     SessionGrade.objects.filter(version=version).update(live=False)
     version.state = SessionVersion.State.WITHDRAWN
     version.save(update_fields=["state"])
-    _store_grades(step, state)
-    schemes_after_step(version=version)  # PPI and Brambledown (issue 8), same transaction
+    store_grades(step, state)
+    after_step_run(version=version)  # PPI and Brambledown (grading.apps), same transaction
     member_pages_invalidate(
         numbers=[grade.subject for grade in step.current_grades],
         member_ids=SessionGrade.objects.filter(version=version).values_list("member_id", flat=True),

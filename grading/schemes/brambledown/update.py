@@ -11,9 +11,9 @@ session of a quarter already closed (late, corrected or withdrawn) replays the c
 from the start (``brambledown_replay``), which depends on the set of sessions only; quarters
 without sessions are passed over, so a date far in the past costs one quarter (issue 21).
 
-The engine state now is kept in rows besides (``grading.schemes.bd_state``): an upload that
+The engine state now is kept in rows besides (``grading.schemes.brambledown.state``): an upload that
 adds a session to the open quarter after every one recorded, the usual case, is recorded from
-its own players' rows (``grading.schemes.bd_fast``), at a cost that does not grow with the club.
+its own players' rows (``grading.schemes.brambledown.add_session``), at a cost that does not grow with the club.
 """
 
 from __future__ import annotations
@@ -38,9 +38,14 @@ from grading.engine.types import SessionResult
 from grading.ledger.lock import ledger_head_lock
 from grading.models import BrambledownClubState, BrambledownListEntry, BrambledownQuarter
 from grading.models.schemes import SchemeEntry
-from grading.schemes.bd_fast import bd_fast_close, bd_fast_update
-from grading.schemes.bd_state import bd_rows_store, bd_state_dump, bd_state_load, quarter_of_text
-from grading.schemes.bd_store import (
+from grading.schemes.brambledown.add_session import bd_fast_close, bd_fast_update
+from grading.schemes.brambledown.state import (
+    bd_rows_store,
+    bd_state_dump,
+    bd_state_load,
+    quarter_of_text,
+)
+from grading.schemes.brambledown.tables import (
     BrambledownUpdate,
     bd_store_grades,
     bd_store_quarter,

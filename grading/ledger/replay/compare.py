@@ -1,5 +1,5 @@
 """``replay --check`` on the compiled kernel: the ledger folded from empty (read as columns,
-``grading.ledger.columns``) and compared with every stored session grade, current grade and
+``grading.ledger.replay.read``) and compared with every stored session grade, current grade and
 partnership grade in sorted streams (S5.4, S14.11).
 
 The fold hands each graded version's member records over in sequence order; the stored session
@@ -21,8 +21,8 @@ from grading.engine.ngs.cfold import RECORD_PARTS, RecordsReplay
 from grading.engine.ngs.params import NGSParams
 from grading.engine.ngs.types import partnership_key
 from grading.engine.ngs.windowrules import STATUS_CODES
-from grading.ledger.columns import CHUNK_ROWS, FoldStats, Progress, fold_ledger, member_numbers
-from grading.ledger.tablecheck import subjects_check
+from grading.ledger.replay.read import CHUNK_ROWS, FoldStats, Progress, fold_ledger, member_numbers
+from grading.ledger.replay.tablecheck import subjects_check
 from grading.models import CurrentGrade, LedgerEntry, PartnershipGrade, SessionGrade
 
 __all__ = ["check_compiled", "last_stats"]

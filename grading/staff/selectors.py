@@ -8,8 +8,8 @@ from fractions import Fraction
 
 from grading.engine.ngs import NGS_DEFAULT, PARAMETER_SETS
 from grading.engine.ngs.params import NGSParams
-from grading.ledger.lock import active_params_name
 from grading.models import AuditEvent
+from grading.params import active_params_name
 
 __all__ = [
     "FIELD_LABELS",

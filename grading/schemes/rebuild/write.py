@@ -25,8 +25,8 @@ from grading.models import (
     SchemeHead,
 )
 from grading.models.schemes import SchemeEntry
-from grading.schemes.bd_state import PAIR_FIELDS, PLAYER_FIELDS, ROW_EXTRA
-from grading.schemes.bd_store import GRADE_FIELDS
+from grading.schemes.brambledown.state import PAIR_FIELDS, PLAYER_FIELDS, ROW_EXTRA
+from grading.schemes.brambledown.tables import GRADE_FIELDS
 
 # Every table the schemes write, in the order written.
 TABLES = {

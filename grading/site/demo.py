@@ -34,7 +34,7 @@ from grading.engine.types import (
     SessionResult,
 )
 from grading.ingest.csvformat import write_csv
-from grading.ledger.fold import versions_grade_pending
+from grading.ledger.step import versions_grade_pending
 from grading.models import SessionVersion, Upload
 from grading.uploads.services import upload_create
 from members.accounts.services import member_login_link

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from django.db import connection
 
 from clubs.models import Club
-from clubs.services import approved_host_pair
+from clubs.selectors.planning import approved_host_pair
 from grading.engine import codec
 from grading.engine.types import (
     Direction,
@@ -39,7 +39,6 @@ from grading.engine.types import (
     SessionKey,
     SessionResult,
 )
-from grading.ledger.fold import GRADING_FAILED
 from grading.models import (
     Event,
     LedgerEntry,
@@ -107,7 +106,7 @@ def _stored_not_graded() -> dict[int, tuple]:
     reached the schemes): id -> (session id, created)."""
     rows = (
         SessionVersion.objects.filter(state=SessionVersion.State.NOT_GRADED)
-        .exclude(not_graded_reason=GRADING_FAILED)
+        .exclude(grading_failed=True)
         .values_list("pk", "session_id", "created")
     )
     return {pk: (session, created) for pk, session, created in rows.iterator(CHUNK_ROWS)}

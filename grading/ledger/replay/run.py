@@ -1,5 +1,5 @@
 """Running a whole-ledger refold (S5.4, S13): the bulk refold on PostgreSQL
-(``grading.ledger.refold``), on the fastest producer available (the compiled kernel's writing
+(``grading.ledger.replay.write``), on the fastest producer available (the compiled kernel's writing
 fold when it is built and supports the set, else the Python engine's ``PythonFold``); the
 step-by-step refold (each step written through the ORM, as a grading step writes it) on
 SQLite, and as the bulk refold's oracle in the tests. Either is one transaction under the
@@ -21,10 +21,10 @@ from grading.engine.ngs.cwrite import WritingReplay
 from grading.engine.ngs.foldout import CurrentOut, PartnershipsOut
 from grading.engine.ngs.foldpy import PythonFold
 from grading.engine.ngs.params import NGSParams
-from grading.ledger.columns import Progress, fold_ledger, member_numbers
-from grading.ledger.refold import RefoldStats, RefoldWriter, ledger_entries
-from grading.ledger.state import ENGINE_PATH, ledger_ops
-from grading.ledger.store import _store_grades, _store_step
+from grading.ledger.ops import ENGINE_PATH, ledger_ops
+from grading.ledger.replay.read import Progress, fold_ledger, member_numbers
+from grading.ledger.replay.write import RefoldStats, RefoldWriter, ledger_entries
+from grading.ledger.store import store_grades, store_step
 from grading.models import (
     CurrentGrade,
     LedgerEntry,
@@ -109,7 +109,7 @@ def _refold_bulk(params: NGSParams, progress: Progress) -> int:
 
 def _refold_stepwise(head, params: NGSParams, progress: Progress) -> int:
     """The step-by-step refold: each step applied to a Python fold and written through the
-    ORM as a grading step writes it (``_store_step``); current and partnership grades as of
+    ORM as a grading step writes it (``store_step``); current and partnership grades as of
     the last step that touched them."""
     SessionGrade.objects.filter(entry__isnull=False).delete()
     CurrentGrade.objects.all().delete()
@@ -122,12 +122,12 @@ def _refold_stepwise(head, params: NGSParams, progress: Progress) -> int:
         step = apply(state, op)
         state.steps.clear()
         if isinstance(op, ProcessOp):
-            _store_step(step, entry, entry.version, state)
+            store_step(step, entry, entry.version, state)
         else:
             SessionGrade.objects.filter(version=entry.version).update(live=False)
-            entry.version.state = SessionVersion.State.WITHDRAWN  # _store_step set it graded
+            entry.version.state = SessionVersion.State.WITHDRAWN  # store_step set it graded
             entry.version.save(update_fields=["state"])
-            _store_grades(step, state)
+            store_grades(step, state)
     progress(len(entries), len(entries))
     last_refold.update(stats=None, engine="the Python engine, one step at a time")
     return len(entries)

@@ -139,7 +139,7 @@ def _staged(cursor, name: str, like: str, columns: Sequence[str], rows) -> str:
 
 
 def current_place(cursor, out: CurrentOut, seq: int) -> dict[str, int]:
-    """Every current grade as of the ledger's reference date (``_store_grades``' columns)."""
+    """Every current grade as of the ledger's reference date (``store_grades``' columns)."""
     as_of = dt.date.fromordinal(out.as_of) if out.as_of > 0 else None
     days: dict[int, dt.date] = {}
     rows = (
@@ -162,7 +162,7 @@ def current_place(cursor, out: CurrentOut, seq: int) -> dict[str, int]:
 
 
 def partnerships_place(cursor, out: PartnershipsOut, seq: int) -> dict[str, int]:
-    """Every partnership grade (``_store_partnerships``' columns)."""
+    """Every partnership grade (``store_partnerships``' columns)."""
     as_of = dt.date.fromordinal(out.as_of) if out.as_of > 0 else None
     provisional = STATUSES.index(Status.PROVISIONAL)
     days: dict[int, dt.date] = {}

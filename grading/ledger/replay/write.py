@@ -1,5 +1,5 @@
 """The whole-ledger refold in bulk (issue 18; S5.4, S14.6, S14.11): the ledger read as columns
-(``grading.ledger.columns``), folded by a producer that hands the writer one ``VersionOut`` per
+(``grading.ledger.replay.read``), folded by a producer that hands the writer one ``VersionOut`` per
 processed operation and, at the end, every current grade, partnership grade and live history
 (``grading.engine.ngs.foldout``), and everything written with PostgreSQL COPY in ONE
 transaction under the ledger lock: an interrupted refold is rolled back whole, and pages read
@@ -20,7 +20,7 @@ What is written, as the step-by-step refold (``refoldrun._refold_stepwise``) wro
 
 The fold's rows go to temporary tables by binary COPY as they come (a chunk at a time:
 memory holds one chunk, not the ledger), then each table is merged with them by set-based
-statements (``grading.ledger.refoldplace``): only a row that changed is written, in place. A
+statements (``grading.ledger.replay.merge``): only a row that changed is written, in place. A
 replay with the same set writes (nearly) nothing; a change of set updates each row once.
 """
 
@@ -45,7 +45,7 @@ from grading.engine.ngs.foldout import (
     VersionOut,
 )
 from grading.engine.ngs.params import NGSParams
-from grading.ledger.refoldplace import (
+from grading.ledger.replay.merge import (
     current_place,
     merge,
     nan_none,
@@ -368,8 +368,8 @@ def _copy_binary(raw, table: str, rows: list[bytes]) -> None:
 
 
 def _version_states(cursor, rows: list[tuple], stats: RefoldStats) -> None:
-    """Each processed version's state, SoF and pair counts (as ``_store_step`` and, for a
-    version the set would not grade, ``_store_not_graded`` set them); written where they
+    """Each processed version's state, SoF and pair counts (as ``store_step`` and, for a
+    version the set would not grade, ``store_not_graded`` set them); written where they
     differ."""
     if not rows:
         return

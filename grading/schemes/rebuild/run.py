@@ -4,9 +4,9 @@ club that keeps it, Brambledown (club states, closed quarters and lists, ratings
 grade histories).
 
 A database graded step by step keeps these tables by one ORM step per upload
-(``grading.schemes.fold``); a national database built in bulk (``manage.py national``) has
+(``grading.schemes.after_step``); a national database built in bulk (``manage.py national``) has
 none, and replaying 400,000 uploads one step at a time would take hours. ``schemes_rebuild``
-reads the stored versions as columns (``grading.schemes.rebuild_read``), folds them with the
+reads the stored versions as columns (``grading.schemes.rebuild.read``), folds them with the
 pure engines (PPI with :class:`~grading.engine.ppi.bulk.PPIBulkFold`, Brambledown club by
 club with ``brambledown_replay_bulk``), and replaces every table with COPY, in one transaction under
 the ledger lock. The result is the one the steps store (tests/schemes/test_rebuild.py).
@@ -28,6 +28,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from clubs.models import Club
+from grading.common.stale import member_pages_invalidate
 from grading.engine.brambledown import BrambledownState, Quarter, brambledown_apply
 from grading.engine.brambledown import why_not_rated as brambledown_why_not
 from grading.engine.brambledown.bulk import brambledown_replay_bulk
@@ -35,10 +36,10 @@ from grading.engine.ppi import PPIPlayer, ppi_suit
 from grading.engine.ppi.bulk import PPIBulkFold
 from grading.ledger.lock import ledger_head_lock
 from grading.models import BrambledownClubState, BrambledownListEntry, SessionVersion
-from grading.schemes.bd_state import bd_state_dump, member_rows, pair_rows
-from grading.schemes.bd_store import key_json, order_key
-from grading.schemes.brambledown import ClubSession, _host_pairs, _session_order
-from grading.schemes.rebuild_read import (
+from grading.schemes.brambledown.state import bd_state_dump, member_rows, pair_rows
+from grading.schemes.brambledown.tables import key_json, order_key
+from grading.schemes.brambledown.update import ClubSession, _host_pairs, _session_order
+from grading.schemes.rebuild.read import (
     PROCESS,
     LogRow,
     Sessions,
@@ -48,7 +49,7 @@ from grading.schemes.rebuild_read import (
     log_stored,
     sessions_read,
 )
-from grading.schemes.rebuild_write import (
+from grading.schemes.rebuild.write import (
     COLUMNS,
     JSON_COLUMNS,
     as_json,
@@ -57,7 +58,6 @@ from grading.schemes.rebuild_write import (
     tables_clear,
 )
 from members.models import Member
-from members.services import member_pages_invalidate
 
 __all__ = ["schemes_rebuild"]
 
@@ -152,7 +152,7 @@ class _Club:
         self.ratings: list[tuple] = []
         self.grades: list[tuple] = []
         self.points: list[tuple] = []
-        self.members: list[tuple] = []  # the state now (``grading.schemes.bd_state``)
+        self.members: list[tuple] = []  # the state now (``grading.schemes.brambledown.state``)
         self.pairs: list[tuple] = []
 
 

@@ -74,7 +74,7 @@ def subjects_state(params: NGSParams, last_seq: int, op: ProcessOp | WithdrawOp)
 def _asked(state: ReplayState, op: ProcessOp | WithdrawOp, live) -> dt.date | None:
     """The one date at which the step asks its subjects' grades (S14.6): a graded process's
     reference date (the standings before, the grades after), a version not graded's date of
-    play (its players' grades before, ``_store_not_graded``), the reference date after a
+    play (its players' grades before, ``store_not_graded``), the reference date after a
     withdrawal. None: the engine refuses the operation (a version not live)."""
     if isinstance(op, ProcessOp):
         date = op.session.date

@@ -1,7 +1,7 @@
 """Brambledown's tables (S11) as an update writes them: a closed quarter with its lists, the
 club's ratings, every member's grade and grade history. Shared by the club's full update
-(``grading.schemes.brambledown``) and the one that records a single session from its players'
-rows (``grading.schemes.bd_fast``)."""
+(``grading.schemes.brambledown.update``) and the one that records a single session from its players'
+rows (``grading.schemes.brambledown.add_session``)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from django.db.models import Max
 
 from clubs.models import Club
 from grading.common.bulk import rows_sync
+from grading.common.stale import member_pages_invalidate
 from grading.engine.brambledown import BrambledownState, Quarter, QuarterResult
 from grading.engine.types import SessionResult
 from grading.models import (
@@ -23,7 +24,6 @@ from grading.models import (
 )
 from grading.schemes.log import members_by_number
 from members.models import Member
-from members.services import member_pages_invalidate
 
 
 @dataclass(frozen=True)

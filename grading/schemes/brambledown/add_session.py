@@ -1,5 +1,5 @@
 """Brambledown (S11) after an upload that only adds a session to the club's latest quarter: the
-session recorded from the rows of its own players and pairs (``grading.schemes.bd_state``), so
+session recorded from the rows of its own players and pairs (``grading.schemes.brambledown.state``), so
 that an upload's cost does not grow with the club's history or membership.
 
 The club's full update (``brambledown_club_update``) records the open quarter's sessions in
@@ -11,7 +11,7 @@ every session recorded (``BrambledownClubState.last_key``), and no live session 
 open quarter (``latest``), recording it last is exactly what the full update would do: the
 engine reads and changes only the session's players and pairs (``brambledown_apply``). A
 session of a later quarter first closes the open quarter from the rows of those who played in
-it (``grading.schemes.bd_close``), as the full update's replay would. Anything else (a
+it (``grading.schemes.brambledown.close_quarter``), as the full update's replay would. Anything else (a
 correction or withdrawal, a session of a closed quarter, one that sorts before a recorded one,
 rows not kept) returns None and the full update runs. tests/schemes/test_bd_fast.py holds the
 two equal on random uploads.
@@ -23,6 +23,7 @@ from collections.abc import Sequence
 
 from clubs.models import Club
 from grading.common.bulk import rows_upsert
+from grading.common.stale import member_pages_invalidate
 from grading.engine import codec
 from grading.engine.brambledown import (
     BrambledownState,
@@ -42,9 +43,9 @@ from grading.models import (
     SessionVersion,
 )
 from grading.models.schemes import SchemeEntry
-from grading.schemes.bd_close import bd_close_open
-from grading.schemes.bd_state import bd_rows_load, bd_rows_write
-from grading.schemes.bd_store import (
+from grading.schemes.brambledown.close_quarter import bd_close_open
+from grading.schemes.brambledown.state import bd_rows_load, bd_rows_write
+from grading.schemes.brambledown.tables import (
     GRADE_FIELDS,
     BrambledownUpdate,
     grade_row,
@@ -56,7 +57,6 @@ from grading.schemes.bd_store import (
     rating_rows,
 )
 from grading.schemes.log import PROCESS, members_by_number
-from members.services import member_pages_invalidate
 
 LIST_A, LIST_B = BrambledownListEntry.Kind.A, BrambledownListEntry.Kind.B
 

@@ -22,6 +22,7 @@ from django.db import connection
 
 from clubs.models import Club
 from grading.common.bulk import rows_upsert
+from grading.common.stale import member_pages_invalidate
 from grading.engine.brambledown import BrambledownState, Quarter, brambledown_regrade
 from grading.models import (
     BrambledownClubState,
@@ -30,16 +31,15 @@ from grading.models import (
     BrambledownPoint,
     BrambledownQuarter,
 )
-from grading.schemes.bd_state import (
+from grading.schemes.brambledown.state import (
     bd_rows_played,
     bd_rows_write,
     pair_json,
     player_fields,
     quarter_of_text,
 )
-from grading.schemes.bd_store import GRADE_FIELDS, bd_store_quarter, grade_row, point_rows
+from grading.schemes.brambledown.tables import GRADE_FIELDS, bd_store_quarter, grade_row, point_rows
 from grading.schemes.log import members_by_number
-from members.services import member_pages_invalidate
 
 
 def bd_close_open(*, club: Club, row: BrambledownClubState, through: Quarter) -> tuple[str, ...]:

@@ -10,7 +10,7 @@ from django.views.defaults import page_not_found
 from django.views.defaults import permission_denied as django_permission_denied
 
 from clubs.selectors import clubs_of_user, clubs_with_admin_role
-from grading.common.demo import DEMO_LOGIN_ROLES
+from grading.site.demo import DEMO_LOGIN_ROLES
 from members.selectors.base import member_for_user
 from members.selectors.card import grade_card
 

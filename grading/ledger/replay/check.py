@@ -9,6 +9,7 @@ from django.core.cache import cache
 from django.db import connection, transaction
 
 from grading.common.audit import audit_record
+from grading.common.stale import member_pages_invalidate
 from grading.engine.ngs import (
     ProcessOp,
     ReplayState,
@@ -18,15 +19,15 @@ from grading.engine.ngs import (
 )
 from grading.engine.ngs.clib import ckernel_available, ckernel_supports
 from grading.engine.ngs.foldout import RECORD_FIGURES
-from grading.ledger.columns import Progress
-from grading.ledger.compare import check_compiled
-from grading.ledger.lock import active_params, ledger_head_lock
-from grading.ledger.refoldrun import refold_ledger_locked
-from grading.ledger.refresh import grades_as_of, grades_refresh  # noqa: F401 (re-exported)
-from grading.ledger.state import (
+from grading.ledger.lock import ledger_head_lock
+from grading.ledger.ops import (
     ENGINE_PATH,
     ledger_ops,
 )
+from grading.ledger.refresh import grades_as_of, grades_refresh  # noqa: F401 (re-exported)
+from grading.ledger.replay.compare import check_compiled
+from grading.ledger.replay.read import Progress
+from grading.ledger.replay.run import refold_ledger_locked
 from grading.models import (
     AuditEvent,
     CurrentGrade,
@@ -34,7 +35,7 @@ from grading.models import (
     PartnershipGrade,
     SessionGrade,
 )
-from members.services import member_pages_invalidate
+from grading.params import active_params
 
 
 def _differs(stored: float | None, computed: float | None, tol: float) -> bool:
@@ -64,7 +65,7 @@ def ledger_check(tol: float = 1e-9, *, progress: Progress | None = None) -> list
     (S5.4, S14.11). An empty list means the database is exactly the fold of its ledger.
 
     Folds on the compiled kernel, reading the ledger as columns and comparing in sorted
-    streams (``grading.ledger.compare``); without the kernel, on the Python engine
+    streams (``grading.ledger.replay.compare``); without the kernel, on the Python engine
     (``check_engine`` says which)."""
     with _snapshot():
         params = active_params()
@@ -179,7 +180,7 @@ def ledger_refold(*, actor=None, progress: Progress | None = None) -> int:
     whole, never leaving half-written grades, and pages read the old grades until it commits.
 
     On PostgreSQL a bulk refold: the ledger read as columns, folded on the compiled kernel
-    when it is built (else the Python engine), written with COPY (``grading.ledger.refold``;
+    when it is built (else the Python engine), written with COPY (``grading.ledger.replay.write``;
     ``refold_engine`` says which); elsewhere step by step (``refoldrun._refold_stepwise``)."""
 
     def report(done: int, total: int) -> None:
