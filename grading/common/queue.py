@@ -16,16 +16,21 @@ from django.db import transaction
 log = logging.getLogger(__name__)
 
 
-def task_queue(task_name: str, *args) -> None:
+# Work that only saves a later request time (pages rendered ahead) yields to grading.
+LOW_PRIORITY = 9
+
+
+def task_queue(task_name: str, *args, priority: int | None = None) -> None:
     """Queue ``task_name(*args)`` when the current transaction commits."""
-    transaction.on_commit(lambda: task_publish(task_name, *args))
+    transaction.on_commit(lambda: task_publish(task_name, *args, priority=priority))
 
 
-def task_publish(task_name: str, *args) -> None:
+def task_publish(task_name: str, *args, priority: int | None = None) -> None:
     """Send the task now (tasks run in-process when Celery is eager: the settings' default)."""
     try:
         if task_name not in current_app.tasks:
             current_app.loader.import_default_modules()  # the app's autodiscovered tasks
-        current_app.tasks[task_name].apply_async(args, ignore_result=True)
+        options = {"priority": priority} if priority is not None else {}
+        current_app.tasks[task_name].apply_async(args, ignore_result=True, **options)
     except Exception:
         log.warning("Could not queue %s%s; it is taken up later", task_name, args, exc_info=True)
