@@ -73,3 +73,41 @@ def test_swiss_cross_imps_without_matches_use_the_cross_imp_factor_on_the_totals
     # the pair total read from the matches: 12 over 4 boards, same factor
     assert pairs["1"].score_term == pytest.approx(19.44)
     assert why_not_graded(bare) == ""
+
+
+SWISS_TEAMS = "fidelity/swiss-teams-two-tables.xml"
+
+
+def test_swiss_teams_with_boards_at_two_tables_only_are_not_graded_with_the_reason():
+    (session,) = parse_fixture(SWISS_TEAMS).sessions
+    # 4 teams, 2 rounds; each match played its own 2 boards: boards 1-8, 2 lines each
+    assert session.scoring is Scoring.SWISS_TEAMS  # what the file calls it, kept
+    assert {ln.board for ln in session.travellers} == set(range(1, 9))
+    assert len(session.travellers) == 16
+    assert not session.graded_flag
+    reason = why_not_graded(session)
+    assert "two tables only" in reason and "not graded" in reason
+    assert not grade_session(session, {}).graded
+
+
+def test_swiss_teams_whose_boards_are_shared_across_the_room_are_graded():
+    # the same file with each round's two matches playing the same boards (1-2, then 5-6):
+    # every board at four tables (S14.24: graded, S3.6)
+    data = fixture_bytes(SWISS_TEAMS)
+    for old, new in ((b"3", b"1"), (b"4", b"2"), (b"7", b"5"), (b"8", b"6")):
+        data = data.replace(b"<BOARD_NUMBER>" + old + b"<", b"<BOARD_NUMBER>" + new + b"<")
+    (session,) = parse_file("x.xml", data, "club").sessions
+    assert session.graded_flag and why_not_graded(session) == ""
+    grades = {str(n): 50.0 for n in range(3001, 3017)}
+    outcome = grade_session(session, grades)
+    assert outcome.graded
+    pairs = {p.pair_id: p for p in outcome.pairs}
+    # NS scores after the change: board 1 (and 5): 1-1 +420, 2-1 -100, 3-1 +620, 4-1 +620;
+    # board 2 (and 6): 1-1 -50, 2-1 +110, 3-1 -200, 4-1 +140. Pair 1-1 sat NS throughout:
+    # board 1: IMP(520)=11, IMP(-200)=-5, IMP(-200)=-5 -> 1 over 3 comparisons = 1/3;
+    # board 2: IMP(-160)=-4, IMP(150)=4, IMP(-190)=-5 -> -5/3; boards 5, 6 the same again.
+    # Sum of per-board averages: 2 x (1/3 - 5/3) = -8/3 over 4 boards (S2.5, S3.6), where the
+    # file's PAIR_IMPS (one comparison a board) said +14.
+    assert pairs["1-1"].boards == 4
+    assert pairs["1-1"].score == pytest.approx(-8 / 3)
+    assert pairs["1-1"].score_term == pytest.approx(6.48 * (-8 / 3) / 4)  # -4.32
