@@ -198,8 +198,10 @@ class SessionReader:
             if "PairId" not in table.columns:
                 self.log.problem(
                     f"line {table.line}",
-                    "The TotalScoreTable has no PairId column, so pairs cannot be told apart. "
-                    "Export the results again from your scoring program.",
+                    "This PBN file's ranking (TotalScoreTable) has no pair numbers (no PairId "
+                    "column), so pairs and their opponents cannot be told apart. Export the "
+                    "ranking again with pair numbers, or upload the USEBIO XML results file "
+                    "your scoring program writes for the EBU instead.",
                     line=table.line,
                     code="pbn-columns",
                 )
