@@ -167,6 +167,7 @@ class Lines:
     board_numbers: set[int] = field(default_factory=set)
     tables_by_board: Counter[int] = field(default_factory=Counter)
     skipped: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    sat_out: dict[str, set[int]] = field(default_factory=lambda: defaultdict(set))
 
 
 class Failed:
