@@ -102,7 +102,7 @@ def _database_kind(name: str) -> str:
 
 
 def _plausible_bitmap(data: bytes) -> bool:
-    """"BM" starts a Windows bitmap, whose header gives the file's size (bytes 2-5); text
+    """ "BM" starts a Windows bitmap, whose header gives the file's size (bytes 2-5); text
     starting "BM" (a name) does not."""
     return len(data) >= 26 and int.from_bytes(data[2:6], "little") == len(data)
 
@@ -111,8 +111,8 @@ def _zip_kind(data: bytes) -> str:
     head = data[:4096]
     if b"xl/" in head:
         return (
-            'an Excel workbook (.xlsx), not a results file. If it holds results in the '
-            "product's columns, save the sheet as \"CSV UTF-8 (comma delimited)\" and upload "
+            "an Excel workbook (.xlsx), not a results file. If it holds results in the "
+            'product\'s columns, save the sheet as "CSV UTF-8 (comma delimited)" and upload '
             "that"
         )
     if b"word/" in head:
@@ -158,7 +158,7 @@ def foreign_text(name: str, head: str) -> Problem | None:
         if not any(_PAIR_WORDS.match(c) for c in cells):
             return _refusal(
                 "ranking-no-pairs",
-                f"{shown} is a ranking with no pair numbers (its columns are \"{quoted}\"), so "
+                f'{shown} is a ranking with no pair numbers (its columns are "{quoted}"), so '
                 "pairs and their opponents cannot be told apart, and it has no membership "
                 f"numbers to grade. {_SEND_USEBIO}",
             )

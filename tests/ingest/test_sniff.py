@@ -84,9 +84,7 @@ def test_a_pbn_ranking_with_no_pair_numbers_says_so():
         b' 1 "Ann Smith - Bob Jones" 61.20\n 2 "Cy Dee - Di Eve" 38.80\n'
     )
     result = parse_file("r.pbn", data, "club")
-    assert any(
-        p.code == "pbn-columns" and "no pair numbers" in p.message for p in result.problems
-    )
+    assert any(p.code == "pbn-columns" and "no pair numbers" in p.message for p in result.problems)
 
 
 def test_text_that_is_not_a_table_is_left_to_the_readers():

@@ -53,9 +53,7 @@ class TeamsMixin:
         lines = self._read_lines(unit.sections, lookup, dropped, TEAM_LINE_POINTS)
         self._report_skipped(lines)
         complete = bool(lines.lines)
-        two_tables = len(team_names) == 2 or (
-            complete and max(lines.tables_by_board.values()) <= 2
-        )
+        two_tables = len(team_names) == 2 or (complete and max(lines.tables_by_board.values()) <= 2)
         if not reason and two_tables:
             # S14.24: whatever the file calls the event; a Swiss teams session keeps its name
             # and says why (its boards were not shared across the room)

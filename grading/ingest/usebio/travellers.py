@@ -19,7 +19,6 @@ from grading.ingest.usebio.shapes import (
 )
 from grading.ingest.xmltext import child_path, children, text
 
-
 _BYE_NUMBERS = frozenset({"0", "-", "BYE", "SITOUT", "SIT-OUT", "SIT OUT", "PHANTOM"})
 
 
