@@ -372,7 +372,8 @@ def upload_import(*, filename: str, data: bytes, club: Club | None = None, user=
     naming no club is refused, asking for ``--club``."""
     if club is not None:
         return upload_create(club=club, user=user, filename=filename, data=data)
-    meta = parse_file(filename, data, club="-", earliest=settings.EARLIEST_PLAY_DATE).meta
+    parsed = parse_file(filename, data, club="-", earliest=settings.EARLIEST_PLAY_DATE)
+    meta = parsed.meta
     number = (meta.national_club_id or "").strip().lstrip("0")
     name = (meta.club_name or "").strip()
     found = _club_of_file(number, name)
@@ -380,7 +381,9 @@ def upload_import(*, filename: str, data: bytes, club: Club | None = None, user=
         return upload_create(club=found, user=user, filename=filename, data=data, check_club=False)
     if not number and not name:
         upload = _upload_new(club=None, user=user, filename=filename, data=data)
-        return _refuse(upload, [wording.no_club_named(upload.filename)], audit_as=user)
+        # a file that cannot be read says what it is (issue 29), before it names no club
+        problems = list(parsed.problems) or [wording.no_club_named(upload.filename)]
+        return _refuse(upload, problems, audit_as=user)
     try:
         with transaction.atomic():
             club = club_get_or_create(name=name or f"Club {number}", national_number=number)
