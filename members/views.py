@@ -14,8 +14,8 @@ from django.utils import timezone
 from clubs.models import Club
 from clubs.services import ExemptionRefused
 from grading.common.spreadsheet import cell_text
-from grading.schemes.selectors import member_schemes
 from grading.privacy import privacy_limits
+from grading.schemes.selectors import member_schemes
 from members import charts, pagecache
 from members.forms import ForecastForm, HistoryFilterForm, HostExemptionForm, PrivacyForm
 from members.selectors import base, exemptions
