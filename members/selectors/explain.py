@@ -349,7 +349,10 @@ def _movement(grade: SessionGrade, row: HistoryRow) -> tuple[float | None, str, 
         f"{'above' if grade.session_grade >= grade.grade_before else 'below'} your grade, "
         "and it joins the decayed average of your sessions"
     )
-    if row.weight_percent:
+    if row.unweighted:
+        reason = row.unweighted.removeprefix("no weight today: ")
+        words += f". Today it carries no weight in your grade: {reason}"
+    elif row.weight_percent:
         words += f"; today it carries {row.weight_percent:.2f}% of your grade"
     words += "."
     score = row.score

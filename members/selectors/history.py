@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.db.models import Exists, OuterRef, QuerySet, Subquery
 
@@ -67,6 +67,22 @@ class Weights:
     # Graded sessions of the current career in the last 3 years: the same sessions as the
     # card's "boards in window" (S14.8), not only those inside the 2000-board cut.
     sessions_in_window: int = 0
+    # Why a graded session carries no weight today (S4), by grade id: issue 30, a session at
+    # 0.00% says why.
+    unweighted: dict[int, str] = field(default_factory=dict)
+
+
+def _unweighted_reason(
+    *, window_boards: int, window_years: int, older: bool, earlier_career: bool
+) -> str:
+    if earlier_career:
+        return (
+            f"no weight today: played before a gap of more than {window_years} years, "
+            "so it belongs to an earlier run of results"
+        )
+    if older:
+        return f"no weight today: played more than {window_years} years ago"
+    return f"no weight today: older than your most recent {window_boards:,} boards"
 
 
 def grade_weights(
@@ -109,11 +125,23 @@ def grade_weights(
     total = sum(weights.values()) + padding_weight
     if total <= 0:
         return Weights({}, 0.0, 0)
+    in_career = {e.seq for e in career}
+    unweighted = {
+        ids[e.seq]: _unweighted_reason(
+            window_boards=params.window_boards,
+            window_years=params.window_years,
+            older=e.date <= low,
+            earlier_career=e.seq not in in_career,
+        )
+        for e in entries
+        if ids[e.seq] not in weights
+    }
     return Weights(
         {k: 100 * w / total for k, w in weights.items()},
         100 * padding_weight / total,
         padding,
         len(recent),
+        unweighted,
     )
 
 
@@ -154,6 +182,8 @@ class HistoryRow:
     flags: list[str]
     # SOpp over fewer than 5 players, one with someone else's private grade (S7, S14.14).
     sopp_withheld: bool = False
+    # Why a graded session carries no weight today ("" when it does, S4).
+    unweighted: str = ""
 
     @property
     def score_text(self) -> str:
@@ -180,6 +210,8 @@ def _history_row(row: SessionGrade, weights: Weights, *, sopp_shown: bool = True
         flags.append(LATE_FLAG)
     if not row.boards_reported:
         flags.append("boards not reported")
+    if graded and row.pk in weights.unweighted:
+        flags.append(weights.unweighted[row.pk])
     partner = row.partner
     return HistoryRow(
         id=row.pk,
@@ -212,6 +244,7 @@ def _history_row(row: SessionGrade, weights: Weights, *, sopp_shown: bool = True
         reason=row.reason or version.not_graded_reason,
         flags=flags,
         sopp_withheld=not sopp_shown and row.sopp is not None,
+        unweighted=weights.unweighted.get(row.pk, "") if graded else "",
     )
 
 

@@ -141,3 +141,34 @@ def test_a_published_partner_grade_is_listed_in_the_field_too(demo):
     assert dict((s.label, s.value) for s in x.steps)["Partner's grade"] == listed[partner.name]
     others = [g for row in x.field if not row.mine for _, g in row.grades]
     assert "not listed" in others
+
+
+def test_a_session_outside_the_board_window_says_why_it_has_no_weight(demo, client, monkeypatch):
+    """Issue 30 item 5: sessions beyond the most recent boards of the window (S4) showed 0.00%
+    with no word. A window of 100 boards makes the demo's older sessions fall outside it."""
+    import dataclasses
+
+    from members.selectors import explain, history
+
+    me, _ = demo
+    small = dataclasses.replace(history.active_params(), window_boards=100)
+    monkeypatch.setattr(history, "active_params", lambda: small)
+    monkeypatch.setattr(explain, "active_params", lambda: small)
+    weights = history.grade_weights(member=me, params=small)
+    graded = SessionGrade.objects.filter(member=me, live=True).exclude(session_grade=None)
+    assert len(weights.by_grade_id) == 5  # 4 sessions of 24 boards, the fifth cut by the window
+    outside = graded.exclude(pk__in=weights.by_grade_id)
+    assert outside.exists() and set(weights.unweighted) == set(outside.values_list("pk", flat=True))
+    assert set(weights.unweighted.values()) == {
+        "no weight today: older than your most recent 100 boards"
+    }
+    client.force_login(me.user)
+    html = client.get(reverse("members:sessions"), {"page": 1}).content.decode()
+    assert "older than your most recent 100 boards" in html
+    oldest = outside.order_by("date").first()
+    page = client.get(reverse("members:explain", args=[oldest.pk])).content.decode()
+    assert "Today it carries no weight in your grade: older than your most recent 100" in page
+    newest = graded.order_by("-date").first()
+    assert (
+        "no weight" not in client.get(reverse("members:explain", args=[newest.pk])).content.decode()
+    )
