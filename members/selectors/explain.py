@@ -350,8 +350,7 @@ def _movement(grade: SessionGrade, row: HistoryRow) -> tuple[float | None, str, 
         "and it joins the decayed average of your sessions"
     )
     if row.unweighted:
-        reason = row.unweighted.removeprefix("no weight today: ")
-        words += f". Today it carries no weight in your grade: {reason}"
+        words += f". Today it carries no weight in your grade: {row.unweighted}"
     elif row.weight_percent:
         words += f"; today it carries {row.weight_percent:.2f}% of your grade"
     words += "."

@@ -67,22 +67,33 @@ class Weights:
     # Graded sessions of the current career in the last 3 years: the same sessions as the
     # card's "boards in window" (S14.8), not only those inside the 2000-board cut.
     sessions_in_window: int = 0
-    # Why a graded session carries no weight today (S4), by grade id: issue 30, a session at
-    # 0.00% says why.
-    unweighted: dict[int, str] = field(default_factory=dict)
+    # Why a graded session carries no weight today (S4), by grade id: (the history's note, the
+    # explain page's sentence). Issue 30: a session at 0.00% says why.
+    unweighted: dict[int, tuple[str, str]] = field(default_factory=dict)
+    # The oldest session kept, only partly counted (S4: its boards cut to make 2000).
+    part_counted: dict[int, str] = field(default_factory=dict)
 
 
 def _unweighted_reason(
     *, window_boards: int, window_years: int, older: bool, earlier_career: bool
-) -> str:
+) -> tuple[str, str]:
+    """(the history's note, the explain page's sentence) on why a session has no weight."""
     if earlier_career:
         return (
-            f"no weight today: played before a gap of more than {window_years} years, "
-            "so it belongs to an earlier run of results"
+            f"no weight: before a {window_years}-year gap",
+            f"it was played before a gap of more than {window_years} years in your results, "
+            "and a grade starts again after such a gap",
         )
     if older:
-        return f"no weight today: played more than {window_years} years ago"
-    return f"no weight today: older than your most recent {window_boards:,} boards"
+        return (
+            f"no weight: over {window_years} years old",
+            f"it was played more than {window_years} years ago",
+        )
+    return (
+        f"no weight: beyond your last {window_boards:,} boards",
+        f"a grade is worked out from your most recent {window_boards:,} boards, and this "
+        "session is older than those",
+    )
 
 
 def grade_weights(
@@ -114,8 +125,13 @@ def grade_weights(
     low = years_before(current.as_of, params.window_years)
     recent = [e for e in career if e.date > low]
     weights: dict[int, float] = {}
+    part_counted = {}
     for entry, kept, height in weighted_window(recent[::-1], params.window_boards):
         weights[ids[entry.seq]] = entry.factor * kept * height
+        if kept < entry.boards:
+            part_counted[ids[entry.seq]] = (
+                f"partly counted: the oldest of your last {params.window_boards:,} boards"
+            )
     padding_weight, padding = 0.0, 0
     if recent and not reached_padding(career, params):
         boards = sum(e.boards for e in recent)
@@ -142,6 +158,7 @@ def grade_weights(
         padding,
         len(recent),
         unweighted,
+        part_counted,
     )
 
 
@@ -211,7 +228,9 @@ def _history_row(row: SessionGrade, weights: Weights, *, sopp_shown: bool = True
     if not row.boards_reported:
         flags.append("boards not reported")
     if graded and row.pk in weights.unweighted:
-        flags.append(weights.unweighted[row.pk])
+        flags.append(weights.unweighted[row.pk][0])
+    elif graded and row.pk in weights.part_counted:
+        flags.append(weights.part_counted[row.pk])
     partner = row.partner
     return HistoryRow(
         id=row.pk,
@@ -244,7 +263,7 @@ def _history_row(row: SessionGrade, weights: Weights, *, sopp_shown: bool = True
         reason=row.reason or version.not_graded_reason,
         flags=flags,
         sopp_withheld=not sopp_shown and row.sopp is not None,
-        unweighted=weights.unweighted.get(row.pk, "") if graded else "",
+        unweighted=weights.unweighted.get(row.pk, ("", ""))[1] if graded else "",
     )
 
 

@@ -159,15 +159,17 @@ def test_a_session_outside_the_board_window_says_why_it_has_no_weight(demo, clie
     assert len(weights.by_grade_id) == 5  # 4 sessions of 24 boards, the fifth cut by the window
     outside = graded.exclude(pk__in=weights.by_grade_id)
     assert outside.exists() and set(weights.unweighted) == set(outside.values_list("pk", flat=True))
-    assert set(weights.unweighted.values()) == {
-        "no weight today: older than your most recent 100 boards"
+    assert {note for note, _ in weights.unweighted.values()} == {
+        "no weight: beyond your last 100 boards"
     }
+    assert len(weights.part_counted) == 1  # the fifth: 4 of its 24 boards kept
     client.force_login(me.user)
     html = client.get(reverse("members:sessions"), {"page": 1}).content.decode()
-    assert "older than your most recent 100 boards" in html
+    assert "no weight: beyond your last 100 boards" in html
+    assert "partly counted: the oldest of your last 100 boards" in html
     oldest = outside.order_by("date").first()
     page = client.get(reverse("members:explain", args=[oldest.pk])).content.decode()
-    assert "Today it carries no weight in your grade: older than your most recent 100" in page
+    assert "Today it carries no weight in your grade: a grade is worked out from your most" in page
     newest = graded.order_by("-date").first()
     assert (
         "no weight" not in client.get(reverse("members:explain", args=[newest.pk])).content.decode()
