@@ -42,11 +42,13 @@ from clubs.selectors.grades import (
 )
 from clubs.selectors.planning import club_exemption_rows, planned_sessions_upcoming
 from clubs.selectors.sessions import (
+    REGULAR_SESSIONS,
     ROLLING_WINDOW,
     club_recent_uploads,
     club_session_detail,
     club_session_rows,
     sof_series,
+    sof_series_split,
 )
 from clubs.services import (
     ExemptionRefused,
@@ -160,7 +162,7 @@ def club_grades_export(request, slug: str, fmt: str):
 def club_sessions(request, slug: str):
     club = administered_club(request, slug)
     rows = club_session_rows(club=club)
-    series = sof_series(rows)
+    split = sof_series_split(sof_series(rows))
     chosen = request.GET.get("series", "")
     figures = [
         {
@@ -168,9 +170,10 @@ def club_sessions(request, slug: str):
             "points": points,
             "html": charts.sof_chart(name, points, window=ROLLING_WINDOW, div_id=f"sof-chart-{i}"),
         }
-        for i, (name, points) in enumerate(series.items())
+        for i, (name, points) in enumerate(split.regular.items())
         if not chosen or name == chosen
     ]
+    one_offs = [(name, p) for name, p in split.one_offs if not chosen or name == chosen]
     shown_rows = [r for r in rows if not chosen or r.series == chosen]
     return _page(
         request,
@@ -179,6 +182,8 @@ def club_sessions(request, slug: str):
         {
             "rows": shown_rows,
             "figures": figures,
+            "one_offs": one_offs,
+            "regular_sessions": REGULAR_SESSIONS,
             "series_names": sorted({r.series for r in rows}),
             "chosen": chosen,
             "window": ROLLING_WINDOW,

@@ -3,7 +3,6 @@ renders the graded members' grade card and history into the page cache, under th
 pages read, so the first request finds them kept; bounded per step; never able to undo or hold
 up the grading."""
 
-import pytest
 from django.core.cache import cache
 
 import members.pagewarm
