@@ -1,7 +1,7 @@
 from django.contrib import admin
 
 from clubs.models import Club, ClubRole
-from clubs.services import club_pages_invalidate
+from grading.common.stale import club_pages_invalidate
 
 
 class ClubRoleInline(admin.TabularInline):

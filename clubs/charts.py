@@ -26,15 +26,17 @@ LAYOUT = {
 }
 
 
-def _html(fig: go.Figure, div_id: str) -> str:
+def _html(fig: go.Figure, div_id: str, label: str) -> str:
     """The figure as a JSON data block and the element static/js/charts.js draws it in (no
-    inline script: the Content-Security-Policy forbids them)."""
+    inline script: the Content-Security-Policy forbids them). The element is an image to a
+    screen reader, named by ``label``; the page gives its figures as a table beside it."""
     figure = json.loads(pio.to_json(fig, validate=False))
     figure["config"] = CONFIG
     data_id = f"{div_id}-data"
     return format_html(
-        '<div id="{}" class="plotly-graph-div" data-plotly="{}"></div>{}',
+        '<div id="{}" class="plotly-graph-div" role="img" aria-label="{}" data-plotly="{}"></div>{}',
         div_id,
+        label,
         data_id,
         json_script(figure, data_id),
     )
@@ -66,7 +68,8 @@ def sof_chart(name: str, points: list[SeriesPoint], *, window: int, div_id: str)
             hovertemplate="%{x}<br>average %{y:.2f}<extra></extra>",
         )
     )
-    fig.update_layout(title={"text": f"{name}: strength of field", "x": 0}, **LAYOUT)
+    title = f"{name}: strength of field"
+    fig.update_layout(title={"text": title, "x": 0}, **LAYOUT)
     fig.update_yaxes(title_text="SoF (average grade)")
     fig.update_xaxes(type="date", tickformat="%-d %b %Y")
     if len({p.date for p in points}) == 1:  # one day: a fortnight either side, not milliseconds
@@ -77,7 +80,12 @@ def sof_chart(name: str, points: list[SeriesPoint], *, window: int, div_id: str)
                 dt.date.fromordinal(min(dt.date.max.toordinal(), day.toordinal() + 14)).isoformat(),
             ]
         )
-    return _html(fig, div_id)
+    label = (
+        f"{title}, {len(points)} graded session{'s' if len(points) != 1 else ''} from "
+        f"{points[0].date:%-d %b %Y} to {points[-1].date:%-d %b %Y}: the figures are in the "
+        "table below the chart."
+    )
+    return _html(fig, div_id, label)
 
 
 def band_chart(distribution: BandDistribution, *, club_name: str, div_id: str) -> str:
@@ -107,4 +115,5 @@ def band_chart(distribution: BandDistribution, *, club_name: str, div_id: str) -
     )
     fig.update_layout(barmode="group", title={"text": "Published grades by band", "x": 0}, **LAYOUT)
     fig.update_yaxes(title_text="% of published grades")
-    return _html(fig, div_id)
+    label = f"Published grades by band, {club_name} beside all clubs: the figures are in the table below."
+    return _html(fig, div_id, label)

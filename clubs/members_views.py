@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from clubs.models import ClubRole
-from clubs.views import administered_club, uploads_path
+from clubs.pages import administered_club, uploads_path
 from members.accounts.forms import InviteForm, InviteListForm
 from members.accounts.selectors import club_login_rows, sign_up_for_club, sign_ups_waiting
 from members.accounts.services import (

@@ -15,7 +15,7 @@ class Club(models.Model):
     created = models.DateTimeField(auto_now_add=True)
     # Part of the cache key of the club's grade list (members/pagecache.py), like a member's
     # ``pages_version``: a new random value in the same transaction as every write that changes
-    # what the list shows (clubs.services.club_pages_invalidate).
+    # what the list shows (grading.common.stale.club_pages_invalidate).
     pages_version = models.PositiveBigIntegerField(default=new_pages_version, editable=False)
 
     class Meta:

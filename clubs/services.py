@@ -1,20 +1,18 @@
 """Writes to clubs."""
 
 import datetime as dt
-from collections.abc import Iterable
 
 from django.db import transaction
-from django.db.models import Q, QuerySet
 from django.utils import timezone
 from django.utils.text import slugify
 
 from clubs.models import Club, ClubRole, HostExemptionRequest, PlannedSession
-from clubs.rules import exemption_deadline, planned_date_problem, planned_session_of
+from clubs.rules import exemption_deadline, planned_date_problem
 from clubs.selectors.planning import planned_session_results_in
 from grading.common.audit import audit_record
-from grading.engine.types import SessionResult
+from grading.common.stale import club_pages_invalidate
 from grading.models import AuditEvent
-from members.models import Member, new_pages_version
+from members.models import Member
 
 
 def club_get_or_create(*, name: str, slug: str = "", national_number: str = "") -> Club:
@@ -23,23 +21,6 @@ def club_get_or_create(*, name: str, slug: str = "", national_number: str = "") 
         defaults={"name": name, "national_number": national_number},
     )
     return club
-
-
-def club_pages_invalidate(
-    *, club_ids: Iterable[int] | None = None, members: QuerySet[Member] | None = None
-) -> int:
-    """The club's grade list is kept rendered under its ``pages_version``
-    (members/pagecache.py): a new one, in the transaction of a write that changes what the
-    list shows, makes the next request render afresh. Give the clubs (``club_ids``) or the
-    members whose grades, privacy or roles changed (their clubs); neither means every club.
-    Returns the number of clubs bumped."""
-    clubs = Club.objects.all()
-    if club_ids is not None or members is not None:
-        chosen = Q(pk__in=set(club_ids or ()))
-        if members is not None:
-            chosen |= Q(pk__in=ClubRole.objects.filter(member__in=members).values("club_id"))
-        clubs = clubs.filter(chosen)
-    return clubs.update(pages_version=new_pages_version())
 
 
 @transaction.atomic
@@ -139,34 +120,6 @@ def exemption_decide(
         status=request.status,
     )
     return request
-
-
-def approved_host_numbers(
-    *, club: Club, date: dt.date, start: dt.time | None = None, event_name: str = ""
-) -> list[tuple[str, str]]:
-    """The membership numbers of the approved host pair of the club's planned session that a
-    results session is (S3.9: one pair per session). A club may run several sessions on a day:
-    the planned session is the one starting nearest the results' start, else the one of the
-    same event name; only when neither tells them apart do all of the day's approvals apply."""
-    planned = list(PlannedSession.objects.filter(club=club, date=date))
-    chosen = planned_session_of(planned, start=start, event_name=event_name)
-    requests = HostExemptionRequest.objects.filter(
-        planned_session__in=[chosen] if chosen else planned,
-        status=HostExemptionRequest.Status.APPROVED,
-    ).select_related("member", "partner")
-    return [(r.member.national_number, r.partner.national_number) for r in requests]
-
-
-def approved_host_pair(*, club: Club, result: SessionResult) -> str | None:
-    """The pair id of the approved host request for a results session (S3.9), if it played."""
-    numbers = approved_host_numbers(
-        club=club, date=result.date, start=result.start, event_name=result.event_name
-    )
-    approved = {frozenset(pair) for pair in numbers}
-    for pair in result.pairs:
-        if frozenset(p.number for p in pair.players) in approved:
-            return pair.pair_id
-    return None
 
 
 # --------------------------------------------------------------------------------------------

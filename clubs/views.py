@@ -6,11 +6,9 @@ and ``clubs.handicaps``, write through ``clubs.services``, and render or export.
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
-from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
@@ -32,7 +30,8 @@ from clubs.handicaps.forms import (
 from clubs.handicaps.players import club_players
 from clubs.handicaps.table import SLOTS, TEAMS, handicap_table_build
 from clubs.models import Club, HostExemptionRequest, PlannedSession
-from clubs.selectors.access import admin_clubs, club_members, user_can_administer
+from clubs.pages import administered_club, uploads_path
+from clubs.selectors.access import club_members
 from clubs.selectors.bands import band_distribution
 from clubs.selectors.grades import (
     RECENT_MONTHS,
@@ -43,11 +42,13 @@ from clubs.selectors.grades import (
 )
 from clubs.selectors.planning import club_exemption_rows, planned_sessions_upcoming
 from clubs.selectors.sessions import (
+    REGULAR_SESSIONS,
     ROLLING_WINDOW,
     club_recent_uploads,
     club_session_detail,
     club_session_rows,
     sof_series,
+    sof_series_split,
 )
 from clubs.services import (
     ExemptionRefused,
@@ -58,23 +59,6 @@ from clubs.services import (
 )
 from grading.schemes.selectors import club_schemes
 from members import pagecache
-
-
-def administered_club(request, slug: str) -> Club:
-    """The club named in the URL, if the user may administer it (S13); 403 otherwise. One of
-    the clubs the user administers is already read for the navigation (no query then)."""
-    club = next((c for c in admin_clubs(user=request.user) if c.slug == slug), None)
-    if club is not None:
-        return club
-    club = get_object_or_404(Club, slug=slug)
-    if not user_can_administer(user=request.user, club=club):
-        raise PermissionDenied("Only the club's administrators may open this page.")
-    return club
-
-
-def uploads_path(club: Club) -> str:
-    """The upload page (in the grading app)."""
-    return reverse("uploads", args=[club.slug])
 
 
 def _page(request, club: Club, template: str, context: dict, *, tab: str):
@@ -178,7 +162,7 @@ def club_grades_export(request, slug: str, fmt: str):
 def club_sessions(request, slug: str):
     club = administered_club(request, slug)
     rows = club_session_rows(club=club)
-    series = sof_series(rows)
+    split = sof_series_split(sof_series(rows))
     chosen = request.GET.get("series", "")
     figures = [
         {
@@ -186,9 +170,10 @@ def club_sessions(request, slug: str):
             "points": points,
             "html": charts.sof_chart(name, points, window=ROLLING_WINDOW, div_id=f"sof-chart-{i}"),
         }
-        for i, (name, points) in enumerate(series.items())
+        for i, (name, points) in enumerate(split.regular.items())
         if not chosen or name == chosen
     ]
+    one_offs = [(name, p) for name, p in split.one_offs if not chosen or name == chosen]
     shown_rows = [r for r in rows if not chosen or r.series == chosen]
     return _page(
         request,
@@ -197,6 +182,8 @@ def club_sessions(request, slug: str):
         {
             "rows": shown_rows,
             "figures": figures,
+            "one_offs": one_offs,
+            "regular_sessions": REGULAR_SESSIONS,
             "series_names": sorted({r.series for r in rows}),
             "chosen": chosen,
             "window": ROLLING_WINDOW,

@@ -9,3 +9,12 @@ class GradingConfig(AppConfig):
         # Loaded here, not in grading/__init__.py, so that importing the pure
         # grading.engine package never imports Celery.
         from grading import celery  # noqa: F401
+        from grading.ledger.hooks import after_step_register
+        from grading.schemes.after_step import schemes_after_step
+        from members.pagewarm import member_pages_warm_queue
+
+        # PPI and Brambledown follow every ledger step in its transaction; registered here so
+        # that the ledger never imports the schemes (docs/architecture.md).
+        after_step_register(schemes_after_step)
+        # The graded members' pages rendered ahead, by a low-priority task after the commit.
+        after_step_register(member_pages_warm_queue)

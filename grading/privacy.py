@@ -148,6 +148,22 @@ def pair_grade_shown(partner_view: GradeView | None) -> bool:
     return partner_view is not None and partner_view.shown
 
 
+def partner_grade_withheld(partner_view: GradeView | None) -> bool:
+    """S14.14: the partner's grade is not written on the member's pages (private, or
+    provisional), yet it went into the member's own par, SOpp, score term and excess, which
+    give the pair's grade, and so the partner's, exactly. Privacy cannot hide it from a
+    partner: where this is true the page says so plainly instead of pretending otherwise."""
+    return partner_view is not None and not partner_view.shown
+
+
+def privacy_limits() -> dict[str, int]:
+    """What privacy cannot hide (S14.14), for the privacy page to say plainly: a partner works
+    out a private grade at the start of each session they played together, exactly, from
+    their own figures (``partner_grade_withheld``); so does an opponent in a field of fewer
+    than ``smallest_group`` other players; no one else can, from anything the product shows."""
+    return {"smallest_group": SMALLEST_GROUP}
+
+
 def holds_private(players: Iterable[Member | None], viewer=None) -> bool:
     """Whether a group of players holds a grade private to ``viewer`` (unknown players are
     None and hold no one's grade)."""

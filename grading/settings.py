@@ -89,7 +89,7 @@ MIDDLEWARE = [
     "grading.common.middleware.SecurityHeadersMiddleware",
     "grading.common.middleware.RefuseNulMiddleware",
     # A member's own grade is never kept by a browser or a shared cache (issue 21 item 5).
-    "grading.common.cache.PrivateNoStoreMiddleware",
+    "grading.common.middleware.PrivateNoStoreMiddleware",
 ]
 
 # ModelBackend's checks, reading the user's membership in the same query (members/auth.py).

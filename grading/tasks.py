@@ -7,11 +7,12 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from grading.celery import DATABASE_RETRY
-from grading.ledger.check import ledger_refold
-from grading.ledger.fold import versions_grade_pending
 from grading.ledger.refresh import grades_refresh
-from grading.schemes.brambledown import brambledown_regrade_due
+from grading.ledger.replay.check import ledger_refold
+from grading.ledger.step import versions_grade_pending
+from grading.schemes.brambledown.update import brambledown_regrade_due
 from grading.uploads.services import upload_process, uploads_received_process
+from members.pagewarm import member_pages_warm
 
 
 @shared_task(name="grading.health_ping")
@@ -66,3 +67,10 @@ def refold_ledger(user_id: int | None = None) -> int:
     ledger entries folded. ``user_id``: who asked (for the audit log)."""
     actor = get_user_model().objects.filter(pk=user_id).first() if user_id else None
     return ledger_refold(actor=actor)
+
+
+@shared_task(name="grading.warm_member_pages", acks_late=True, ignore_result=True)
+def warm_member_pages(version_id: int) -> int:
+    """After a step: the grade cards and histories of the version's players with a login,
+    rendered into the page cache before they open them. Returns the members warmed."""
+    return member_pages_warm(version_id=version_id)

@@ -3,13 +3,13 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from grading.common import pages
 from grading.common.auth import (
     ThrottledAdminLoginView,
     ThrottledLoginView,
     ThrottledPasswordResetView,
 )
 from grading.schemes import api as schemes_api
+from grading.site import pages
 from grading.uploads import api
 
 urlpatterns = [
@@ -71,6 +71,6 @@ urlpatterns = [
 ]
 
 
-handler403 = "grading.common.pages.permission_denied"
-handler404 = "grading.common.pages.not_found"
-handler500 = "grading.common.pages.server_error"
+handler403 = "grading.site.pages.permission_denied"
+handler404 = "grading.site.pages.not_found"
+handler500 = "grading.site.pages.server_error"

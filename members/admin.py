@@ -17,9 +17,9 @@ from django.utils.html import format_html
 from rest_framework.authtoken.admin import TokenAdmin
 from rest_framework.authtoken.models import TokenProxy
 
+from grading.common.stale import member_pages_invalidate
 from members.accounts.tokens import api_token_revoke
 from members.models import Invitation, Member, SignUpRequest
-from members.services import member_pages_invalidate
 
 
 @admin.register(Member)

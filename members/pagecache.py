@@ -3,7 +3,7 @@
 Rendering them reads every graded session the member played, yet they change only when the
 member's grades do. The rendered content is kept under the member's ``pages_version``, which
 every write that changes what these pages show bumps in its own transaction
-(``members.services.member_pages_invalidate``: grading and withdrawing a session, refolds, the
+(``grading.common.stale.member_pages_invalidate``: grading and withdrawing a session, refolds, the
 nightly refresh, PPI and Brambledown updates, a privacy change), and under today's date (PPI
 and Brambledown figures are as of today). The version is read with the member, so a cached
 page costs no extra query, and every web process sees a bump at once, whatever the cache.
@@ -13,7 +13,7 @@ around the content (navigation, messages, the log-out form's CSRF token) is
 rendered for each request. A cache that is down only means rendering every time.
 
 A club's grade list is kept the same way under the club's ``pages_version``
-(``clubs.services.club_pages_invalidate``, called by ``member_pages_invalidate`` for the clubs
+(``grading.common.stale.club_pages_invalidate``, called by ``member_pages_invalidate`` for the clubs
 of every member it bumps, and by every change of a club's members or roles). Its content is
 rendered without the request, so nothing in it can depend on who asks: who may see it at all
 is decided before (``clubs.views.administered_club``), and what each row shows by

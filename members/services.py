@@ -1,18 +1,18 @@
 """Writes to members. Keyword-only arguments; each function names the thing and the verb."""
 
 import datetime as dt
-from collections.abc import Iterable
 
 from django.db import transaction
 from django.db.models import Q
 
 from clubs.models import HostExemptionRequest, PlannedSession
 from clubs.rules import exemption_closed
-from clubs.services import ExemptionRefused, club_pages_invalidate, exemption_request_create
+from clubs.services import ExemptionRefused, exemption_request_create
 from grading.common.audit import audit_record
+from grading.common.stale import member_privacy_invalidate
 from grading.engine.types import normalise_number
-from grading.models import AuditEvent, SessionGrade
-from members.models import Member, new_pages_version
+from grading.models import AuditEvent
+from members.models import Member
 
 
 class InvalidMembershipNumber(ValueError):
@@ -56,15 +56,7 @@ def member_privacy_set(*, member: Member, private: bool) -> Member:
     if member.grade_private != private:
         member.grade_private = private
         member.save(update_fields=["grade_private"])
-        # Their own pages, and those of everyone who played in a session with them: an SOpp
-        # or SoF over a small field shows or hides with this member's privacy (S14.14).
-        shared = SessionGrade.objects.filter(member=member).values("version_id")
-        Member.objects.filter(
-            Q(pk=member.pk)
-            | Q(pk__in=SessionGrade.objects.filter(version_id__in=shared).values("member_id"))
-        ).update(pages_version=new_pages_version())
-        # The grade lists of their clubs show "Private" or the grade (S7).
-        club_pages_invalidate(members=Member.objects.filter(pk=member.pk))
+        member_privacy_invalidate(member=member)
         audit_record(
             action=AuditEvent.Action.PRIVACY,
             subject=str(member),
@@ -72,24 +64,6 @@ def member_privacy_set(*, member: Member, private: bool) -> Member:
             private=private,
         )
     return member
-
-
-def member_pages_invalidate(
-    *, numbers: Iterable[str] | None = None, member_ids: Iterable[int] | None = None
-) -> int:
-    """The members' own pages are cached under their ``pages_version`` (members/pagecache.py):
-    a new one, in the transaction that changes their grades, makes the next request render
-    afresh; so are the grade lists of their clubs, under each club's (``club_pages_invalidate``).
-    Give membership ``numbers`` or ``member_ids``; neither means every member (a refold, the
-    nightly refresh). Returns the number of members bumped."""
-    if numbers is None and member_ids is None:
-        club_pages_invalidate()
-        return Member.objects.update(pages_version=new_pages_version())
-    members = Member.objects.filter(
-        Q(national_number__in=set(numbers or ())) | Q(pk__in=set(member_ids or ()))
-    )
-    club_pages_invalidate(members=members)
-    return members.update(pages_version=new_pages_version())
 
 
 # --------------------------------------------------------------------------------------------

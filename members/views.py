@@ -14,6 +14,7 @@ from django.utils import timezone
 from clubs.models import Club
 from clubs.services import ExemptionRefused
 from grading.common.spreadsheet import cell_text
+from grading.privacy import privacy_limits
 from grading.schemes.selectors import member_schemes
 from members import charts, pagecache
 from members.forms import ForecastForm, HistoryFilterForm, HostExemptionForm, PrivacyForm
@@ -193,7 +194,8 @@ def privacy(request, member):
         member_privacy_set(member=member, private=private)
         messages.success(
             request,
-            "Your grade is now private: only you can see it."
+            "Your grade is now private: it is shown to you only. A partner can still work it "
+            "out from their own figures, as explained below."
             if private
             else "Your grade is now public.",
         )
@@ -205,6 +207,7 @@ def privacy(request, member):
             "form": form,
             "member": member,
             "nav": "privacy",
+            "limits": privacy_limits(),
         },
     )
 

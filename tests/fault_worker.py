@@ -20,12 +20,12 @@ import django
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "grading.settings")
 django.setup()
 
-import grading.ledger.fold  # noqa: E402 - after django.setup()
+import grading.ledger.step  # noqa: E402 - after django.setup()
 from grading.celery import app  # noqa: E402
 
 
 def hang_after_first_step(marker: Path) -> None:
-    after_step = grading.ledger.fold.schemes_after_step
+    after_step = grading.ledger.step.after_step_run
 
     def hanging(**kwargs):
         after_step(**kwargs)
@@ -33,7 +33,7 @@ def hang_after_first_step(marker: Path) -> None:
             marker.write_text(str(os.getpid()))
             time.sleep(3600)
 
-    grading.ledger.fold.schemes_after_step = hanging
+    grading.ledger.step.after_step_run = hanging
 
 
 def main() -> None:

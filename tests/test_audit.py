@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from clubs.services import exemption_decide, exemption_request_create, planned_session_create
-from grading.ledger.check import ledger_refold
+from grading.ledger.replay.check import ledger_refold
 from grading.models import AuditEvent, SessionVersion
 from grading.uploads.services import session_withdraw, upload_create
 from members.services import member_get_or_create, member_privacy_set

@@ -13,8 +13,8 @@ from django.db import transaction
 import grading.tasks
 from grading.engine.ngs import years_before
 from grading.ingest import parse_file
-from grading.ledger.check import ledger_check
-from grading.ledger.fold import versions_grade_pending
+from grading.ledger.replay.check import ledger_check
+from grading.ledger.step import versions_grade_pending
 from grading.models import SessionVersion, Upload
 from grading.uploads.services import upload_create, withdrawal_request
 from grading.uploads.store import sessions_store

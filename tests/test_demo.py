@@ -5,9 +5,9 @@ import datetime as dt
 import pytest
 
 from clubs.models import HostExemptionRequest, PlannedSession
-from grading.common.demo import demo_plans_create, demo_results, demo_results_import, demo_seed
-from grading.ledger.check import ledger_check
+from grading.ledger.replay.check import ledger_check
 from grading.models import CurrentGrade, SessionGrade, SessionVersion, Upload
+from grading.site.demo import demo_plans_create, demo_results, demo_results_import, demo_seed
 from members.models import Member
 
 TODAY = dt.date(2026, 11, 22)

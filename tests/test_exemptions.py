@@ -12,7 +12,7 @@ from clubs.services import (
     exemption_request_create,
     planned_session_create,
 )
-from grading.ledger.check import ledger_check
+from grading.ledger.replay.check import ledger_check
 from grading.models import LedgerEntry, SessionGrade
 from grading.uploads.services import upload_create
 from members.services import member_get_or_create

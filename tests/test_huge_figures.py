@@ -10,7 +10,7 @@ from django.db import transaction
 from django.urls import reverse
 
 from grading.ingest import parse_file
-from grading.ledger.fold import versions_grade_pending
+from grading.ledger.step import versions_grade_pending
 from grading.models import SessionGrade, SessionVersion, Upload
 from grading.uploads.store import sessions_store
 from members.models import Member

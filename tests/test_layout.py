@@ -20,6 +20,7 @@ PLUMBING = {
     "tasks.py",
     "admin.py",
     "privacy.py",
+    "params.py",
 }
 
 

@@ -28,8 +28,9 @@ from grading.engine.ngs import (
     why_not_graded,
     years_before,
 )
-from grading.ledger import steprows, subjects
-from grading.ledger.steprows import subjects_state, subjects_step
+from grading.ledger import step_reads as steprows
+from grading.ledger import subjects
+from grading.ledger.step_reads import subjects_state, subjects_step
 from grading.ledger.subjects import subjects_problems
 from grading.models import LedgerHistory, LedgerLive, LedgerSubject
 from tests.engine.ledgers import LONG, MIXED, random_ledger

@@ -18,7 +18,7 @@ from grading.lab.bulkload import foreign_keys_check
 from grading.lab.national import GRADED_TABLES, national_build
 from grading.lab.payload import FAST, payload_json
 from grading.lab.synthetic import synthetic_ledger
-from grading.ledger.check import ledger_check
+from grading.ledger.replay.check import ledger_check
 from grading.models import (
     CurrentGrade,
     Event,
@@ -38,7 +38,7 @@ from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.test_worker_warm import tables_problems
 
 try:
-    from grading.schemes.rebuild import schemes_rebuild  # noqa: F401
+    from grading.schemes.rebuild.run import schemes_rebuild  # noqa: F401
 except ImportError:
     SCHEMES = False
 else:

@@ -10,10 +10,10 @@ from django.urls import reverse
 
 from grading.engine.ngs import PARAMETER_SETS
 from grading.engine.ngs.params import NGSParams
-from grading.ledger.check import ledger_check
-from grading.ledger.parameters import ledger_refold_request, parameters_change
+from grading.ledger.replay.check import ledger_check
 from grading.models import AuditEvent, LedgerHead, SessionGrade, SessionVersion
-from grading.staff.parameters import FIELD_LABELS, SET_DESCRIPTIONS
+from grading.staff.selectors import FIELD_LABELS, SET_DESCRIPTIONS
+from grading.staff.services import ledger_refold_request, parameters_change
 from grading.tasks import refold_ledger
 from grading.uploads.services import upload_create
 from tests.csvfiles import csv_bytes, mp_session_rows

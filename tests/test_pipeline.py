@@ -4,7 +4,7 @@ import datetime as dt
 
 import pytest
 
-from grading.ledger.check import ledger_check, ledger_refold
+from grading.ledger.replay.check import ledger_check, ledger_refold
 from grading.models import (
     CurrentGrade,
     Event,
@@ -228,16 +228,16 @@ def test_a_version_whose_grading_fails_is_set_aside_and_holds_up_no_one(upload, 
     """Found by review: a version whose grading raised stayed stored, and grading keeps the
     stored order, so every later upload at every club waited behind it for ever. It is now
     not graded, its upload failed (said on the page), and the next upload is graded."""
-    import grading.ledger.fold
+    import grading.ledger.step
 
-    real = grading.ledger.fold.version_grade
+    real = grading.ledger.step.version_grade
 
     def broken_for_mon(*, head, version):
         if version.session.event.event_id == "MON":
             raise ValueError("a bug in the product")
         return real(head=head, version=version)
 
-    monkeypatch.setattr(grading.ledger.fold, "version_grade", broken_for_mon)
+    monkeypatch.setattr(grading.ledger.step, "version_grade", broken_for_mon)
     failed = upload(csv_bytes(mp_session_rows()))
     assert failed.status == Upload.Status.FAILED
     from django.template.loader import render_to_string
@@ -255,7 +255,7 @@ def test_a_version_whose_grading_fails_is_set_aside_and_holds_up_no_one(upload, 
         target=ClubFactory(slug="hilltop"),
     )
     assert other.status == Upload.Status.GRADED
-    monkeypatch.setattr(grading.ledger.fold, "version_grade", real)
+    monkeypatch.setattr(grading.ledger.step, "version_grade", real)
     again = upload(csv_bytes(mp_session_rows()), name="again.csv")  # not a duplicate
     assert again.status == Upload.Status.GRADED
     assert LedgerEntry.objects.count() == 2  # TUE, and MON at last
@@ -265,12 +265,12 @@ def test_a_version_whose_grading_fails_is_set_aside_and_holds_up_no_one(upload, 
 def test_a_database_that_goes_away_leaves_the_version_stored_for_the_sweep(upload, monkeypatch):
     from django.db import OperationalError
 
-    import grading.ledger.fold
+    import grading.ledger.step
 
     def unreachable(*, head, version):
         raise OperationalError("server closed the connection unexpectedly")
 
-    monkeypatch.setattr(grading.ledger.fold, "version_grade", unreachable)
+    monkeypatch.setattr(grading.ledger.step, "version_grade", unreachable)
     result = upload(csv_bytes(mp_session_rows()))
     assert result.status == Upload.Status.STORED
     assert SessionVersion.objects.get().state == SessionVersion.State.STORED

@@ -43,3 +43,42 @@ def test_a_truth_file_that_is_not_number_to_strength_is_a_command_error(db, tmp_
     path.write_text(content)
     with pytest.raises(CommandError, match="--truth"):
         call_command("grading_report", "--truth", str(path))
+
+
+def test_page_and_command_count_members_by_status_alike(db, client):
+    """Issue 30: the command counted provisional members differently from the page (135 vs 32):
+    both count the members with boards in the window, from one function."""
+    import io
+
+    from django.core.management import call_command
+
+    from grading.models import CurrentGrade
+    from tests.factories import MemberFactory
+
+    def grade(status, boards):
+        CurrentGrade.objects.create(
+            member=MemberFactory(),
+            grade=50.0,
+            status=status,
+            band="Eight",
+            boards_in_window=boards,
+            initial_grade=50.0,
+            as_of="2026-11-01",
+        )
+
+    grade("P", 48)
+    grade("P", 0)  # no boards in the window: counted by neither
+    grade("M", 1200)
+    client.force_login(UserFactory(is_staff=True))
+    page = client.get(reverse("staff-quality"))
+    assert page.context["report"]["statuses"] == {"P": 1, "E": 0, "M": 1, "O": 0}
+    html = page.content.decode()
+    row = html[html.index('data-testid="status-P"') :]
+    assert '<td class="num">1</td>' in row[: row.index("</tr>")]
+    assert 'href="/staff/quality/"' in html  # the staff menu links the report
+    out = io.StringIO()
+    call_command("grading_report", stdout=out)
+    line = next(x for x in out.getvalue().splitlines() if x.startswith("members status P"))
+    assert line.split()[-2] == "1"
+    assert "warning (ngs-15a): No match-pointed comparison group" in out.getvalue()
+    assert 'data-testid="quality-warnings"' in html

@@ -7,8 +7,8 @@ import pytest
 from django.db import connection
 
 import grading.tasks
-from grading.ledger.check import ledger_check
-from grading.ledger.fold import versions_grade_pending
+from grading.ledger.replay.check import ledger_check
+from grading.ledger.step import versions_grade_pending
 from grading.models import LedgerEntry, SessionVersion, Upload
 from grading.uploads.services import upload_create
 from tests.csvfiles import csv_bytes, mp_session_rows

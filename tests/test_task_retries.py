@@ -11,7 +11,7 @@ from django.db import OperationalError, connection
 from django.test.utils import CaptureQueriesContext
 
 import grading.tasks
-from grading.ledger.fold import versions_grade_pending
+from grading.ledger.step import versions_grade_pending
 from grading.models import SessionVersion
 from grading.uploads.services import session_withdraw, upload_create
 from tests.csvfiles import csv_bytes, mp_session_rows
@@ -94,8 +94,8 @@ def test_a_correction_stored_while_its_session_is_withdrawn_does_not_deadlock(
 
     from django.db import connections
 
+    import grading.common.stale
     import grading.uploads.store
-    import members.services
 
     _, _, club = club_admin
     upload_create(club=club, filename="mon.csv", data=csv_bytes(mp_session_rows()))
@@ -103,7 +103,7 @@ def test_a_correction_stored_while_its_session_is_withdrawn_does_not_deadlock(
     live = SessionVersion.objects.get(state=SessionVersion.State.GRADED)
     storing_ready, withdrawal_bumped = threading.Event(), threading.Event()
     store_bump = grading.uploads.store.club_pages_invalidate
-    withdraw_bump = members.services.club_pages_invalidate
+    withdraw_bump = grading.common.stale.club_pages_invalidate
 
     def storing_waits(**kwargs):
         storing_ready.set()
@@ -116,7 +116,7 @@ def test_a_correction_stored_while_its_session_is_withdrawn_does_not_deadlock(
         return done
 
     monkeypatch.setattr(grading.uploads.store, "club_pages_invalidate", storing_waits)
-    monkeypatch.setattr(members.services, "club_pages_invalidate", withdrawal_signals)
+    monkeypatch.setattr(grading.common.stale, "club_pages_invalidate", withdrawal_signals)
     errors = []
     corrected = mp_session_rows(scores=[62.5, 55.0, 52.5, 50.0, 47.5, 45.0, 43.5, 44.0])
 

@@ -3,7 +3,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from grading.common.demo import DEMO_LOGINS, demo_seed
+from grading.site.demo import DEMO_LOGINS, demo_seed
 from members.models import Member
 
 

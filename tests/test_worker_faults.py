@@ -19,9 +19,10 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
+import grading.common.queue
 import grading.tasks
 import grading.uploads.services
-from grading.ledger.check import ledger_check
+from grading.ledger.replay.check import ledger_check
 from grading.models import LedgerEntry, SessionGrade, SessionVersion, Upload
 from grading.uploads.services import upload_create
 from tests.conftest import skip_or_fail
@@ -125,8 +126,8 @@ def upload_sessions(club, monkeypatch) -> list:
     """Three uploads sharing players, each dispatched to the queue; returns their AsyncResults."""
     sent = []
     monkeypatch.setattr(
-        grading.uploads.services,
-        "dispatch",
+        grading.common.queue,
+        "task_publish",
         lambda task_name, upload_id: sent.append(grading.tasks.grade_upload.delay(upload_id)),
     )
     numbers = [(str(5001 + 2 * i), str(5002 + 2 * i)) for i in range(PLAYERS_PER_SESSION // 2)]
@@ -227,8 +228,8 @@ def test_a_worker_started_on_a_graded_ledger_grades_from_the_subject_tables(
     fault_lab()
     sent = []
     monkeypatch.setattr(
-        grading.uploads.services,
-        "dispatch",
+        grading.common.queue,
+        "task_publish",
         lambda task_name, upload_id: sent.append(grading.tasks.grade_upload.delay(upload_id)),
     )
     numbers = [(str(5001 + 2 * i), str(5002 + 2 * i)) for i in range(PLAYERS_PER_SESSION // 2)]

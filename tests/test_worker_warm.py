@@ -14,14 +14,14 @@ from celery import signals
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-import grading.ledger.fold
+import grading.ledger.step
 from grading.engine import codec
 from grading.engine.ngs import NGS_DEFAULT, ProcessOp, apply, compare_steps, get_params, replay
 from grading.engine.types import SessionResult
 from grading.ledger import subjects
-from grading.ledger.check import ledger_check, ledger_refold
-from grading.ledger.state import ledger_ops
-from grading.ledger.steprows import subjects_state, subjects_step
+from grading.ledger.ops import ledger_ops
+from grading.ledger.replay.check import ledger_check, ledger_refold
+from grading.ledger.step_reads import subjects_state, subjects_step
 from grading.models import (
     LedgerEntry,
     LedgerHead,
@@ -95,8 +95,8 @@ def test_a_worker_grades_its_next_upload_reading_only_its_players(graded, send, 
     def whole_ledger(*_args, **_kwargs):
         raise AssertionError("a grading step folded the whole ledger")
 
-    monkeypatch.setattr(grading.ledger.fold, "subjects_rebuild", whole_ledger)
-    monkeypatch.setattr(grading.ledger.fold, "ledger_ops", whole_ledger)  # the ledger decoded
+    monkeypatch.setattr(grading.ledger.step, "subjects_rebuild", whole_ledger)
+    monkeypatch.setattr(grading.ledger.step, "ledger_ops", whole_ledger)  # the ledger decoded
     decoded = []
     load = codec.load
     monkeypatch.setattr(codec, "load", lambda kind, data: decoded.append(kind) or load(kind, data))
@@ -144,7 +144,7 @@ def test_a_step_rolled_back_leaves_the_tables_as_they_were(graded, send, monkeyp
     def broken(**_kwargs):
         raise RuntimeError("after the step's rows were written")
 
-    monkeypatch.setattr(grading.ledger.fold, "schemes_after_step", broken)
+    monkeypatch.setattr(grading.ledger.step, "after_step_run", broken)
     failed = send("2026-10-23")
     failed.refresh_from_db()
     assert failed.status == Upload.Status.FAILED

@@ -39,7 +39,16 @@ from grading.engine.ngs.handicap import (
 
 XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 CSV_TYPE = "text/csv; charset=utf-8"
-GRADE_HEADER = ["national_number", "name", "grade", "band", "handicap_100", "handicap_50"]
+# The status last, so that the columns a scoring program reads keep their places.
+GRADE_HEADER = [
+    "national_number",
+    "name",
+    "grade",
+    "band",
+    "handicap_100",
+    "handicap_50",
+    "status",
+]
 PLAYER_HEADER = ["membership_number", "first_name", "surname", "handicap"]
 
 
@@ -47,7 +56,8 @@ PLAYER_HEADER = ["membership_number", "first_name", "surname", "handicap"]
 
 
 def grade_list_rows(rows: Iterable[GradeRow]) -> list[list]:
-    """One line per member; private and provisional members without grade or handicap (S7)."""
+    """The rows the page shows, one line per member, with the page's status column: a private
+    or provisional member says so and has no grade, band or handicap (S7, issue 30)."""
     return [
         [
             r.number,
@@ -56,6 +66,7 @@ def grade_list_rows(rows: Iterable[GradeRow]) -> list[list]:
             r.band or None,
             r.handicap_100,
             r.handicap_50,
+            r.list_status,
         ]
         for r in rows
     ]

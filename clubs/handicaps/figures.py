@@ -17,7 +17,7 @@ from grading.engine.ngs.handicap import (
     whole,
 )
 from grading.engine.ngs.params import NGSParams
-from grading.ledger.lock import active_params
+from grading.params import active_params
 
 
 @dataclass(frozen=True)

@@ -70,6 +70,13 @@ class GradeRow:
     withheld: str  # "Private", "Provisional", "No grade" or ""
 
     @property
+    def list_status(self) -> str:
+        """The status column of the page and of its exports, one rule for both (issue 30):
+        "Private", "Provisional" or "No grade" where the grade is withheld (S7), else the
+        published grade's status."""
+        return self.withheld or self.status
+
+    @property
     def handicap_100(self) -> float | None:
         """``50 - G`` to the cent (S8)."""
         return None if self.grade is None else cents(player_handicap(self.grade))

@@ -11,13 +11,14 @@ from django.db.models import Case, When
 
 from clubs.models import Club, HostExemptionRequest, PlannedSession
 from clubs.rules import exemption_deadline, planned_session_of, planned_session_start
+from grading.engine.types import SessionResult
 from grading.models import Session
 
 
 def planned_sessions_played(*, club_id: int, planned: list[PlannedSession]) -> set[int]:
     """The ids of those planned sessions whose results are in: each results session of their
     days is matched by ``clubs.rules.planned_session_of``; one that matches none of several
-    stands for them all (as its host approvals do, ``clubs.services.approved_host_numbers``)."""
+    stands for them all (as its host approvals do, ``clubs.selectors.planning.approved_host_numbers``)."""
     of_day: dict[dt.date, list[PlannedSession]] = defaultdict(list)
     for p in PlannedSession.objects.filter(club_id=club_id, date__in={p.date for p in planned}):
         of_day[p.date].append(p)
@@ -112,3 +113,31 @@ def club_exemption_rows(*, club: Club, status: str = "") -> list[ExemptionRow]:
             )
         )
     return rows
+
+
+def approved_host_numbers(
+    *, club: Club, date: dt.date, start: dt.time | None = None, event_name: str = ""
+) -> list[tuple[str, str]]:
+    """The membership numbers of the approved host pair of the club's planned session that a
+    results session is (S3.9: one pair per session). A club may run several sessions on a day:
+    the planned session is the one starting nearest the results' start, else the one of the
+    same event name; only when neither tells them apart do all of the day's approvals apply."""
+    planned = list(PlannedSession.objects.filter(club=club, date=date))
+    chosen = planned_session_of(planned, start=start, event_name=event_name)
+    requests = HostExemptionRequest.objects.filter(
+        planned_session__in=[chosen] if chosen else planned,
+        status=HostExemptionRequest.Status.APPROVED,
+    ).select_related("member", "partner")
+    return [(r.member.national_number, r.partner.national_number) for r in requests]
+
+
+def approved_host_pair(*, club: Club, result: SessionResult) -> str | None:
+    """The pair id of the approved host request for a results session (S3.9), if it played."""
+    numbers = approved_host_numbers(
+        club=club, date=result.date, start=result.start, event_name=result.event_name
+    )
+    approved = {frozenset(pair) for pair in numbers}
+    for pair in result.pairs:
+        if frozenset(p.number for p in pair.players) in approved:
+            return pair.pair_id
+    return None

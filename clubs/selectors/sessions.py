@@ -172,6 +172,36 @@ def sof_series(rows: list[SessionRow], window: int = ROLLING_WINDOW) -> dict[str
     return out
 
 
+# A series with at least this many graded sessions is one of the club's regular series and gets
+# its own chart; fewer are one-offs (a county event, a charity pairs), listed in one table.
+REGULAR_SESSIONS = 3
+
+
+@dataclass(frozen=True)
+class SeriesSplit:
+    """The SoF series split for the page: the regular ones most sessions first, then the
+    one-offs' sessions newest first as (series, point)."""
+
+    regular: dict[str, list[SeriesPoint]]
+    one_offs: list[tuple[str, SeriesPoint]]
+
+
+def sof_series_split(series: dict[str, list[SeriesPoint]]) -> SeriesSplit:
+    """The club's regular series first (most graded sessions first, then by name), the one-off
+    events folded into one list (issue 30: a one-dot chart per one-off hid the regular series)."""
+    regular = {
+        name: points
+        for name, points in sorted(series.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        if len(points) >= REGULAR_SESSIONS
+    }
+    one_offs = sorted(
+        ((name, p) for name, points in series.items() if name not in regular for p in points),
+        key=lambda item: (item[1].date, item[0]),
+        reverse=True,
+    )
+    return SeriesSplit(regular=regular, one_offs=one_offs)
+
+
 @dataclass
 class PlayerCell:
     name: str

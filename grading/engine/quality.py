@@ -218,6 +218,62 @@ def fr18(groups: Iterable[GroupSample], min_pairs: int = 3) -> Fr18:
     )
 
 
+# FR 18 split thousands of comparison groups; an average over fewer than this is mostly noise
+# (a negative Evar, a CI wider than the figure), and the report says so (issue 30).
+MIN_GROUPS = 30
+
+
+def fr18_warnings(split: Fr18) -> list[str]:
+    """Where the data cannot support the variance split, in words for the report."""
+    if split.groups == 0:
+        return [
+            "No match-pointed comparison group has hand records of 3 or more pairs played at "
+            "least twice: the variance split (F, Svar, Rvar, Gvar, Evar) cannot be worked out."
+        ]
+    out = []
+    if split.groups < MIN_GROUPS:
+        out.append(
+            f"Only {split.groups} comparison group{'s' if split.groups != 1 else ''}: the "
+            f"variance split needs {MIN_GROUPS} or more before its figures mean much."
+        )
+    if split.evar < 0:
+        out.append(
+            f"Evar is negative ({split.evar:.2f}), which a variance cannot be: on this data the "
+            "split does not hold, so the grading-error figures are not an estimate."
+        )
+    if abs(split.gvar) < 1e-9:
+        out.append(
+            "Gvar is zero: every pair in the comparison groups had the same par, so the grade "
+            "part of the variance cannot be measured (all new players at the initial grade?)."
+        )
+    return out
+
+
+def spread_warnings(label: str, spread: Spread) -> list[str]:
+    if spread.n < 2:
+        return [f"{label}: {spread.n} value{'s' if spread.n != 1 else ''}, no spread to show."]
+    return []
+
+
+def what_if_warnings(stored: dict[str, float], replayed: dict[str, float]) -> list[str]:
+    """The replay's figures against the stored ones (same keys): say so when they are all the
+    same, since a what-if that moves nothing the report measures tells the committee nothing."""
+    keys = [k for k in stored if k in replayed]
+    same = all(_same(stored[k], replayed[k]) for k in keys)
+    if keys and same:
+        return [
+            "The replay gives the same figures as the stored grades: on this data the change "
+            "moves nothing this report measures."
+        ]
+    return []
+
+
+def _same(a: float | None, b: float | None) -> bool:
+    if a is None or b is None or (isinstance(a, float) and math.isnan(a)):
+        return (a is None or math.isnan(a)) and (b is None or math.isnan(b))
+    return abs(a - b) < 5e-4
+
+
 @dataclass(frozen=True)
 class Spread:
     n: int

@@ -19,6 +19,7 @@ from grading.ingest.csvformat import parse_csv
 from grading.ingest.limits import EARLIEST_PLAY_DATE
 from grading.ingest.pbn import parse_pbn
 from grading.ingest.problems import FileMeta, ParseResult, Problem, ProblemLog
+from grading.ingest.sniff import foreign_text, sniff_binary
 from grading.ingest.usebio import parse_usebio
 from grading.ingest.xmlsafe import read_xml
 
@@ -60,6 +61,9 @@ def parse_file(
         return _refused(
             "The file is empty. Export the results from your scoring program again.", "empty"
         )
+    what = sniff_binary(name, data)  # a database, an image...: say what it is (issue 29)
+    if what is not None:
+        return ParseResult(problems=(what,))
     nul = _first_nul_line(data)
     if nul is not None:
         return _refused(
@@ -107,6 +111,9 @@ def _dispatch(name: str, data: bytes, club: str, earliest: dt.date) -> ParseResu
             "csv-separator",
             line=1,
         )
+    foreign = foreign_text(name, head)
+    if foreign is not None:
+        return ParseResult(problems=(foreign,))
     return _refused(
         f'"{name}" is not a results file the product can read. Upload the USEBIO XML file '
         "your scoring program writes for the EBU, a PBN file with results (TotalScoreTable), "

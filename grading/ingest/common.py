@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Protocol, TypeVar
 
+from grading.engine.scoring import parse_adjusted_score
 from grading.engine.types import Direction, PairEntry, Player
 from grading.ingest.problems import ProblemLog
 
@@ -81,21 +82,64 @@ def parse_date(text: str | None) -> dt.date | None:
 
 
 def parse_adjusted_code(code: str) -> tuple[str, str] | None:
-    """USEBIO artificial score ``A<NS%><EW%>`` (FORMATS 5.5) as the engine's (NS, EW) codes.
-
-    ``A6040`` -> ("A60", "A40"). Only 40, 50 and 60 percent exist (S2.4); anything else is None.
+    """An artificial adjusted score on a traveller line (S2.4, S14.22) as the engine's (NS, EW)
+    codes, in any of the forms programs write: USEBIO's ``A<NS%><EW%>`` (FORMATS 5.5,
+    ``A6040``, ``A4050``), a code for NS alone whose other side is the complement (``A60``,
+    ``AVE+``, ``A+``, ``A``, ``A-``: NS 60/50/40, EW 40/50/60), ``A60/40``. Only 40, 50 and 60
+    percent exist (S2.4); anything else is None.
     """
-    match = _ADJUSTED.match(code.strip())
-    if not match:
+    text = code.strip().upper().replace(" ", "")
+    match = _ADJUSTED.match(text)
+    if match:
+        ns, ew = (_ADJUSTED_PERCENT.get(g) for g in match.groups())
+        return None if ns is None or ew is None else (ns, ew)
+    short = _SHORT_ADJUSTED.get(text)
+    if short is not None:
+        return short
+    try:
+        ns_percent, ew_percent = parse_adjusted_score(text)
+    except ValueError:
         return None
-    ns, ew = (_ADJUSTED_PERCENT.get(g) for g in match.groups())
-    if ns is None or ew is None:
-        return None
-    return ns, ew
+    ew_percent = 100 - ns_percent if ew_percent is None else ew_percent
+    ns_code, ew_code = (_ADJUSTED_PERCENT.get(str(p)) for p in (ns_percent, ew_percent))
+    return None if ns_code is None or ew_code is None else (ns_code, ew_code)
+
+
+# "A+", "A", "A-" (and "A=") for NS, EW the complement: the short forms scorers type.
+_SHORT_ADJUSTED = {
+    "A+": ("A60", "A40"),
+    "A": ("A50", "A50"),
+    "A=": ("A50", "A50"),
+    "A-": ("A40", "A60"),
+}
 
 
 def looks_adjusted(code: str) -> bool:
-    return code.strip()[:1].upper() == "A" and code.strip()[1:2].isdigit()
+    """Whether a traveller's score field holds an adjusted score rather than points: it starts
+    with A (``A60``, ``A+``, ``AVE-``), possibly after a caret (PBN's mark of an artificial
+    score)."""
+    text = code.strip().lstrip("^").upper()
+    return text[:1] == "A" and (len(text) == 1 or text[1] in "0123456789+-=V/")
+
+
+_RELATIVE_TRICKS = re.compile(r"^(=|[+-]\d{1,2})$")
+
+
+def parse_tricks(text: str | None, contract: str) -> int | None:
+    """Tricks taken by declarer (informational): an absolute count 0-13, or a result written
+    relative to the contract (``=``, ``+1``, ``-2``: S14.22), read against the contract's
+    level (None when the contract gives no level or the result is impossible). Only an
+    absolute count is checked later (0-13)."""
+    if text is None:
+        return None
+    cleaned = text.strip()
+    if not _RELATIVE_TRICKS.match(cleaned):
+        return parse_whole(cleaned)  # an absolute count, as USEBIO defines it
+    level = re.match(r"\s*([1-7])", contract or "")
+    if level is None:
+        return None
+    tricks = int(level.group(1)) + 6 + (0 if cleaned == "=" else int(cleaned))
+    return tricks if 0 <= tricks <= 13 else None
 
 
 def plausible_table_score(value: int) -> bool:

@@ -80,13 +80,13 @@ def main() -> None:
     django.setup()
     from django.db import connection, transaction
 
-    import grading.schemes.fold as fold_module
+    import grading.schemes.after_step as fold_module
     from clubs.models import Club
     from grading.engine.brambledown import Quarter
     from grading.lab.bench_setup import club_upload_files
     from grading.ledger.lock import ledger_head_lock
     from grading.models import BrambledownClubState, BrambledownGrade, SessionVersion
-    from grading.schemes.brambledown import brambledown_club_update
+    from grading.schemes.brambledown.update import brambledown_club_update
     from grading.tasks import grade_upload
     from grading.uploads.services import upload_create
 

@@ -177,7 +177,37 @@ def setup(out: str, page_members: int) -> None:
     )
 
 
+def logins(out: str, numbers: list[str]) -> None:
+    """Logins and signed-in sessions for the members with these numbers who have none (the
+    players of the timed uploads: the email burst's members), written to ``out`` as JSON
+    ``{number: session key}``. Made before the uploads, so the grading step warms their pages
+    as it would for any member with a login."""
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+
+    from members.models import Member
+
+    User = get_user_model()
+    sessions = {}
+    for member in Member.objects.filter(national_number__in=numbers).select_related("user"):
+        if member.user is None:
+            member.user = User.objects.create_user(
+                f"burst-{member.national_number}", password=secrets.token_urlsafe(16)
+            )
+            Member.objects.filter(pk=member.pk).update(user=member.user)
+        sessions[member.national_number] = _login(member.user)
+    Path(out).write_text(json.dumps(sessions))
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        sys.exit("usage: python -m grading.lab.bench_setup OUT.json PAGE_MEMBERS")
-    setup(sys.argv[1], int(sys.argv[2]))
+    if len(sys.argv) >= 3 and sys.argv[1] == "--logins":
+        logins(sys.argv[2], sys.argv[3:])
+    elif len(sys.argv) == 3:
+        setup(sys.argv[1], int(sys.argv[2]))
+    else:
+        sys.exit(
+            "usage: python -m grading.lab.bench_setup OUT.json PAGE_MEMBERS\n"
+            "       python -m grading.lab.bench_setup --logins OUT.json NUMBER..."
+        )

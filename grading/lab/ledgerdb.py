@@ -22,9 +22,9 @@ from grading.engine import codec
 from grading.engine.ngs import ProcessOp
 from grading.engine.ngs.ledger import LedgerOp
 from grading.lab.synthetic import iter_synthetic_ledger
-from grading.ledger.check import check_engine, ledger_check, ledger_refold
-from grading.ledger.columns import read_seconds
-from grading.ledger.compare import last_stats
+from grading.ledger.replay.check import check_engine, ledger_check, ledger_refold
+from grading.ledger.replay.compare import last_stats
+from grading.ledger.replay.read import read_seconds
 from grading.models import Event, LedgerEntry, LedgerHead, PairResult, Session, SessionVersion
 from members.models import Member
 

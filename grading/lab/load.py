@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -39,6 +40,8 @@ from grading.lab.bench_setup import (
 )
 
 NATIONAL_CLUBS = 400
+# The email burst: the players of the last uploads open their pages (issue 31 item 3).
+BURST_UPLOADS = 5
 
 BASE_DIR = Path(__file__).resolve().parents[2]  # the project root (manage.py)
 PY = sys.executable
@@ -337,6 +340,7 @@ class BenchStack:
             f"bench: {count} uploads of {UPLOAD_TABLES}-table USEBIO files to {slug} with "
             f"{self.workers} workers (one more first: the workers' cold start)"
         )
+        self._burst_logins(files)
         cold = self.upload_once(slug, *files[0], timeout=600.0)
         started = time.perf_counter() - self.worker_spawned
         times = [self.upload_once(slug, name, data) for name, data in files[1:]]
@@ -354,9 +358,47 @@ class BenchStack:
             "max_ms": max(times) if times else None,
         }
 
+    def _burst_logins(self, files: list[tuple[str, bytes]]) -> None:
+        """Logins for the players of the files about to be uploaded, made before them (as the
+        members an email after grading sends to their pages have theirs)."""
+        self.state["burst_files"] = [players_of(data) for _, data in files]
+        numbers = sorted({n for players in self.state["burst_files"] for n in players})
+        out = self.workdir / "burst.json"
+        self._run("-m", "grading.lab.bench_setup", "--logins", str(out), *numbers)
+        self.state["burst_logins"] = json.loads(out.read_text())
+
+    def _queue_empty(self, timeout: float = 60.0) -> None:
+        """Wait for the workers to take every task queued (the last steps' page warming)."""
+        import redis
+
+        broker = redis.Redis.from_url(self.redis_url)
+        deadline = time.perf_counter() + timeout
+
+        def waiting() -> int:
+            # one list per priority ("celery", "celery\x06\x169"...), and the messages taken
+            # but not yet acknowledged (acks_late): both empty once every task has run
+            queued = sum(broker.llen(key) for key in broker.scan_iter(b"celery*"))
+            return queued + broker.hlen("unacked")
+
+        while waiting() and time.perf_counter() < deadline:
+            time.sleep(0.05)
+
+    def burst_benchmark(self, seconds: int, clients: int, last: int = BURST_UPLOADS) -> dict:
+        """The email burst: right after the timed uploads, ``/me/`` and ``/me/sessions/`` of the
+        players of the last ``last`` uploads (signed in), as their emails send them."""
+        logins = self.state.get("burst_logins") or {}
+        recent = {n for players in self.state.get("burst_files", [])[-last:] for n in players}
+        sessions = sorted(logins[n] for n in recent if n in logins)
+        if not sessions:
+            return {}
+        self._queue_empty()
+        burst = self._wrk(wrk_script(sessions, ["/me/", "/me/sessions/"]), seconds, clients)
+        return burst | {"members": len(sessions), "uploads": last}
+
     def page_benchmark(self, seconds: int, clients: int) -> dict[str, Any]:
         """``/me/``, ``/me/sessions/`` (random members) and the club's grade list (its
-        administrator), then the no-op floor view, with the same clients and duration."""
+        administrator), cold then warm; the email burst (the players of the last uploads,
+        ``burst_benchmark``); then the no-op floor view, with the same clients and duration."""
         if not shutil.which("wrk"):
             raise RuntimeError("wrk is not installed (apt-get install -y wrk)")
         club_page = f"/clubs/{self.state['club']}/grades/"
@@ -369,6 +411,7 @@ class BenchStack:
         # time: the figures reported); the second, the same pages again, warm
         pages = self._wrk(script, seconds, clients)
         warm = self._wrk(script, seconds, clients)
+        burst = self.burst_benchmark(seconds, clients)  # after the server's own first requests
         floor = self._wrk(wrk_script(self.state["sessions"], ["/bench-floor/"]), seconds, clients)
         return pages | {
             "clients": clients,
@@ -376,6 +419,7 @@ class BenchStack:
             "members": len(self.state["sessions"]),
             "warm": warm,
             "floor": floor,
+            "burst": burst,
         }
 
     def _wrk(self, script_text: str, seconds: int, clients: int) -> dict[str, Any]:
@@ -439,6 +483,12 @@ class BenchStack:
             self.created = False
         if not self.keep:
             shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def players_of(usebio: bytes) -> list[str]:
+    """The membership numbers in a USEBIO file (its players)."""
+    found = re.findall(rb"<NATIONAL_ID_NUMBER>([^<]+)</NATIONAL_ID_NUMBER>", usebio)
+    return sorted({n.decode() for n in found})
 
 
 def wrk_script(

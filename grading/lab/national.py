@@ -9,9 +9,9 @@ pipeline stores, ``grading.lab.payload``, and its fingerprint), pair results (wi
 figures grading gives them), the ledger (process and withdraw entries, in sequence), the
 schemes' log and the ledger head. Then:
 
-* ``grading.ledger.check.ledger_refold`` grades everything: session grades, pair figures,
+* ``grading.ledger.replay.check.ledger_refold`` grades everything: session grades, pair figures,
   current and partnership grades, the subject tables (S5.4);
-* ``grading.schemes.rebuild.schemes_rebuild``, when the product has it, rebuilds PPI (S10)
+* ``grading.schemes.rebuild.run.schemes_rebuild``, when the product has it, rebuilds PPI (S10)
   and Brambledown (S11, every tenth club keeps it) from the schemes' log;
 * ``ANALYZE``.
 
@@ -52,7 +52,7 @@ from grading.lab.bulkload import (
 )
 from grading.lab.payload import payload_json
 from grading.lab.synthetic import iter_synthetic_ledger
-from grading.ledger.check import ledger_refold
+from grading.ledger.replay.check import ledger_refold
 from grading.ledger.subjects import subjects_current, table_copy
 from grading.models import (
     CurrentGrade,
@@ -235,7 +235,7 @@ def national_build(
 
     rebuild, schemes = _schemes_rebuild(), None
     if grade and rebuild is None:
-        log("national: PPI and Brambledown not rebuilt (grading.schemes.rebuild not available)")
+        log("national: PPI and Brambledown not rebuilt (grading.schemes.rebuild.run not available)")
     elif grade:
         log("national: rebuilding PPI and Brambledown")
         schemes = rebuild(progress=lambda line: log(f"national: schemes: {line}"))
@@ -299,7 +299,7 @@ def _refold(log) -> None:
 
 def _schemes_rebuild():
     try:
-        from grading.schemes.rebuild import schemes_rebuild  # not in every checkout yet
+        from grading.schemes.rebuild.run import schemes_rebuild  # not in every checkout yet
     except ImportError:
         return None
     return schemes_rebuild

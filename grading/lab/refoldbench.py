@@ -18,7 +18,8 @@ import resource
 import time
 from typing import Any
 
-from grading.ledger import check, refoldrun
+from grading.ledger.replay import check
+from grading.ledger.replay import run as refoldrun
 from grading.models import LedgerHead, SessionGrade
 
 OTHER_SET = "fr18-factors"  # differs from ngs-15a in the Butler, cross-IMP and Swiss factors

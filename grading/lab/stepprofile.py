@@ -32,20 +32,20 @@ from collections import defaultdict
 
 PHASES = (  # (module, function, label): a function missing from the tree profiled is skipped
     ("grading.uploads.services", "upload_create", "upload parse+store"),
-    ("grading.ledger.fold", "subjects_state", "subjects: read rows"),
+    ("grading.ledger.step", "subjects_state", "subjects: read rows"),
     ("grading.ledger.subjects", "_fill", "subjects: fill histories"),
     ("grading.ledger.subjects", "_live_dates", "subjects: live dates"),
-    ("grading.ledger.steprows", "_live_dates", "subjects: live dates"),
+    ("grading.ledger.step_reads", "_live_dates", "subjects: live dates"),
     ("grading.engine.ngs.incremental", "IncrementalHistory._bound", "windows: build (in apply)"),
-    ("grading.ledger.fold", "apply", "apply"),
+    ("grading.ledger.step", "apply", "apply"),
     ("grading.ledger.store", "subjects_store", "store: subject rows"),
-    ("grading.ledger.store", "_store_pair_figures", "store: pair figures"),
-    ("grading.ledger.store", "_store_grades", "store: current+partnership grades"),
-    ("grading.ledger.fold", "_store_step", "store: session grades"),
-    ("grading.ledger.fold", "schemes_after_step", "schemes (PPI)"),
-    ("grading.ledger.fold", "member_pages_invalidate", "page invalidation"),
-    ("grading.ledger.fold", "approved_host_pair", "host pair"),
-    ("grading.ledger.fold", "_finish_uploads", "finish uploads"),
+    ("grading.ledger.store", "store_pair_figures", "store: pair figures"),
+    ("grading.ledger.store", "store_grades", "store: current+partnership grades"),
+    ("grading.ledger.step", "store_step", "store: session grades"),
+    ("grading.ledger.step", "schemes_after_step", "schemes (PPI)"),
+    ("grading.ledger.step", "member_pages_invalidate", "page invalidation"),
+    ("grading.ledger.step", "approved_host_pair", "host pair"),
+    ("grading.ledger.step", "uploads_finish", "finish uploads"),
 )
 
 wall: dict[str, float] = defaultdict(float)  # exclusive, per phase
@@ -111,7 +111,8 @@ def main() -> None:
 
     from clubs.models import Club
     from grading.lab.bench_setup import club_upload_files
-    from grading.ledger import fold, subjects
+    from grading.ledger import step as fold
+    from grading.ledger import subjects
     from grading.models import LedgerHead
     from grading.uploads import services
     from members.models import Member

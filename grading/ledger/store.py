@@ -46,13 +46,13 @@ def _members_by_number(numbers: Iterable[str]) -> dict[str, Member]:
     return {m.national_number: m for m in Member.objects.filter(national_number__in=set(numbers))}
 
 
-def _store_step(
+def store_step(
     step: StepResult, entry: LedgerEntry, version: SessionVersion, state: ReplayState
 ) -> None:
     outcome = step.outcome
     assert outcome is not None
     subjects_store(step, state)
-    _store_pair_figures(version, outcome)
+    store_pair_figures(version, outcome)
     after = {grade.subject: grade.grade for grade in step.current_grades}
     members = _members_by_number(r.number for r in outcome.players)
     partners = _members_by_number(r.partner for r in outcome.players if r.partner)
@@ -87,10 +87,10 @@ def _store_step(
     version.known_pairs = outcome.known_pairs
     version.total_pairs = outcome.total_pairs
     version.save(update_fields=["state", "sof", "known_pairs", "total_pairs", "late"])
-    _store_grades(step, state)
+    store_grades(step, state)
 
 
-def _store_pair_figures(version: SessionVersion, outcome) -> None:
+def store_pair_figures(version: SessionVersion, outcome) -> None:
     rows = {row.pair_id: row for row in version.pairs.all()}
     for pair in outcome.pairs:
         row = rows.get(pair.pair_id)
@@ -105,7 +105,7 @@ def _store_pair_figures(version: SessionVersion, outcome) -> None:
     rows_update(PairResult, list(rows.values()), ["score_term", "sopp", "par", "excess"])
 
 
-def _store_not_graded(
+def store_not_graded(
     version, result: SessionResult, reason: str, state: ReplayState, host: str | None
 ) -> None:
     version.state = SessionVersion.State.NOT_GRADED
@@ -142,8 +142,8 @@ def _store_not_graded(
     SessionGrade.objects.bulk_create(rows)
 
 
-def _store_grades(step: StepResult, state: ReplayState) -> None:
-    if step.kind == "withdraw":  # a process step's subjects were stored by _store_step
+def store_grades(step: StepResult, state: ReplayState) -> None:
+    if step.kind == "withdraw":  # a process step's subjects were stored by store_step
         subjects_store(step, state)
     members = _members_by_number(g.subject for g in step.current_grades)
     existing = {
@@ -168,10 +168,10 @@ def _store_grades(step: StepResult, state: ReplayState) -> None:
     CurrentGrade.objects.filter(member__in=gone).delete()
     CurrentGrade.objects.bulk_create(to_create)
     rows_update(CurrentGrade, to_update, list(CURRENT_GRADE_FIELDS))
-    _store_partnerships(step, state)
+    store_partnerships(step, state)
 
 
-def _store_partnerships(step: StepResult, state: ReplayState) -> None:
+def store_partnerships(step: StepResult, state: ReplayState) -> None:
     """Upsert the partnership grades a step touched: one read, one insert, one update."""
     keys = [tuple(g.subject.split("+", 1)) for g in step.partnership_grades]
     members = _members_by_number(n for key in keys for n in key)
@@ -219,7 +219,7 @@ def _store_partnerships(step: StepResult, state: ReplayState) -> None:
     )
 
 
-def _finish_uploads(upload_ids: Iterable[int | None]) -> None:
+def uploads_finish(upload_ids: Iterable[int | None]) -> None:
     uploads = Upload.objects.filter(pk__in=[u for u in upload_ids if u])
     for upload in uploads.exclude(status=Upload.Status.FAILED):
         if not upload.versions.filter(state=SessionVersion.State.STORED).exists():

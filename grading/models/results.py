@@ -105,6 +105,11 @@ class SessionVersion(models.Model):
     payload = models.JSONField(help_text="The engine's SessionResult, as parsed.")
     state = models.CharField(max_length=12, choices=State.choices, default=State.STORED)
     not_graded_reason = models.CharField(max_length=255, blank=True)
+    grading_failed = models.BooleanField(
+        default=False,
+        help_text="Not graded because grading raised (the product's fault, not the file's): "
+        "the ledger and the schemes never saw it.",
+    )
     sof = models.FloatField(null=True, blank=True)
     known_pairs = models.PositiveSmallIntegerField(null=True, blank=True)
     total_pairs = models.PositiveSmallIntegerField(null=True, blank=True)

@@ -115,9 +115,9 @@ class BrambledownClubState(models.Model):
     order of the last session recorded in the open quarter (``[date, club, event id,
     session]``), ``recorded`` how many were, ``latest`` the latest date of play of the club's
     live match-pointed versions: an upload that sorts after them all in the open quarter is
-    recorded from the rows of its players alone (``grading.schemes.bd_fast``); one of a later
+    recorded from the rows of its players alone (``grading.schemes.brambledown.add_session``); one of a later
     quarter closes the open quarter from the rows of those who played in it
-    (``last_quarter``; ``grading.schemes.bd_close``)."""
+    (``last_quarter``; ``grading.schemes.brambledown.close_quarter``)."""
 
     club = models.OneToOneField(
         "clubs.Club", on_delete=models.CASCADE, related_name="brambledown_state"

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 
 from django.db.models import QuerySet
 
-from clubs.services import approved_host_pair
+from clubs.selectors.planning import approved_host_pair
 from grading.engine import codec
 from grading.engine.types import SessionResult
 from grading.models import LedgerEntry, SessionVersion

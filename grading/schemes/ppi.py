@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from grading.common.stale import member_pages_invalidate
 from grading.engine.ppi import PPIPlayer, PPIState, month_index, ppi_apply, ppi_standing
 from grading.engine.ppi import PPIPoint as EnginePoint
 from grading.engine.ppi.formulas import W_MONTHS
@@ -31,7 +32,6 @@ from grading.models import PPIPoint, PPIRating, SchemeHead
 from grading.models.schemes import SchemeEntry
 from grading.schemes.log import PROCESS, last_seq, live_entries, members_by_number, sessions_of
 from members.models import Member
-from members.services import member_pages_invalidate
 
 
 def _scheme_head() -> SchemeHead:

@@ -3,7 +3,7 @@
 from django import forms
 
 from grading.engine.ngs import PARAMETER_SETS
-from grading.ledger.parameters import PARAMETERS_REASON_MAX
+from grading.staff.services import PARAMETERS_REASON_MAX
 
 
 class ParametersChangeForm(forms.Form):

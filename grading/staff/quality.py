@@ -18,7 +18,7 @@ from grading.engine.ngs.cwrite import writing_fold
 from grading.engine.ngs.foldout import PAIR_FIGURES, RECORD_FIGURES, STATUSES, VersionOut
 from grading.engine.ngs.params import NGSParams
 from grading.engine.types import Scoring
-from grading.ledger.columns import fold_ledger, member_numbers
+from grading.ledger.replay.read import fold_ledger, member_numbers
 from grading.models import (
     CurrentGrade,
     LedgerHead,
@@ -28,7 +28,7 @@ from grading.models import (
     TravellerLine,
 )
 
-__all__ = ["PairFigure", "params_for", "quality_report", "stored_params"]
+__all__ = ["PairFigure", "params_for", "quality_report", "status_counts", "stored_params"]
 
 
 @dataclass(frozen=True)
@@ -156,7 +156,13 @@ def stored_grade_rows() -> list[tuple[dt.date, float, float | None]]:
 
 
 def stored_current_grades() -> list[tuple[str, float, str]]:
-    return list(CurrentGrade.objects.values_list("member__national_number", "grade", "status"))
+    """Members with boards in the window, as a replay's current grades are (``replay_figures``):
+    one population for both sides of a what-if."""
+    return list(
+        CurrentGrade.objects.filter(boards_in_window__gt=0).values_list(
+            "member__national_number", "grade", "status"
+        )
+    )
 
 
 # ---- a replay with other parameters ----------------------------------------------------------
@@ -303,9 +309,12 @@ def _figures(pairs, boards, grade_rows, current, truth, params: NGSParams) -> di
             k: quality.spread(v).as_dict() for k, v in sorted(excess_by_type.items())
         },
         "drift": quality.drift_by_month(grade_rows),
-        "statuses": dict(sorted(_count(s for _, _, s in current).items())),
+        "statuses": status_counts(current),
         "truth": None,
     }
+    report["warnings"] = quality.fr18_warnings(split) + quality.spread_warnings(
+        "Match points: score - par", quality.spread(mp_residuals)
+    )
     if truth:
         rows = quality.truth_errors(current, truth)
         report["truth"] = [r.__dict__ for r in rows]
@@ -313,11 +322,28 @@ def _figures(pairs, boards, grade_rows, current, truth, params: NGSParams) -> di
     return report
 
 
-def _count(items) -> dict[str, int]:
-    out: dict[str, int] = defaultdict(int)
-    for item in items:
-        out[item] += 1
+def status_counts(current: list[tuple[str, float, str]]) -> dict[str, int]:
+    """Members by status (P, E, M, O), every status present: the one count the page and the
+    command show, for the stored grades and a replay alike (issue 30: they differed, 135
+    against 32, as the stored side also counted members with no boards in the window)."""
+    out = dict.fromkeys(STATUS_ORDER, 0)
+    for _, _, status in current:
+        out[status] = out.get(status, 0) + 1
     return out
+
+
+STATUS_ORDER = ("P", "E", "M", "O")
+
+
+def _comparable(report: dict) -> dict[str, float]:
+    """The figures of a report a what-if may move, flat, to compare a replay with."""
+    figures = {"flatness": report["flatness"], **report["fr18"]}
+    figures |= {f"mp_{k}": v for k, v in report["score_minus_par_mp"].items()}
+    for scoring, spread in report["excess_by_scoring"].items():
+        figures |= {f"excess_{scoring}_{k}": v for k, v in spread.items()}
+    figures |= {f"drift_{d['month']}": d["mean_grade"] for d in report["drift"]}
+    figures |= {f"status_{k}": v for k, v in report["statuses"].items()}
+    return figures
 
 
 def quality_report(*, params: str | None = None, truth: dict[str, float] | None = None) -> dict:
@@ -335,4 +361,7 @@ def quality_report(*, params: str | None = None, truth: dict[str, float] | None 
         other = params_for(params)
         r_pairs, r_rows, r_current = replay_figures(other, versions, rows)
         report["compare"] = _figures(r_pairs, boards, r_rows, r_current, truth, other)
+        report["compare"]["warnings"] += quality.what_if_warnings(
+            _comparable(report), _comparable(report["compare"])
+        )
     return report

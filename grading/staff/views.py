@@ -15,11 +15,11 @@ from django.views.decorators.http import require_POST
 
 from grading.engine.ngs import PARAMETER_SETS
 from grading.engine.quality import FR18_FIGURES
-from grading.ledger.check import refold_progress
-from grading.ledger.parameters import ledger_refold_request, parameters_change
+from grading.ledger.replay.check import refold_progress
 from grading.staff.forms import ParametersChangeForm
-from grading.staff.parameters import parameters_overview
 from grading.staff.quality import quality_report
+from grading.staff.selectors import parameters_overview
+from grading.staff.services import ledger_refold_request, parameters_change
 
 FR18_ROWS = ("Svar", "Rvar", "Gvar", "Evar", "Avar", "Svar-Gvar", "session_sd", "grading_error_sd")
 

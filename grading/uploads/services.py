@@ -15,7 +15,6 @@ import datetime as dt
 import hashlib
 import logging
 
-from celery import current_app
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
@@ -23,11 +22,12 @@ from django.utils import timezone
 from clubs.models import Club
 from clubs.services import club_get_or_create
 from grading.common.audit import audit_record
+from grading.common.queue import task_queue
 from grading.engine.ngs import years_before
 from grading.ingest import parse_file
 from grading.ingest.problems import ParseResult, Problem
-from grading.ledger.fold import version_withdraw
 from grading.ledger.lock import ledger_head_lock
+from grading.ledger.step import version_withdraw
 from grading.models import AuditEvent, Session, SessionVersion, Upload
 from grading.uploads import wording
 from grading.uploads.store import StoredSessions, session_in_force_q, sessions_store
@@ -50,7 +50,7 @@ def upload_receive(*, club: Club, user=None, filename: str, data: bytes) -> Uplo
     with transaction.atomic():
         upload.content = data
         upload.save()
-        transaction.on_commit(lambda: dispatch("grading.process_upload", upload.pk))
+        task_queue("grading.process_upload", upload.pk)
     return upload
 
 
@@ -75,7 +75,7 @@ def upload_create(
         upload.save()
         upload, stored = _upload_check_and_store(upload, parsed, check_club, future_dates)
         if stored:
-            transaction.on_commit(lambda: dispatch("grading.grade_upload", upload.pk))
+            task_queue("grading.grade_upload", upload.pk)
     return upload
 
 
@@ -99,24 +99,6 @@ def _upload_new(*, club: Club | None, user, filename: str, data: bytes) -> Uploa
 def _printable(name: str) -> str:
     """A file name as shown and stored: no control characters (PostgreSQL refuses NUL)."""
     return "".join(c for c in name if c.isprintable()) or "unnamed"
-
-
-def dispatch(task_name: str, upload_id: int) -> None:
-    """Queue a task. A broker that is down must not turn a stored upload into an error page
-    nor hold the request: publishing gives up at once (settings: no publish retries, short
-    socket timeouts, no result subscription) and the sweep (``grade_pending``, every five
-    minutes) takes the upload up."""
-    try:
-        if task_name not in current_app.tasks:
-            current_app.loader.import_default_modules()  # the app's autodiscovered tasks
-        current_app.tasks[task_name].apply_async((upload_id,), ignore_result=True)
-    except Exception:
-        log.warning(
-            "Could not queue %s for upload %s; the sweep will take it up",
-            task_name,
-            upload_id,
-            exc_info=True,
-        )
 
 
 # ------------------------------------------------------------------------ checking (worker)
@@ -355,7 +337,7 @@ def withdrawal_request(*, version: SessionVersion, user=None) -> Upload:
             status=Upload.Status.RECEIVED,
             summary={"withdraw": version.pk, "session": label},
         )
-        transaction.on_commit(lambda: dispatch("grading.process_upload", upload.pk))
+        task_queue("grading.process_upload", upload.pk)
     return upload
 
 
@@ -419,7 +401,8 @@ def upload_import(*, filename: str, data: bytes, club: Club | None = None, user=
     naming no club is refused, asking for ``--club``."""
     if club is not None:
         return upload_create(club=club, user=user, filename=filename, data=data)
-    meta = parse_file(filename, data, club="-", earliest=settings.EARLIEST_PLAY_DATE).meta
+    parsed = parse_file(filename, data, club="-", earliest=settings.EARLIEST_PLAY_DATE)
+    meta = parsed.meta
     number = (meta.national_club_id or "").strip().lstrip("0")
     name = (meta.club_name or "").strip()
     found = _club_of_file(number, name)
@@ -427,7 +410,9 @@ def upload_import(*, filename: str, data: bytes, club: Club | None = None, user=
         return upload_create(club=found, user=user, filename=filename, data=data, check_club=False)
     if not number and not name:
         upload = _upload_new(club=None, user=user, filename=filename, data=data)
-        return _refuse(upload, [wording.no_club_named(upload.filename)], audit_as=user)
+        # a file that cannot be read says what it is (issue 29), before it names no club
+        problems = list(parsed.problems) or [wording.no_club_named(upload.filename)]
+        return _refuse(upload, problems, audit_as=user)
     try:
         with transaction.atomic():
             club = club_get_or_create(name=name or f"Club {number}", national_number=number)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from django.db.models import Q
 
 from clubs.models import Club, ClubRole
-from clubs.services import club_pages_invalidate
+from grading.common.stale import club_pages_invalidate, member_pages_invalidate
 from grading.engine import codec
 from grading.engine.types import PairEntry, SessionResult
 from grading.ingest.problems import FileMeta
@@ -25,7 +25,7 @@ from grading.models import (
 )
 from grading.uploads.wording import readable_event_name, reason, session_label
 from members.models import Member
-from members.services import member_get_or_create, member_pages_invalidate
+from members.services import member_get_or_create
 
 
 @dataclass

@@ -7,7 +7,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from clubs.views import administered_club, uploads_path
+from clubs.pages import administered_club, uploads_path
 from grading.models import SessionVersion, Upload
 from grading.uploads.forms import UploadForm
 from grading.uploads.selectors import club_upload_rows, upload_progress

@@ -3,12 +3,13 @@ and the sign-ups waiting for a club's answer."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 from django.db.models import Prefetch
+from django.utils import timezone
 
 from clubs.models import Club, ClubRole
-from members.accounts.services import invitation_usable, token_digest
 from members.models import Invitation, SignUpRequest
 
 
@@ -86,4 +87,16 @@ def sign_up_for_club(*, club: Club, pk: int) -> SignUpRequest | None:
         SignUpRequest.objects.filter(pk=pk, member__club_roles__club=club)
         .select_related("member")
         .first()
+    )
+
+
+def token_digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def invitation_usable(invitation: Invitation) -> bool:
+    return (
+        invitation.accepted is None
+        and not invitation.withdrawn
+        and invitation.expires > timezone.now()
     )

@@ -8,7 +8,6 @@ for the club's members, S13); these functions check what the data must satisfy.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import secrets
 from dataclasses import dataclass, field
 
@@ -20,20 +19,17 @@ from django.utils import timezone
 
 from clubs.models import Club, ClubRole
 from grading.common.audit import audit_record
+from grading.common.stale import member_pages_invalidate
 from grading.engine.types import normalise_number
 from grading.models import AuditEvent
 from members.accounts.emails import email_send
 from members.accounts.invitelist import invite_list_parse
+from members.accounts.selectors import invitation_usable, token_digest
 from members.models import Invitation, Member, SignUpRequest
-from members.services import member_pages_invalidate
 
 
 class AccountRefused(ValueError):
     """A request the data does not allow; the message says why, in the member's words."""
-
-
-def token_digest(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 def _has_login(member: Member) -> bool:
@@ -161,14 +157,6 @@ def invitation_accept(*, invitation: Invitation, username: str, password: str, e
         invitation=invitation.pk,
     )
     return user
-
-
-def invitation_usable(invitation: Invitation) -> bool:
-    return (
-        invitation.accepted is None
-        and not invitation.withdrawn
-        and invitation.expires > timezone.now()
-    )
 
 
 @transaction.atomic

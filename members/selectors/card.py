@@ -23,11 +23,11 @@ from grading.engine.ngs import (
 )
 from grading.engine.ngs.window import WindowState
 from grading.engine.ngs.windowrules import rules_for
-from grading.ledger.lock import active_params
 from grading.models import (
     CurrentGrade,
     SessionGrade,
 )
+from grading.params import active_params
 from members.models import Member
 from members.pagecache import member_page_value
 from members.selectors.bands import BandCard, StatusInfo, band_card, status_info

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 
 from grading.engine.ngs import (
     NGSParams,
 )
-from grading.ledger.lock import active_params
 from grading.models import (
     PairResult,
     Scoring,
     SessionGrade,
     SessionVersion,
 )
+from grading.params import active_params
 from grading.privacy import (
     GradeView,
     average_view,
@@ -21,6 +22,7 @@ from grading.privacy import (
     grade_view,
     group_hides_grades,
     pair_grade_shown,
+    partner_grade_withheld,
 )
 from members.models import Member
 from members.selectors.base import PERCENT_SCORINGS, score_text
@@ -60,6 +62,77 @@ class Explanation:
     # What the field table says about the grades at the start (S14.14), in words.
     field_words: str = ""
     start_grades_shown: bool = True
+    # S14.14: the partner's grade is not written, yet the figures give it (said plainly).
+    partner_withheld: bool = False
+
+
+# At most this many decimals: where a sum does not hold as shown even then (a total a hair
+# from a rounding boundary), the total shown is the sum of the figures shown, within 0.0001 of
+# the stored one.
+MOST_DECIMALS = 4
+
+
+def _sum_text(terms: list[float], total: float, *, signed: bool = False) -> str:
+    """``a + b − c = t`` with the fewest decimals (2 or more) at which the figures as shown add
+    up exactly (issue 30: "53.06 + 0.00 + 15.11 = 68.16" did not). A term that is a whole
+    number written as such (the 50 of a percentage) is passed as an int and shown as it is."""
+    for decimals in range(2, MOST_DECIMALS + 1):
+        texts = [str(t) if isinstance(t, int) else f"{t:.{decimals}f}" for t in terms]
+        total_text = f"{total:{'+' if signed else ''}.{decimals}f}"
+        if sum(Decimal(t) for t in texts) == Decimal(total_text):
+            break
+    else:
+        total_text = f"{sum(Decimal(t) for t in texts):{'+' if signed else ''}}"
+    return f"{_joined(texts)} = {total_text}"
+
+
+def _joined(texts: list[str]) -> str:
+    """Terms as a sum: ``a + b − c`` (a term's own sign becomes the operator)."""
+    words = texts[0]
+    for text in texts[1:]:
+        sign, digits = (text[0], text[1:]) if text[0] in "+-" else ("+", text)
+        words += f" {'−' if sign == '-' else '+'} {digits}"
+    return words
+
+
+def _average_text(a: float, b: float, mean: float) -> str:
+    """``(a + b) / 2 = mean`` with the fewest decimals at which it holds as shown (the mean
+    may need one more than the grades)."""
+    for decimals in range(2, MOST_DECIMALS + 1):
+        a_text, b_text = f"{a:.{decimals}f}", f"{b:.{decimals}f}"
+        exact = (Decimal(a_text) + Decimal(b_text)) / 2
+        mean_text = f"{mean:.{decimals}f}"
+        if exact == Decimal(mean_text):
+            break
+        mean_text = f"{mean:.{decimals + 1}f}"
+        if exact == Decimal(mean_text):
+            break
+    else:
+        mean_text = f"{exact}"
+    return f"({a_text} + {b_text}) / 2 = {mean_text}"
+
+
+def _product_sum_text(
+    gain: float, excess: float, parts: list[float], total: float
+) -> tuple[str, str]:
+    """The gain line (``gain × excess = g``) and the session grade line (``parts + g = total``)
+    with the fewest decimals at which both hold as shown: the product is worked out from the
+    excess as shown, and the sum from the product as shown."""
+    gain_text = f"{gain:g}"
+    places = max(0, -Decimal(gain_text).as_tuple().exponent)
+    for decimals in range(2, MOST_DECIMALS + 1):
+        wide = decimals + places
+        excess_text = f"{excess:+.{decimals}f}"
+        product = Decimal(gain_text) * Decimal(excess_text)
+        product_text = f"{product:+.{wide}f}"
+        texts = [f"{p:.{wide}f}" for p in parts] + [product_text]
+        total_text = f"{total:.{wide}f}"
+        if sum(Decimal(t) for t in texts) == Decimal(total_text):
+            break
+    else:
+        total_text = f"{sum(Decimal(t) for t in texts)}"
+    gain_line = f"{gain_text} × {excess_text} = {product_text}"
+    return gain_line, f"{_joined(texts)} = {total_text}"
 
 
 def _score_term_step(
@@ -73,7 +146,7 @@ def _score_term_step(
         return Step(
             "Score term",
             f"Match points: your {p:.2f}% minus the average 50%.",
-            f"{p:.2f} − 50 = {t:+.2f}",
+            _sum_text([p, -50], t, signed=True),
         )
     if scoring == Scoring.AGGREGATE:
         g = score if score is not None else 0.0
@@ -145,14 +218,17 @@ def session_explain(*, member: Member, grade_id: int) -> Explanation | None:
     steps: list[Step] = []
     ga, gb = grade.grade_before, grade.partner_grade
     steps.append(Step("Your grade", "Your current grade when the session was graded.", f"{ga:.2f}"))
+    pair_shown = pair_grade_shown(partner_view)
+    pair = (ga + gb) / 2 if gb is not None else None
     if gb is not None:
-        # S14.14: the pair's grade is the partner's grade read another way.
-        pair_shown = pair_grade_shown(partner_view)
+        # S14.14: the pair's grade is the partner's grade read another way. Where it is not
+        # written, the figures below still give it: the page says so (partner_withheld).
         withheld = partner_view.text if partner_view is not None else "—"
         steps.append(
             Step(
                 "Partner's grade",
-                f"{row.partner}'s grade at the start of the session (shown only if published).",
+                f"{row.partner}'s grade at the start of the session (written here only if "
+                "published).",
                 f"{gb:.2f}" if pair_shown else withheld,
             )
         )
@@ -160,37 +236,47 @@ def session_explain(*, member: Member, grade_id: int) -> Explanation | None:
             Step(
                 "Pair's grade",
                 "The average of the two grades: what the scheme expects of the pair."
-                + ("" if pair_shown else " Not shown, as it would give your partner's grade."),
-                f"{(ga + gb) / 2:.2f}" if pair_shown else withheld,
+                + (
+                    ""
+                    if pair_shown
+                    else " Not written here, as your partner's grade is shown to them only; "
+                    "it is still in the figures below, which give it exactly."
+                ),
+                _average_text(ga, gb, pair) if pair_shown else withheld,
             )
         )
     if grade.sopp is not None:
         steps.append(Step("SOpp", opponents, f"{sopp:.2f}" if sopp is not None else "—"))
     steps.append(_score_term_step(grade, row.score, grade.pair_direction_mean, params))
+    every_figure = pair_shown and sopp is not None and pair is not None
     if grade.par is not None and gb is not None and grade.sopp is not None:
+        percent = version.scoring in PERCENT_SCORINGS
         steps.append(
             Step(
                 "Par",
                 "The score that gives zero excess: 50% plus the pair's grade "
                 "minus SOpp, in this event's units.",
-                f"{score_text(grade.par, version.scoring)}",
+                _sum_text([50, pair, -grade.sopp], grade.par) + "%"
+                if percent and every_figure
+                else f"{score_text(grade.par, version.scoring)}",
             )
         )
     if grade.excess is not None:
+        terms_shown = every_figure and grade.score_term is not None
         steps.append(
             Step(
                 "Excess",
                 "Score term + SOpp − pair's grade: how far above (or below) par the pair played.",
-                f"{grade.excess:+.2f}",
+                _sum_text([grade.score_term, grade.sopp, -pair], grade.excess, signed=True)
+                if terms_shown
+                else f"{grade.excess:+.2f}",
             )
         )
-        steps.append(
-            Step(
-                "Gain",
-                f"The excess counts {grade.gain:g} times (FAQ 42).",
-                f"{grade.gain:g} × {grade.excess:+.2f} = {grade.gain * grade.excess:+.2f}",
-            )
+        parts = [ga, grade.regular_adjustment or 0.0]
+        gain_line, total_line = _product_sum_text(
+            grade.gain, grade.excess, parts, grade.session_grade or 0.0
         )
+        steps.append(Step("Gain", f"The excess counts {grade.gain:g} times (FAQ 42).", gain_line))
     if grade.regular_adjustment:
         steps.append(
             Step(
@@ -202,20 +288,23 @@ def session_explain(*, member: Member, grade_id: int) -> Explanation | None:
                 f"{grade.regular_adjustment:+.3f}",
             )
         )
-    if grade.session_grade is not None:
+    if grade.session_grade is not None and grade.excess is not None:
         steps.append(
             Step(
                 "Session grade",
                 "Your grade + regular-pair adjustment + gain × excess.",
-                f"{ga:.2f} {grade.regular_adjustment:+.2f} "
-                f"{grade.gain * (grade.excess or 0):+.2f} = "
-                f"{grade.session_grade:.2f}",
+                total_line,
             )
         )
     else:
         steps.append(Step("Session grade", row.reason or "Not graded.", "not graded"))
     movement, movement_words, faq12 = _movement(grade, row)
-    field_rows = _field(pairs, member, version.scoring, _start_grades(version), start_shown)
+    # The partner's grade at the start is in the build-up when published: the field table says
+    # the same, not "not listed" for the same person (issue 30).
+    partner_listed = grade.partner_id if pair_shown else None
+    field_rows = _field(
+        pairs, member, version.scoring, _start_grades(version), start_shown, partner_listed
+    )
     return Explanation(
         row=row,
         steps=steps,
@@ -230,6 +319,7 @@ def session_explain(*, member: Member, grade_id: int) -> Explanation | None:
         withdrawn=version.state == SessionVersion.State.WITHDRAWN
         or version.session.live_version_id != version.pk,
         partner_grade=partner_view,
+        partner_withheld=partner_grade_withheld(partner_view) and gb is not None,
     )
 
 
@@ -248,14 +338,20 @@ def _movement(grade: SessionGrade, row: HistoryRow) -> tuple[float | None, str, 
     if grade.session_grade is None or grade.grade_after is None:
         return None, "This session did not change your grade: it has no session grade.", faq12
     moved = grade.grade_after - grade.grade_before
-    direction = "up" if moved > 0 else "down" if moved < 0 else "not at all"
+    # The change as the difference of the two grades as shown, so that it adds up (issue 30).
+    before, after = f"{grade.grade_before:.2f}", f"{grade.grade_after:.2f}"
+    change = Decimal(after) - Decimal(before)
+    direction = "up" if change > 0 else "down" if change < 0 else "not at all"
+    change = abs(change)
     words = (
-        f"Your grade went {direction} by {abs(moved):.2f}, from {grade.grade_before:.2f} "
-        f"to {grade.grade_after:.2f}. The session grade of {grade.session_grade:.2f} is "
+        f"Your grade went {direction} by {change}, from {before} "
+        f"to {after}. The session grade of {grade.session_grade:.2f} is "
         f"{'above' if grade.session_grade >= grade.grade_before else 'below'} your grade, "
         "and it joins the decayed average of your sessions"
     )
-    if row.weight_percent:
+    if row.unweighted:
+        words += f". Today it carries no weight in your grade: {row.unweighted}"
+    elif row.weight_percent:
         words += f"; today it carries {row.weight_percent:.2f}% of your grade"
     words += "."
     score = row.score
@@ -309,6 +405,7 @@ def _field(
     scoring: str,
     start: dict[int, float],
     start_shown: bool,
+    partner_listed: int | None = None,
 ) -> list[FieldPlayer]:
     """The field with each player's grade at the start of the session where the viewer may see
     it (S7, S14.14): their own always; another's when published and no grade in the field is
@@ -320,7 +417,7 @@ def _field(
         for player, name in ((pair.player1, pair.player1_name), (pair.player2, pair.player2_name)):
             label = player.name if player else (name or "Unknown")
             names.append(label)
-            grades.append((label, _start_text(player, viewer, start, start_shown)))
+            grades.append((label, _start_text(player, viewer, start, start_shown, partner_listed)))
         out.append(
             FieldPlayer(
                 pair.pair_id,
@@ -335,14 +432,18 @@ def _field(
 
 
 def _start_text(
-    player: Member | None, viewer: Member, start: dict[int, float], start_shown: bool
+    player: Member | None,
+    viewer: Member,
+    start: dict[int, float],
+    start_shown: bool,
+    partner_listed: int | None = None,
 ) -> str:
     if player is None:
         return "Not a member"
     value = start.get(player.pk)
     if value is None:
         return "—"
-    if player.pk == viewer.pk:
+    if player.pk in (viewer.pk, partner_listed):
         return f"{value:.2f}"
     view = grade_view(player, current_of(player), viewer=viewer)
     if not view.shown:

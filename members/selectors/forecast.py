@@ -14,10 +14,10 @@ from grading.engine.ngs import (
     par,
 )
 from grading.engine.types import Scoring as EngineScoring
-from grading.ledger.lock import active_params
 from grading.models import (
     SessionVersion,
 )
+from grading.params import active_params
 from grading.privacy import (
     SMALLEST_GROUP,
     GradeView,

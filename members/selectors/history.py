@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.db.models import Exists, OuterRef, QuerySet, Subquery
 
@@ -16,7 +16,6 @@ from grading.engine.ngs import (
     years_before,
 )
 from grading.engine.ngs.decay import reached_padding
-from grading.ledger.lock import active_params
 from grading.models import (
     CurrentGrade,
     PairResult,
@@ -24,6 +23,7 @@ from grading.models import (
     Session,
     SessionGrade,
 )
+from grading.params import active_params
 from grading.privacy import (
     current_of,
 )
@@ -67,6 +67,33 @@ class Weights:
     # Graded sessions of the current career in the last 3 years: the same sessions as the
     # card's "boards in window" (S14.8), not only those inside the 2000-board cut.
     sessions_in_window: int = 0
+    # Why a graded session carries no weight today (S4), by grade id: (the history's note, the
+    # explain page's sentence). Issue 30: a session at 0.00% says why.
+    unweighted: dict[int, tuple[str, str]] = field(default_factory=dict)
+    # The oldest session kept, only partly counted (S4: its boards cut to make 2000).
+    part_counted: dict[int, str] = field(default_factory=dict)
+
+
+def _unweighted_reason(
+    *, window_boards: int, window_years: int, older: bool, earlier_career: bool
+) -> tuple[str, str]:
+    """(the history's note, the explain page's sentence) on why a session has no weight."""
+    if earlier_career:
+        return (
+            f"no weight: before a {window_years}-year gap",
+            f"it was played before a gap of more than {window_years} years in your results, "
+            "and a grade starts again after such a gap",
+        )
+    if older:
+        return (
+            f"no weight: over {window_years} years old",
+            f"it was played more than {window_years} years ago",
+        )
+    return (
+        f"no weight: beyond your last {window_boards:,} boards",
+        f"a grade is worked out from your most recent {window_boards:,} boards, and this "
+        "session is older than those",
+    )
 
 
 def grade_weights(
@@ -98,8 +125,13 @@ def grade_weights(
     low = years_before(current.as_of, params.window_years)
     recent = [e for e in career if e.date > low]
     weights: dict[int, float] = {}
+    part_counted = {}
     for entry, kept, height in weighted_window(recent[::-1], params.window_boards):
         weights[ids[entry.seq]] = entry.factor * kept * height
+        if kept < entry.boards:
+            part_counted[ids[entry.seq]] = (
+                f"partly counted: the oldest of your last {params.window_boards:,} boards"
+            )
     padding_weight, padding = 0.0, 0
     if recent and not reached_padding(career, params):
         boards = sum(e.boards for e in recent)
@@ -109,11 +141,24 @@ def grade_weights(
     total = sum(weights.values()) + padding_weight
     if total <= 0:
         return Weights({}, 0.0, 0)
+    in_career = {e.seq for e in career}
+    unweighted = {
+        ids[e.seq]: _unweighted_reason(
+            window_boards=params.window_boards,
+            window_years=params.window_years,
+            older=e.date <= low,
+            earlier_career=e.seq not in in_career,
+        )
+        for e in entries
+        if ids[e.seq] not in weights
+    }
     return Weights(
         {k: 100 * w / total for k, w in weights.items()},
         100 * padding_weight / total,
         padding,
         len(recent),
+        unweighted,
+        part_counted,
     )
 
 
@@ -154,6 +199,8 @@ class HistoryRow:
     flags: list[str]
     # SOpp over fewer than 5 players, one with someone else's private grade (S7, S14.14).
     sopp_withheld: bool = False
+    # Why a graded session carries no weight today ("" when it does, S4).
+    unweighted: str = ""
 
     @property
     def score_text(self) -> str:
@@ -180,6 +227,10 @@ def _history_row(row: SessionGrade, weights: Weights, *, sopp_shown: bool = True
         flags.append(LATE_FLAG)
     if not row.boards_reported:
         flags.append("boards not reported")
+    if graded and row.pk in weights.unweighted:
+        flags.append(weights.unweighted[row.pk][0])
+    elif graded and row.pk in weights.part_counted:
+        flags.append(weights.part_counted[row.pk])
     partner = row.partner
     return HistoryRow(
         id=row.pk,
@@ -212,6 +263,7 @@ def _history_row(row: SessionGrade, weights: Weights, *, sopp_shown: bool = True
         reason=row.reason or version.not_graded_reason,
         flags=flags,
         sopp_withheld=not sopp_shown and row.sopp is not None,
+        unweighted=weights.unweighted.get(row.pk, ("", ""))[1] if graded else "",
     )
 
 

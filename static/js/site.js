@@ -10,3 +10,10 @@ document.addEventListener("submit", (event) => {
 document.addEventListener("change", (event) => {
   if (event.target.matches("[data-autosubmit]")) event.target.form.submit();
 });
+// On a phone a menu is one sideways-scrolling line: bring the current page's link into view.
+document.addEventListener("DOMContentLoaded", () => {
+  document.querySelectorAll(".club-tabs [aria-current=page], .subnav [aria-current=page]").forEach((link) => {
+    const menu = link.parentElement;
+    if (menu.scrollWidth > menu.clientWidth) menu.scrollLeft = link.offsetLeft - menu.offsetLeft - 16;
+  });
+});

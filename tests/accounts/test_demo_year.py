@@ -7,9 +7,9 @@ import datetime as dt
 import pytest
 from django.db.models import Count
 
-from grading.common.demo import demo_results_import, demo_seed, demo_upload_plan
-from grading.ledger.check import ledger_check
+from grading.ledger.replay.check import ledger_check
 from grading.models import Session, SessionVersion, Upload
+from grading.site.demo import demo_results_import, demo_seed, demo_upload_plan
 
 TODAY = dt.date(2026, 11, 22)
 

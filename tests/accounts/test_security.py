@@ -8,8 +8,8 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
 
-from grading.common.demo import demo_seed
 from grading.models import AuditEvent
+from grading.site.demo import demo_seed
 from members.accounts.tokens import api_token_create, token_key_digest
 from tests.factories import ClubRoleFactory, MemberFactory, UserFactory
 

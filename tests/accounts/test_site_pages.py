@@ -44,12 +44,12 @@ def test_403_in_the_sites_look_says_who_may_open_it(client):
 
 @pytest.mark.django_db
 def test_500_in_the_sites_look(monkeypatch):
-    import grading.common.pages
+    import grading.site.pages
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(grading.common.pages, "render", broken)
+    monkeypatch.setattr(grading.site.pages, "render", broken)
     page = Client(raise_request_exception=False).get(reverse("home"))
     body = page.content.decode()
     assert page.status_code == 500

@@ -19,7 +19,7 @@ from grading.lab.bench import (
     synthetic_ledger,
 )
 from grading.lab.bench_setup import club_upload_files
-from grading.lab.load import parse_wrk, sim_start, upload_files, wrk_script
+from grading.lab.load import parse_wrk, players_of, sim_start, upload_files, wrk_script
 
 KEYS = {
     "scale",
@@ -204,6 +204,18 @@ def test_club_upload_files_use_the_clubs_members():
     assert len({data for _, data in files}) == 3
     text = files[0][1].decode()
     assert sum(n in text for n in numbers) == 48  # 24 pairs of the club's members
+
+
+def test_the_email_burst_takes_the_players_of_each_uploaded_file():
+    """The burst pass opens the pages of exactly the members each file graded."""
+    numbers = [str(100000 + i) for i in range(60)]
+    _, files = club_upload_files("club-001", numbers, 2)
+    for _, data in files:
+        players = players_of(data)
+        text = data.decode()
+        assert len(players) == 48 and set(players) <= set(numbers)
+        assert all(f"<NATIONAL_ID_NUMBER>{n}</NATIONAL_ID_NUMBER>" in text for n in players)
+    assert players_of(files[0][1]) != players_of(files[1][1])
 
 
 @pytest.mark.django_db

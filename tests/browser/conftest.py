@@ -41,10 +41,10 @@ DEMO_WEEKS = 12  # a shorter history than make run's year: the live server's dat
 @pytest.fixture
 def demo_site(live_server, transactional_db):
     """The live server with the demo people, 12 weeks of graded results at both clubs,
-    planned sessions and a waiting host request (grading.common.demo)."""
+    planned sessions and a waiting host request (grading.site.demo)."""
     from django.utils import timezone
 
-    from grading.common.demo import demo_plans_create, demo_results_import, demo_seed
+    from grading.site.demo import demo_plans_create, demo_results_import, demo_seed
 
     demo_seed()
     today = timezone.localdate()

@@ -50,7 +50,7 @@ def ensure_club_data():
                     )
                 ),
             )
-        from grading.ledger.fold import versions_grade_pending
+        from grading.ledger.step import versions_grade_pending
 
         versions_grade_pending()
     if not HostExemptionRequest.objects.filter(planned_session__club=club).exists():

@@ -27,7 +27,7 @@ def graded_site(live_server, transactional_db):
 
 
 def test_staff_switch_the_parameter_set_and_replay(graded_site, page, artifacts):
-    from grading.ledger.check import ledger_check
+    from grading.ledger.replay.check import ledger_check
     from grading.models import LedgerHead
 
     base = graded_site.url

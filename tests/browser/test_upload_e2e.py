@@ -12,7 +12,7 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture
 def people_site(live_server, transactional_db, postgres):
-    from grading.common.demo import demo_seed
+    from grading.site.demo import demo_seed
 
     demo_seed()
     return live_server

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from clubs.models import ClubRole
 from clubs.selectors.grades import year_before
-from clubs.services import club_pages_invalidate
+from grading.common.stale import club_pages_invalidate
 from grading.models import CurrentGrade
 from grading.uploads.services import upload_create
 from tests.csvfiles import csv_bytes, mp_session_rows

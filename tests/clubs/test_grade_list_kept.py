@@ -10,10 +10,11 @@ import pytest
 from django.urls import reverse
 
 from clubs.models import Club, ClubRole
-from clubs.services import club_pages_invalidate, club_role_set
-from grading.ledger.check import grades_refresh, ledger_refold
-from grading.ledger.parameters import parameters_change
+from clubs.services import club_role_set
+from grading.common.stale import club_pages_invalidate
+from grading.ledger.replay.check import grades_refresh, ledger_refold
 from grading.models import CurrentGrade, SessionVersion
+from grading.staff.services import parameters_change
 from grading.uploads.services import session_withdraw, upload_create
 from members import pagecache
 from members.models import Member

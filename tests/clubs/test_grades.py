@@ -100,6 +100,7 @@ def test_exports_have_scoring_program_columns_and_no_withheld_grade(admin_client
         "band",
         "handicap_100",
         "handicap_50",
+        "status",
     ]
     by_number = {row[0]: row for row in csv_rows[1:]}
     for number, grade in published(graded).items():
@@ -107,9 +108,14 @@ def test_exports_have_scoring_program_columns_and_no_withheld_grade(admin_client
         assert float(row[2]) == grade
         assert float(row[4]) == pytest.approx(50 - grade, abs=1e-9)
         assert abs(float(row[5]) - (50 - grade) / 2) <= 0.005 + 1e-9
-    for number in (PRIVATE, *PROVISIONAL):
-        assert by_number[number][2:] == ["", "", "", ""]
+        assert row[6] in {"Evolving", "Mature", "Out of date"}
+    # Issue 30: the rows the page shows, a withheld grade saying why, as on the page.
+    assert by_number[PRIVATE][2:] == ["", "", "", "", "Private"]
+    for number in PROVISIONAL:
+        assert by_number[number][2:] == ["", "", "", "", "Provisional"]
         assert by_number[number][1]  # the member is listed, by name, without a grade
+    page = admin_client.get(reverse("clubs:grades", args=[graded.slug])).context["rows"]
+    assert [[r.number, r.list_status] for r in page] == [[r[0], r[6]] for r in csv_rows[1:]]
 
 
 def test_xlsx_holds_the_same_numbers_as_the_csv(admin_client, graded):

@@ -1,12 +1,18 @@
 """Sessions and strength of field (S3.2, S3.8, S7): the list, the NS/EW SoF of two-winner
 movements, the SoF charts with their rolling average, and a page per session."""
 
+import datetime as dt
 import statistics
 
 import pytest
 from django.urls import reverse
 
-from clubs.selectors.sessions import ROLLING_WINDOW, series_name
+from clubs.selectors.sessions import (
+    ROLLING_WINDOW,
+    SeriesPoint,
+    series_name,
+    sof_series_split,
+)
 from grading.models import CurrentGrade, PairResult, Session, SessionGrade
 from members.models import Member
 from tests.offline import assert_served_locally
@@ -57,7 +63,9 @@ def test_series_charts_with_a_rolling_average(admin_client, graded):
     response = admin_client.get(reverse("clubs:sessions", args=[graded.slug]))
     figures = {f["name"]: f for f in response.context["figures"]}
     # "Monday Pairs 2026-08-03", "Monday Pairs 2026-08-10", ... are one series.
-    assert set(figures) == {"Monday Pairs", "Thursday Mitchell"}
+    # The regular series has a chart; the one-off (one Thursday) is a row of the one-offs' table.
+    assert set(figures) == {"Monday Pairs"}
+    assert [name for name, _ in response.context["one_offs"]] == ["Thursday Mitchell"]
     points = figures["Monday Pairs"]["points"]
     assert len(points) == 13
     monday = sorted(
@@ -70,8 +78,32 @@ def test_series_charts_with_a_rolling_average(admin_client, graded):
         assert point.rolling == pytest.approx(statistics.fmean(window))
     html = response.content.decode()
     assert_served_locally(html)
-    assert html.count('class="plotly-graph-div"') == 2
+    assert html.count('class="plotly-graph-div"') == 1
+    assert 'data-testid="one-offs"' in html
+    # The chart's text alternative: a name for screen readers and its figures as a table.
+    assert 'role="img" aria-label="Monday Pairs: strength of field, 13 graded sessions' in html
+    assert html.count("<tr><td>", html.index('data-testid="sof-figures"')) >= 13
     assert "Rolling average" in figures["Monday Pairs"]["html"]
+
+
+def test_regular_series_first_most_sessions_first_one_offs_newest_first():
+    def points(*days):
+        return [SeriesPoint(dt.date(2026, 1, d), 50.0, 50.0, "x") for d in days]
+
+    split = sof_series_split(
+        {
+            "County Pairs": points(5),
+            "Monday Pairs": points(1, 8, 15),
+            "Thursday Pairs": points(2, 9, 16, 23),
+            "Charity Pairs": points(3, 20),
+        }
+    )
+    assert list(split.regular) == ["Thursday Pairs", "Monday Pairs"]
+    assert [(name, p.date.day) for name, p in split.one_offs] == [
+        ("Charity Pairs", 20),
+        ("County Pairs", 5),
+        ("Charity Pairs", 3),
+    ]
 
 
 def test_series_filter(admin_client, graded):

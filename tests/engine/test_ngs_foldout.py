@@ -86,7 +86,7 @@ def test_python_fold_equals_the_reference_on_fields_with_visitors_and_hosts(ledg
 
 def test_a_version_out_is_what_the_store_writes():
     """grade_after is the step's current grade of the member, the reasons and records are
-    the outcome's (grading.ledger.store._store_step)."""
+    the outcome's (grading.ledger.store.store_step)."""
     ledger = random_ledger(3, FIELDS, operations=40, pool=10)
     got = []
     fold = PythonFold(sink=got.append)

@@ -8,7 +8,7 @@ import pytest
 
 from clubs.models import ClubRole
 from grading.models import Event, LedgerEntry, SessionVersion, Upload
-from grading.uploads.services import upload_create
+from grading.uploads.services import upload_create, upload_import
 from members.models import Member
 from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.factories import ClubFactory
@@ -76,4 +76,25 @@ def test_a_hand_record_is_refused_saying_so_and_leaves_nothing(upload):
     result = upload(fixture_bytes("structures/hand-record.xml"), "deals.xml")
     assert result.status == Upload.Status.REFUSED
     assert "hand record" in result.problems[0]["message"]
+    _nothing_stored()
+
+
+def test_a_bridgemate_database_is_refused_naming_it_on_the_upload_page(upload):
+    """Issue 29 item 4: it said "Line 1 contains a NUL byte"."""
+    data = b"\x00\x01\x00\x00Standard Jet DB\x00" + b"\x00" * 500
+    result = upload(data, "club.bws")
+    assert result.status == Upload.Status.REFUSED
+    assert "Bridgemate scoring database" in result.problems[0]["message"]
+    _nothing_stored()
+
+
+def test_an_operators_import_of_an_unreadable_file_says_what_it_is_not_that_it_names_no_club(db):
+    """Issue 29 item 4: an image, a database or a ranking imported without --club was refused
+    with "the file names no club, import again with --club"."""
+    result = upload_import(filename="photo.png", data=b"\x89PNG\r\n\x1a\n" + b"\x00" * 64)
+    assert result.status == Upload.Status.REFUSED
+    (problem,) = result.problems
+    assert "PNG image" in problem["message"] and "--club" not in problem["message"]
+    ranking = upload_import(filename="r.csv", data=b"Pos,Names,Score\n1,A & B,60\n")
+    assert "no pair numbers" in ranking.problems[0]["message"]
     _nothing_stored()

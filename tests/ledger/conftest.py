@@ -3,7 +3,7 @@ uploads over five years for the whole-ledger operations."""
 
 import pytest
 
-from grading.ledger.check import ledger_check
+from grading.ledger.replay.check import ledger_check
 from grading.models import LedgerHead, SessionVersion
 from grading.uploads.services import session_withdraw, upload_create
 from tests.csvfiles import csv_bytes, mp_session_rows

@@ -10,10 +10,10 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from grading.lab.simulate import SimConfig, simulate
-from grading.ledger import check
-from grading.ledger.columns import read_seconds
-from grading.ledger.compare import check_compiled, last_stats
-from grading.ledger.fold import versions_grade_pending
+from grading.ledger.replay import check
+from grading.ledger.replay.compare import check_compiled, last_stats
+from grading.ledger.replay.read import read_seconds
+from grading.ledger.step import versions_grade_pending
 from grading.models import CurrentGrade, LedgerEntry, PartnershipGrade, SessionGrade, Upload
 from grading.uploads.services import upload_create
 from tests.factories import UserFactory

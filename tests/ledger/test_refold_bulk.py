@@ -14,9 +14,10 @@ from django.test.utils import CaptureQueriesContext
 
 from grading.engine.ngs import get_params
 from grading.lab.simulate import SimConfig, simulate
-from grading.ledger import check, refoldrun
-from grading.ledger.fold import versions_grade_pending
 from grading.ledger.lock import ledger_head_lock
+from grading.ledger.replay import check
+from grading.ledger.replay import run as refoldrun
+from grading.ledger.step import versions_grade_pending
 from grading.models import (
     AuditEvent,
     CurrentGrade,
@@ -205,7 +206,7 @@ def test_an_interrupted_refold_leaves_the_database_as_it_was(world):
 
 def test_an_interrupted_write_leaves_the_database_as_it_was(world, monkeypatch):
     """Interrupted after the session grades went in, before the subject tables."""
-    from grading.ledger import refold
+    from grading.ledger.replay import write as refold
 
     before = _snapshot()
 

@@ -10,14 +10,14 @@ import math
 import pytest
 
 import grading.engine.ngs.ledger
-import grading.ledger.fold
-import grading.ledger.state
+import grading.ledger.ops
+import grading.ledger.step
 from grading.engine import codec
 from grading.engine.ngs import get_params, replay
 from grading.engine.types import SessionResult
 from grading.ledger import refresh, subjects
-from grading.ledger.check import grades_as_of, grades_refresh, ledger_check
-from grading.ledger.state import ledger_ops
+from grading.ledger.ops import ledger_ops
+from grading.ledger.replay.check import grades_as_of, grades_refresh, ledger_check
 from grading.models import (
     CurrentGrade,
     LedgerEntry,
@@ -29,7 +29,7 @@ from grading.models import (
 
 
 def whole_fold():
-    """The fold the old refresh and grades-as-of read (grading.ledger.state), for comparison."""
+    """The fold the old refresh and grades-as-of read (grading.ledger.ops), for comparison."""
     head = LedgerHead.objects.get()
     entries = LedgerEntry.objects.select_related("version").order_by("seq")
     return replay(ledger_ops(entries), get_params(head.params_name), path="reference")
@@ -157,7 +157,7 @@ def no_fold(monkeypatch):
     for module, name in (
         (grading.engine.ngs.ledger, "_process"),
         (grading.engine.ngs.ledger, "_withdraw"),
-        (grading.ledger.fold, "subjects_rebuild"),
+        (grading.ledger.step, "subjects_rebuild"),
     ):
         monkeypatch.setattr(module, name, fold)
     load = codec.load

@@ -6,7 +6,7 @@ players as differences."""
 import pytest
 from django.db import connection
 
-from grading.ledger import check
+from grading.ledger.replay import check
 
 
 @pytest.mark.django_db(transaction=True)

@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 
 from grading.engine.ngs import get_params, replay
-from grading.ledger import compare
-from grading.ledger.check import ledger_check
-from grading.ledger.state import ledger_ops
+from grading.ledger.ops import ledger_ops
+from grading.ledger.replay import compare
+from grading.ledger.replay.check import ledger_check
+from grading.ledger.replay.tablecheck import subjects_check
 from grading.ledger.subjects import subjects_problems
-from grading.ledger.tablecheck import subjects_check
 from grading.models import LedgerEntry, LedgerHead, LedgerHistory, LedgerLive, LedgerSubject
 
 

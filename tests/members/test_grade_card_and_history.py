@@ -158,7 +158,9 @@ def test_explain_builds_par_in_words_and_numbers(me_client, graded):
     assert values["Your grade"] == f"{grade.grade_before:.2f}"
     assert values["Partner's grade"] == f"{grade.partner_grade:.2f}"  # a public partner
     assert values["SOpp"] == f"{grade.sopp:.2f}"
-    assert values["Par"] == f"{grade.par:.2f}%"
+    # Par as the sum it is, written with the decimals that make it add up (issue 30).
+    assert values["Par"].startswith("50 + ") and values["Par"].endswith("%")
+    assert float(values["Par"].split(" = ")[1][:-1]) == pytest.approx(grade.par, abs=0.005)
     # S3.5 and S3.4 hold for the stored figures the page explains.
     assert grade.par == pytest.approx(
         50 + (grade.grade_before + grade.partner_grade) / 2 - grade.sopp
@@ -166,7 +168,8 @@ def test_explain_builds_par_in_words_and_numbers(me_client, graded):
     assert grade.session_grade == pytest.approx(
         grade.grade_before + grade.regular_adjustment + grade.gain * grade.excess
     )
-    assert values["Session grade"].endswith(f"= {grade.session_grade:.2f}")
+    written = float(values["Session grade"].split(" = ")[1])
+    assert written == pytest.approx(grade.session_grade, abs=0.005)
     assert "every other pair in the field: 7 pairs" in x.opponents_words
     assert x.movement == pytest.approx(grade.grade_after - grade.grade_before)
     body = me_client.get(url("explain", grade.pk)).content.decode()

@@ -8,15 +8,16 @@ import re
 import pytest
 from django.urls import reverse
 
-from grading.ledger.check import grades_refresh, ledger_refold
-from grading.ledger.parameters import parameters_change
+from grading.common.stale import member_pages_invalidate
+from grading.ledger.replay.check import grades_refresh, ledger_refold
 from grading.models import CurrentGrade, SessionVersion
-from grading.schemes.brambledown import brambledown_regrade_club
+from grading.schemes.brambledown.update import brambledown_regrade_club
 from grading.schemes.ppi import ppi_refold
+from grading.staff.services import parameters_change
 from grading.uploads.services import session_withdraw, upload_create
 from members import pagecache
 from members.models import Member
-from members.services import member_pages_invalidate, member_privacy_set
+from members.services import member_privacy_set
 from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.factories import ClubFactory, UserFactory
 

@@ -51,7 +51,7 @@ def test_band_distribution_counts_published_grades_and_suppresses_small_groups(c
     assert any(b.count is None for b in national.bands) == any(0 < n < 5 for n in expected.values())
     body = client.get(url("bands")).content.decode()
     assert "fewer than 5" in body and 'id="bands-national-data"' in body
-    assert "vendor/plotly/plotly.min.js" in body
+    assert "vendor/plotly-basic/plotly-basic.min.js" in body
     api = client.get(url("api-bands")).json()
     assert api[0]["name"].startswith("All clubs") and {d["slug"] for d in api[1:]} >= {
         "riverside",

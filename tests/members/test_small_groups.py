@@ -126,11 +126,19 @@ def test_no_grades_at_the_start_beside_an_average_over_a_private_grade(me_client
     others = [g for pair in x.field if not pair.mine for _, g in pair.grades]
     assert others and all(not g[:1].isdigit() for g in others)
     page = me_client.get(url("explain", row.pk)).content.decode()
-    starts = SessionGrade.objects.filter(version=row.version).exclude(member=graded.me)
+    # The member's own grade, and the partner's where the build-up above already shows it
+    # (issue 30: not "(not listed)" under "Partner's grade 42.00"); no one else's.
+    starts = SessionGrade.objects.filter(version=row.version).exclude(
+        member__in=[graded.me, row.partner]
+    )
     own = f"({row.grade_before:.2f})"
     assert own in page
+    partner = f"({row.partner_grade:.2f})"
+    partner_shown = x.partner_grade is not None and x.partner_grade.shown
+    assert (partner in page.replace(own, "", 1)) == partner_shown
+    rest = page.replace(own, "", 1).replace(partner, "", 1 if partner_shown else 0)
     for start in starts.values_list("grade_before", flat=True):
-        assert f"({start:.2f})" not in page.replace(own, "", 1)
+        assert f"({start:.2f})" not in rest
 
 
 def test_field_table_shows_grades_at_the_start_and_sopp_is_their_average(me_client, graded):

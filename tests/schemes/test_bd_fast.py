@@ -1,4 +1,4 @@
-"""Brambledown's update from its players' rows (``grading.schemes.bd_fast``, S11) equals the
+"""Brambledown's update from its players' rows (``grading.schemes.brambledown.add_session``, S11) equals the
 club's full update: after every upload of random sequences (in order, late, same-day, corrected,
 withdrawn, quarters closing, new players reaching three performances, sessions not rated), the
 stored tables are those a replay of the club from its first session writes, and the path is
@@ -14,9 +14,9 @@ import pytest
 from django.db import connection, transaction
 from django.db.models import F
 
-import grading.schemes.bd_close as bd_close
-import grading.schemes.brambledown as brambledown_module
-import grading.schemes.fold as fold_module
+import grading.schemes.after_step as fold_module
+import grading.schemes.brambledown.close_quarter as bd_close
+import grading.schemes.brambledown.update as brambledown_module
 from grading.engine.brambledown import Quarter
 from grading.ledger.lock import ledger_head_lock
 from grading.models import (
@@ -25,7 +25,7 @@ from grading.models import (
     BrambledownMemberState,
     SessionVersion,
 )
-from grading.schemes.brambledown import brambledown_club_update, brambledown_regrade_club
+from grading.schemes.brambledown.update import brambledown_club_update, brambledown_regrade_club
 from grading.uploads.services import session_withdraw
 from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.factories import ClubFactory

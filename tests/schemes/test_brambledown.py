@@ -18,7 +18,7 @@ from grading.models import (
     BrambledownQuarter,
     BrambledownRating,
 )
-from grading.schemes.brambledown import brambledown_club_update, brambledown_regrade_due
+from grading.schemes.brambledown.update import brambledown_club_update, brambledown_regrade_due
 from grading.schemes.selectors import club_schemes, member_schemes
 from members.models import Member
 from tests.csvfiles import csv_bytes, mp_session_rows

@@ -19,7 +19,7 @@ from grading.models import (
     Session,
     SessionVersion,
 )
-from grading.schemes.brambledown import brambledown_club_update, brambledown_regrade_club
+from grading.schemes.brambledown.update import brambledown_club_update, brambledown_regrade_club
 from grading.schemes.ppi import ppi_check, ppi_refold
 from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.schemes.conftest import live_sessions_in_processing_order, session_of

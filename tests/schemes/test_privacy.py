@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 
 from clubs.models import ClubRole
 from grading.models import BrambledownGrade, PPIRating, SessionVersion
-from grading.schemes.brambledown import brambledown_regrade_club
+from grading.schemes.brambledown.update import brambledown_regrade_club
 from grading.schemes.selectors import club_schemes, member_schemes
 from grading.uploads.services import upload_create
 from members.models import Member

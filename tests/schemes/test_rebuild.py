@@ -27,10 +27,10 @@ from grading.models import (
     SessionVersion,
 )
 from grading.models.schemes import SchemeEntry
-from grading.schemes.brambledown import brambledown_regrade_club
+from grading.schemes.brambledown.update import brambledown_regrade_club
 from grading.schemes.ppi import ppi_check
-from grading.schemes.rebuild import schemes_rebuild
-from grading.schemes.rebuild_write import TABLES, tables_clear
+from grading.schemes.rebuild.run import schemes_rebuild
+from grading.schemes.rebuild.write import TABLES, tables_clear
 from grading.uploads.services import session_withdraw
 from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.factories import ClubFactory

@@ -8,13 +8,13 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from grading.lab.simulate import SimConfig, simulate
-from grading.ledger.check import ledger_check
-from grading.ledger.fold import versions_grade_pending
+from grading.ledger.replay.check import ledger_check
+from grading.ledger.step import versions_grade_pending
 from grading.models import SessionVersion, Upload
 from grading.staff.quality import params_for, quality_report
 from grading.uploads.services import upload_create
 from tests.factories import UserFactory
-from tests.offline import assert_served_locally
+from tests.offline import PLOTLY_FULL, assert_served_locally
 
 TINY = SimConfig(players=60, clubs=2, months=1, seed=21, county=True)
 
@@ -119,7 +119,7 @@ def test_staff_quality_page(loaded, client):
     page = client.get(url, {"params": "gain=1.5"})
     assert page.status_code == 200
     html = page.content.decode()
-    assert_served_locally(html)
+    assert_served_locally(html, plotly=PLOTLY_FULL)
     assert 'id="chart-flatness"' in html and "gain=1.5" in html
     bad = client.get(url, {"params": "no-such-set"})
     assert bad.status_code == 200 and "unknown NGS parameter set" in bad.content.decode()

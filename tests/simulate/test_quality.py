@@ -94,3 +94,31 @@ def test_cross_imp_xrvar_by_hand():
     assert cross_imp_xrvar([([420, 420, -50], [0, 0, 0])], 6.12) == pytest.approx(100 / 3)
     edges = [6.12, 0.0, -6.12]
     assert cross_imp_xrvar([([420, 420, -50], edges)], 6.12) == pytest.approx((50 - 2 / 3) * 2 / 3)
+
+
+def test_warnings_where_the_data_cannot_support_the_split():
+    """Issue 30: on 2 comparison groups the report showed a negative Evar and a zero Gvar with
+    no word."""
+    from grading.engine.quality import MIN_GROUPS, fr18_warnings, spread_warnings
+
+    one = GroupSample((60, 50, 40), (52, 50, 48), (52, 50, 48), 0.9, 4, 10)
+    two = GroupSample((55, 45), (51, 49), (51, 49), 0.9, 4, 10)
+    words = " ".join(fr18_warnings(fr18([one, two], min_pairs=2)))
+    assert "Only 2 comparison groups" in words and f"{MIN_GROUPS} or more" in words
+    assert "Evar is negative (-81.00)" in words
+    assert "Gvar is zero" not in words
+    flat = GroupSample((60, 50, 40), (50, 50, 50), (50, 50, 50), 0.9, 4, 10)
+    assert any("Gvar is zero" in w for w in fr18_warnings(fr18([flat])))
+    assert "cannot be worked out" in fr18_warnings(fr18([]))[0]
+    many = [one] * MIN_GROUPS
+    assert not any("comparison group" in w for w in fr18_warnings(fr18(many)))
+    assert spread_warnings("x", spread([1.0])) and not spread_warnings("x", spread([1.0, 2.0]))
+
+
+def test_a_what_if_that_moves_nothing_says_so():
+    from grading.engine.quality import what_if_warnings
+
+    stored = {"F": 0.9, "Evar": math.nan, "sd": 6.5}
+    assert what_if_warnings(stored, {"F": 0.9, "Evar": math.nan, "sd": 6.5001})
+    assert not what_if_warnings(stored, {"F": 0.9, "Evar": math.nan, "sd": 6.6})
+    assert not what_if_warnings(stored, {"F": 0.9, "Evar": 1.0, "sd": 6.5})

@@ -8,7 +8,7 @@ import pytest
 from django.urls import reverse
 
 import grading.tasks
-from grading.ledger.check import ledger_check
+from grading.ledger.replay.check import ledger_check
 from grading.models import AuditEvent, SessionGrade, SessionVersion, Upload
 from grading.uploads.services import upload_receive, withdrawal_request
 from members.models import Member

@@ -9,7 +9,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from clubs.models import Club
-from grading.ledger.check import grades_refresh, ledger_check
+from grading.ledger.replay.check import grades_refresh, ledger_check
 from grading.models import CurrentGrade, SessionGrade, SessionVersion, Upload
 from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.factories import ClubFactory

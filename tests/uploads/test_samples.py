@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from grading.ledger.check import ledger_check
+from grading.ledger.replay.check import ledger_check
 from grading.models import Event, SessionGrade, SessionVersion, Upload
 from grading.uploads.services import upload_create
 from tests.factories import ClubFactory

@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from grading.ingest import parse_file
-from grading.ledger.fold import versions_grade_pending
+from grading.ledger.step import versions_grade_pending
 from grading.models import Upload
 from grading.uploads.services import upload_create
 from grading.uploads.wording import plain, readable_event_name

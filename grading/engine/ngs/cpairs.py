@@ -1,7 +1,7 @@
 """The pairs of the sessions queued for the compiled kernel, as flat columns (one entry per
 pair; ``pab`` holds the two players' integer ids, -1 for a visitor): what ``ngs_kernel.c``
 reads. Filled from ``SessionResult`` objects here; the same columns can be filled straight from
-the database's columnar copy of each version (``grading.ledger.columns``)."""
+the database's columnar copy of each version (``grading.ledger.replay.read``)."""
 
 from __future__ import annotations
 

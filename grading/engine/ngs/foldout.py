@@ -1,7 +1,7 @@
 """What a whole-ledger fold hands the writer that stores it (issue 18): every figure a refold,
 or the national builder, writes, as flat columns, never one object per member.
 
-A fold that writes (``grading.ledger.refold``) asks its engine for:
+A fold that writes (``grading.ledger.replay.write``) asks its engine for:
 
 * one :class:`VersionOut` per processed ledger operation, in sequence order, handed to a sink as
   soon as the engine has it: whether the version was graded (S14.9; if not, why), its SoF and

@@ -5,7 +5,7 @@ sequence order, then the current grades, partnership grades and histories at the
 
 The fallback when the C kernel is not built (``cfold.WritingReplay`` has the same interface),
 and its oracle: each ``VersionOut`` is the ``StepResult`` converted as
-``grading.ledger.store._store_step`` stores it (``grade_after`` the step's current grade of the
+``grading.ledger.store.store_step`` stores it (``grade_after`` the step's current grade of the
 member, every other record figure from the ``PlayerSessionGrade``, pair figures from
 ``outcome.pairs``), and ``histories()`` is what ``grading.ledger.subjects.subjects_copy``
 writes from the state (players in member id order, then partnerships in the order the fold met

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from grading.engine.ngs.params import NGSParams
-from grading.engine.ngs.terms import par
+from grading.engine.ngs.terms import imps_named, par
 from grading.engine.ngs.types import (
     PairOutcome,
     PartnershipKey,
@@ -48,7 +48,10 @@ def pair_outcome(
     if item.sopp is not None and (
         session.scoring is not Scoring.AGGREGATE or item.mean is not None
     ):
-        par_value = par(session.scoring, own, own, item.sopp, item.boards, item.mean, params)
+        imps = imps_named(session)
+        par_value = par(
+            session.scoring, own, own, item.sopp, item.boards, item.mean, params, imps=imps
+        )
     numbers = (item.entry.players[0].number, item.entry.players[1].number)
     return PairOutcome(
         pair_id=item.entry.pair_id,

@@ -21,6 +21,8 @@ from grading.engine.ngs.terms import (
     PAIRS_SCORING,
     SWISS_PAIRS_SCORING,
     TEAMS_SCORING,
+    imp_factor,
+    imps_named,
     par,
     score_term,
 )
@@ -272,18 +274,21 @@ def _working_pair(
     x = boards if boards is not None and boards > 0 else params.default_boards
     item = WorkingPair(pair, _group(pair, session), x, reported, score)
     if session.scoring in SWISS_PAIRS_SCORING and matches and all(m.boards for m in matches):
-        item.term = _swiss_term(session.scoring, matches, params)
+        item.term = _swiss_term(session, matches, params)
     elif score is not None and session.scoring is not Scoring.AGGREGATE:
-        item.term = score_term(session.scoring, score, item.boards, params)
+        imps = imps_named(session)
+        item.term = score_term(session.scoring, score, item.boards, params, imps=imps)
     return item
 
 
-def _swiss_term(scoring: Scoring, matches, params: NGSParams) -> float:
-    """Swiss pairs: the board-weighted result over the matches, before any VPs (S3.1, S3.3)."""
+def _swiss_term(session: SessionResult, matches, params: NGSParams) -> float:
+    """Swiss pairs: the board-weighted result over the matches, before any VPs (S3.1, S3.3);
+    IMPs with the factor of the kind the file names (S14.23)."""
     boards = sum(m.boards for m in matches)
-    if scoring is Scoring.SWISS_PAIRS_MP:
+    if session.scoring is Scoring.SWISS_PAIRS_MP:
         return sum(m.boards * (m.score - 50.0) for m in matches) / boards
-    return params.f_swiss_imp * sum(m.score for m in matches) / boards
+    factor = imp_factor(session.scoring, params, imps_named(session))
+    return factor * sum(m.score for m in matches) / boards
 
 
 def _fill_aggregate_means(

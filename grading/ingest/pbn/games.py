@@ -33,11 +33,16 @@ class Table:
 
 @dataclass
 class Facts:
-    """What the ScoreTables say per pair: boards seen and the sum of their MP/IMP column."""
+    """What the ScoreTables say per pair: boards seen and the sum of their MP/IMP column; the
+    boards it sat out (lines against a bye, sit-out or phantom); each board's number of
+    scores; the file's own MP/IMP figure of each (pair, board)."""
 
     boards: dict[str, set[int]] = field(default_factory=dict)
     points: dict[str, float] = field(default_factory=dict)
     skipped: bool = False
+    sat_out: dict[str, set[int]] = field(default_factory=dict)
+    scores_by_board: dict[int, int] = field(default_factory=dict)
+    line_points: dict[tuple[str, int], float] = field(default_factory=dict)
 
 
 @dataclass

@@ -14,7 +14,6 @@ from grading.engine.types import (
     Scoring,
     SessionKey,
     SessionResult,
-    TravellerLine,
     normalise_number,
 )
 from grading.ingest import common, limits
@@ -26,15 +25,16 @@ from grading.ingest.pbn.games import (
     Table,
     direction_of,
     game_date,
-    ns_score,
     pair_label,
     score_columns,
     scoring_of,
 )
+from grading.ingest.pbn.totals import TotalsMixin, comparisons_in_field, cross_form
+from grading.ingest.pbn.travellers import read_travellers
 from grading.ingest.problems import ProblemLog
 
 
-class SessionReader:
+class SessionReader(TotalsMixin):
     def __init__(
         self,
         rankings: list[tuple[Game, Table]],
@@ -51,6 +51,8 @@ class SessionReader:
         self.club, self.program, self.log = club, program, log
         self.scoring_text = self.game.tags.get("Scoring", "") or meta.get("scoringtype", "")
         self.means_converted: list[str] = []
+        self.crossed: list[str] = []  # pairs whose summed cross-IMPs were averaged
+        self.played_rows: list[Row] = []
 
     def build(self) -> SessionResult | None:
         date = self._date()
@@ -86,15 +88,27 @@ class SessionReader:
             return None
         if not self._assign_pair_ids(played):
             return None
-        lines, per_pair = self._travellers(rows, scoring)
+        self.played_rows = played
+        lines, per_pair = read_travellers(self.games, rows, scoring, self.log)
+        own = self._own_columns(scoring)
+        running = own[0] is None and self._running(played, per_pair, lines)
         complete = (
             bool(lines)
             and not per_pair.skipped
-            and all(
-                r.boards is None or len(per_pair.boards.get(r.pair_id, ())) == r.boards
-                for r in played
+            and (
+                own[1] is not None or all(self._boards_agree(r, per_pair, running) for r in played)
             )
         )
+        recomputed = self._recomputed(scoring, lines) if running and complete else {}
+        if running and complete:
+            self.log.warn(
+                f"line {self.table.line}",
+                "The ranking gives totals over earlier sessions as well as this one (its board "
+                "counts go beyond this session's travellers), so each pair's result for this "
+                "session is worked out from this session's travellers.",
+                line=self.table.line,
+                code="running-totals",
+            )
         if lines and not complete:
             self.log.warn(
                 "file",
@@ -106,7 +120,7 @@ class SessionReader:
         entries = []
         locations = {}
         for row in played:
-            entry = self._entry(row, scoring, movement, per_pair, complete)
+            entry = self._entry(row, scoring, movement, per_pair, complete, own, recomputed)
             if entry is not None:
                 entries.append(entry)
                 locations[entry.pair_id] = f"line {row.line}"
@@ -120,6 +134,16 @@ class SessionReader:
                 "of its traveller IMPs) is used, as grading needs.",
                 line=self.table.line,
                 code="mean-imps",
+            )
+        if self.crossed:
+            self.log.warn(
+                f"line {self.table.line}",
+                f"The ranking gives cross-IMPs summed over every comparison ("
+                f'"{self.scoring_text}") for {len(self.crossed)} pair(s); each board\'s figure is '
+                "divided by the board's comparisons, giving the average per comparison that "
+                "grading uses.",
+                line=self.table.line,
+                code="cross-imps-summed",
             )
         entries = common.apply_first_host_rule(entries, locations, self.log)
         event_name = self.game.tags.get("Event", "") or self.meta.get("contestname", "")
@@ -198,8 +222,10 @@ class SessionReader:
             if "PairId" not in table.columns:
                 self.log.problem(
                     f"line {table.line}",
-                    "The TotalScoreTable has no PairId column, so pairs cannot be told apart. "
-                    "Export the results again from your scoring program.",
+                    "This PBN file's ranking (TotalScoreTable) has no pair numbers (no PairId "
+                    "column), so pairs and their opponents cannot be told apart. Export the "
+                    "ranking again with pair numbers, or upload the USEBIO XML results file "
+                    "your scoring program writes for the EBU instead.",
                     line=table.line,
                     code="pbn-columns",
                 )
@@ -307,65 +333,6 @@ class SessionReader:
         )
         return True
 
-    def _travellers(self, rows: list[Row], scoring: Scoring) -> tuple[list[TravellerLine], Facts]:
-        lookup = common.pairs_by_number(rows)
-        boards: dict[str, set[int]] = defaultdict(set)
-        points: dict[str, float] = defaultdict(float)
-        lines: list[TravellerLine] = []
-        skipped: list[str] = []
-        point_cols = {
-            Scoring.BUTLER: ("IMP_NS", "IMP_EW"),
-            Scoring.CROSS_IMP: ("IMP_NS", "IMP_EW"),
-        }.get(scoring, ("MP_NS", "MP_EW"))
-        for game in self.games:
-            board = common.parse_whole(game.tags.get("Board"))
-            for table in game.tables:
-                if table.name != "ScoreTable" or board is None:
-                    continue
-                for line_no, rec in table.records():
-                    section = rec.get("Section", "")
-                    ns = common.pair_of_line(
-                        lookup, section, rec.get("PairId_NS", ""), Direction.NS
-                    )
-                    ew = common.pair_of_line(
-                        lookup, section, rec.get("PairId_EW", ""), Direction.EW
-                    )
-                    if ns is None or ew is None:
-                        skipped.append(f"line {line_no}")
-                        continue
-                    if ns.left_out or ew.left_out:
-                        continue  # against a sit-out or phantom: not a comparison (FORMATS 5.3)
-                    for row, col in ((ns, point_cols[0]), (ew, point_cols[1])):
-                        boards[row.pair_id].add(board)
-                        points[row.pair_id] += common.parse_decimal(rec.get(col)) or 0.0
-                    score = ns_score(rec)
-                    if score is None:
-                        skipped.append(f"line {line_no}")
-                        continue
-                    lines.append(
-                        TravellerLine(
-                            board=board,
-                            ns_pair=ns.pair_id,
-                            ew_pair=ew.pair_id,
-                            ns_score=score,
-                            contract=rec.get("Contract", "").strip("-"),
-                            declarer=rec.get("Declarer", "").strip("-"),
-                            lead=rec.get("Lead", "").strip("-"),
-                            tricks=common.parse_whole(rec.get("Result")),
-                        )
-                    )
-        if skipped:
-            shown = ", ".join(skipped[:5]) + (
-                f" and {len(skipped) - 5} more" if len(skipped) > 5 else ""
-            )
-            self.log.warn(
-                skipped[0],
-                f"{len(skipped)} traveller line(s) were left out (pair not in the ranking, or "
-                f"a score no bridge contract can produce): {shown}.",
-                code="traveller-line",
-            )
-        return lines, Facts(dict(boards), dict(points), bool(skipped))
-
     def _movement(self, rows: list[Row]) -> Movement:
         """Two-winner when a ranking restarts for each direction (both have a rank 1 in the same
         TotalScoreTable: sections ranked in tables of their own each have their own rank 1)."""
@@ -384,13 +351,30 @@ class SessionReader:
         movement: Movement,
         per_pair: Facts,
         complete: bool,
+        own: tuple[str | None, str | None],
+        recomputed: dict[str, float],
     ) -> PairEntry | None:
-        score = self._score(row, scoring, per_pair)
+        played = len(per_pair.boards.get(row.pair_id, ())) if complete else None
+        boards = row.boards
+        if own[0] is not None:  # this session's own columns (S14.22)
+            column = own[0]
+            boards = common.parse_whole(row.record.get(own[1] or "")) or played
+        elif recomputed:  # running totals: this session's travellers decide
+            column = ""
+            boards = played
+        else:
+            column = row.score_column
+            if played is not None and (boards is None or boards > played):
+                boards = played  # sit-outs and byes are not boards played (S3.7)
+        if column:
+            score = self._file_score(row, column, scoring)
+            if score is not None and scoring is not Scoring.MP:
+                score = self._imp_total(row, column, score, boards, per_pair)
+                score = self._crossed(row, score, scoring, per_pair, complete)
+        else:
+            score = recomputed.get(row.pair_id)
         if score is None:
             return None
-        boards = row.boards
-        if boards is None and complete:
-            boards = len(per_pair.boards.get(row.pair_id, ()))
         direction = row.direction if movement is Movement.TWO_WINNER else None
         return PairEntry(
             pair_id=row.pair_id,
@@ -401,43 +385,16 @@ class SessionReader:
             section=row.section,
         )
 
-    def _score(self, row: Row, scoring: Scoring, per_pair: Facts) -> float | None:
-        column = row.score_column
-        value = common.parse_decimal(row.record.get(column))
-        if value is None:
-            self.log.problem(
-                f"line {row.line}",
-                f'{pair_label(row)} has no {column} ("{row.record.get(column, "")}"). Export the '
-                "results again after the session is complete.",
-                line=row.line,
-                code="score",
-            )
-            return None
-        if scoring is Scoring.MP:
-            if not 0 <= value <= 100:
-                self.log.problem(
-                    f"line {row.line}",
-                    f"{pair_label(row)}'s percentage {value:g} is not between 0 and 100.",
-                    line=row.line,
-                    code="score",
-                )
-                return None
-            return value
-        return self._imp_total(row, column, value, per_pair)
-
-    def _imp_total(self, row: Row, column: str, value: float, per_pair: Facts) -> float:
-        """FORMATS 3.4: Ruter writes a per-board mean in TotalScoreIMP. A mean column, or a
-        figure the travellers show to be a mean, is turned into the session total (S3.3)."""
-        if not row.boards:
-            return value
-        summed = per_pair.points.get(row.pair_id)
-        every_board = len(per_pair.boards.get(row.pair_id, ())) == row.boards
-        is_mean = column.startswith("Mean")
-        if not is_mean and every_board and summed is not None:
-            is_mean = abs(value - summed / row.boards) < abs(value - summed)
-        if not is_mean:
-            return value
-        self.means_converted.append(row.pair_id)
-        if every_board and summed is not None:
-            return round(summed, 2)  # exact, where the mean was rounded
-        return round(value * row.boards, 2)
+    def _crossed(
+        self, row: Row, score: float, scoring: Scoring, per_pair: Facts, complete: bool
+    ) -> float:
+        """Cross-IMPs summed over comparisons ("IMP;Cross") in the per-board average form."""
+        form = cross_form(self.scoring_text) if scoring is Scoring.CROSS_IMP else ""
+        if form not in ("cross", "cross1"):
+            return score
+        facts = per_pair if complete else Facts()
+        field = None if complete else comparisons_in_field(self.played_rows)
+        value = self._uncrossed(row, score, form, facts, field)
+        if value != score:
+            self.crossed.append(row.pair_id)
+        return value

@@ -132,7 +132,7 @@ class PairsMixin:
         if raw.boards_played:
             value = common.parse_whole(raw.boards_played)
             if value is not None and value >= 0:
-                return value
+                return self._boards_without_sit_outs(raw, value, lines, complete)
             self.log.warn(
                 f"{raw.path}/BOARDS_PLAYED",
                 f'{pair_label(raw)}\'s boards played "{raw.boards_played}" is not a number; '
@@ -143,6 +143,27 @@ class PairsMixin:
         if complete:
             return len(lines.boards_by_pair.get(raw.pair_id, ()))
         return None
+
+    def _boards_without_sit_outs(
+        self, raw: RawPair, declared: int, lines: Lines, complete: bool
+    ) -> int:
+        """S3.7, S14.22: a declared count that includes boards against a sit-out, phantom or
+        bye (the travellers show them) is read as the boards the pair played."""
+        played = lines.boards_by_pair.get(raw.pair_id, set())
+        sat_out = lines.sat_out.get(raw.pair_id, set()) - played
+        if not complete or not sat_out or declared <= len(played):
+            return declared
+        if declared > len(played) + len(sat_out):
+            return declared
+        self.log.warn(
+            f"{raw.path}/BOARDS_PLAYED",
+            f"{pair_label(raw)} is said to have played {declared} boards, counting "
+            f"{declared - len(played)} against a sit-out or bye; the {len(played)} boards it "
+            "played are counted.",
+            line=raw.line,
+            code="boards-sit-out",
+        )
+        return len(played)
 
     def _pair_score(
         self,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import xml.etree.ElementTree as ET
 
+from grading.engine.ngs.terms import CROSS_IMPS, IMPS_NAMED
 from grading.engine.types import (
     Movement,
     PairEntry,
@@ -146,6 +147,8 @@ class EventReader(
             ("master_point_scale", h.scale),
             ("master_point_type", h.points_type),
         ]
+        if scoring is Scoring.SWISS_PAIRS_IMP and self._swiss_cross_imps():
+            extra.append((IMPS_NAMED, CROSS_IMPS))  # S14.23: graded with the cross-IMP factor
         return SessionResult(
             key=SessionKey(self.club, h.event_id, unit.number, unit.date),
             event_name=h.name,

@@ -64,6 +64,11 @@ REASON_HEAD_TO_HEAD = (
     "This is a head-to-head teams match (each board played at two tables only): such matches "
     "are not graded."
 )
+REASON_SWISS_TWO_TABLES = (
+    "Every board of this Swiss teams session was played at two tables only (each match had "
+    "its own boards), so a pair is compared only with the other pair of its own match: such "
+    "sessions are not graded."
+)
 REASON_TEAMS_V10 = (
     "Teams results in USEBIO 1.0 files have no pair line-ups, so the EBU does not grade them. "
     "Export the event as USEBIO 1.1 or later to have it graded."
@@ -162,6 +167,7 @@ class Lines:
     board_numbers: set[int] = field(default_factory=set)
     tables_by_board: Counter[int] = field(default_factory=Counter)
     skipped: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    sat_out: dict[str, set[int]] = field(default_factory=lambda: defaultdict(set))
 
 
 class Failed:

@@ -18,6 +18,7 @@ from grading.ingest.usebio.shapes import (
     REASON_HEAD_TO_HEAD,
     REASON_NO_LINEUPS,
     REASON_PAB,
+    REASON_SWISS_TWO_TABLES,
     REASON_TEAMS_V10,
     TEAM_LINE_POINTS,
     Dropped,
@@ -52,12 +53,14 @@ class TeamsMixin:
         lines = self._read_lines(unit.sections, lookup, dropped, TEAM_LINE_POINTS)
         self._report_skipped(lines)
         complete = bool(lines.lines)
-        if (
-            not reason
-            and scoring is not Scoring.SWISS_TEAMS
-            and (len(team_names) == 2 or (complete and max(lines.tables_by_board.values()) <= 2))
-        ):
-            scoring, reason = Scoring.HEAD_TO_HEAD, REASON_HEAD_TO_HEAD
+        two_tables = len(team_names) == 2 or (complete and max(lines.tables_by_board.values()) <= 2)
+        if not reason and two_tables:
+            # S14.24: whatever the file calls the event; a Swiss teams session keeps its name
+            # and says why (its boards were not shared across the room)
+            if scoring is Scoring.SWISS_TEAMS:
+                reason = REASON_SWISS_TWO_TABLES
+            else:
+                scoring, reason = Scoring.HEAD_TO_HEAD, REASON_HEAD_TO_HEAD
         reason = reason or common.charge_code_reason(self.header.charge)
         directions = {r.pair_id: pair_direction(r, lines) for r in raws}
         two_winner = None not in directions.values()

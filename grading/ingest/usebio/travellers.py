@@ -19,6 +19,13 @@ from grading.ingest.usebio.shapes import (
 )
 from grading.ingest.xmltext import child_path, children, text
 
+_BYE_NUMBERS = frozenset({"0", "-", "BYE", "SITOUT", "SIT-OUT", "SIT OUT", "PHANTOM"})
+
+
+def _bye(number: str) -> bool:
+    """A traveller line's pair number that names no pair: a bye or sit-out line (S14.22)."""
+    return number.strip().upper() in _BYE_NUMBERS
+
 
 class TravellersMixin:
     """Travellers, for :class:`~grading.ingest.usebio.reader.EventReader`, which
@@ -62,8 +69,14 @@ class TravellersMixin:
         where = located(path, self.line(element))
         ns_num = text(element, "NS_PAIR_NUMBER") or ""
         ew_num = text(element, "EW_PAIR_NUMBER") or ""
-        if dropped.against(section, ns_num, ew_num, lookup):
-            return  # against a sit-out or phantom: not a comparison
+        if dropped.against(section, ns_num, ew_num, lookup) or _bye(ns_num) or _bye(ew_num):
+            # against a sit-out, phantom or bye: not a comparison, and not a board played
+            # (S3.7, S14.22); the real side's board is remembered as sat out
+            for number, side in ((ns_num, Direction.NS), (ew_num, Direction.EW)):
+                real = common.pair_of_line(lookup, section, number, side)
+                if real is not None and not _bye(number):
+                    result.sat_out[real.pair_id].add(board)
+            return
         ns = common.pair_of_line(lookup, section, ns_num, Direction.NS)
         ew = common.pair_of_line(lookup, section, ew_num, Direction.EW)
         if ns is None or ew is None:
@@ -74,7 +87,7 @@ class TravellersMixin:
         ns_score: int | None = None
         adjusted: tuple[str, str] | None = None
         if common.looks_adjusted(score_text):
-            adjusted = common.parse_adjusted_code(score_text)
+            adjusted = common.parse_adjusted_code(score_text.strip().lstrip("^"))
             if adjusted is None:
                 result.skipped[f'unknown adjusted score "{score_text[:12]}"'].append(where)
                 return
@@ -95,7 +108,7 @@ class TravellersMixin:
             contract=contract,
             declarer=text(element, "PLAYED_BY") or "",
             lead=text(element, "LEAD") or "",
-            tricks=common.parse_whole(text(element, "TRICKS")),
+            tricks=common.parse_tricks(text(element, "TRICKS"), contract),
         )
         result.lines.append(line)
         result.board_numbers.add(board)

@@ -86,6 +86,16 @@ class TreeMixin:
         )
         return None
 
+    def _swiss_cross_imps(self) -> bool:
+        """Whether a Swiss pairs event names cross-IMPs (S14.23): BOARD_SCORING_METHOD when it
+        names a kind of IMPs, else the event type (SWISS_PAIRS_CROSS_IMPS)."""
+        h = self.header
+        if h.board_scoring in ("CROSS_IMPS", "CROSS_IMP"):
+            return True
+        if h.board_scoring in ("BUTLER_IMPS", "BUTLER"):
+            return False
+        return h.event_type == "SWISS_PAIRS_CROSS_IMPS"
+
     def _participants_hold(self) -> str:
         """What the PARTICIPANTS hold, whatever the event type says: "individual" (players
         with no pairs, or PARTICIPANTS@EVENT_TYPE INDIVIDUAL), "teams" (teams, no bare pairs),

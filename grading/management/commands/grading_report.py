@@ -81,6 +81,9 @@ class Command(BaseCommand):
         row("cross-IMP XRvar", lambda c: report.get("xrvar"), published["XRvar"])
         for status in ("P", "E", "M", "O"):
             row(f"members status {status}", lambda c, s=status: c["statuses"].get(s, 0))
+        for c in columns:
+            for warning in c.get("warnings", []):
+                out(f"warning ({c['params']}): {warning}")
         if report.get("truth"):
             out("\nGrades against true strength (grade - truth):")
             statuses = [r["status"] for r in report["truth"]]

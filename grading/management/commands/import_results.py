@@ -3,7 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from clubs.models import Club
-from grading.ledger.fold import versions_grade_pending
+from grading.ledger.step import versions_grade_pending
 from grading.models import Upload
 from grading.uploads.services import upload_import
 

@@ -5,7 +5,7 @@ from django.utils import timezone
 
 from clubs.models import Club
 from grading.engine.brambledown import Quarter
-from grading.schemes.brambledown import brambledown_regrade_club
+from grading.schemes.brambledown.update import brambledown_regrade_club
 
 
 class Command(BaseCommand):

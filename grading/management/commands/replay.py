@@ -3,9 +3,9 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from grading.ledger.check import check_engine, ledger_check, ledger_refold
-from grading.ledger.lock import active_params
-from grading.ledger.refoldrun import refold_engine
+from grading.ledger.replay.check import check_engine, ledger_check, ledger_refold
+from grading.ledger.replay.run import refold_engine
+from grading.params import active_params
 
 
 class ProgressBar:

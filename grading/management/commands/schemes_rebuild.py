@@ -5,7 +5,7 @@ import json as jsonlib
 
 from django.core.management.base import BaseCommand
 
-from grading.schemes.rebuild import schemes_rebuild
+from grading.schemes.rebuild.run import schemes_rebuild
 
 
 class Command(BaseCommand):

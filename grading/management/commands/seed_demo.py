@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand
 from django.utils import timezone
 
-from grading.common.demo import demo_plans_create, demo_results_import, demo_seed
+from grading.site.demo import demo_plans_create, demo_results_import, demo_seed
 
 
 class Command(BaseCommand):

@@ -156,6 +156,8 @@ class Command(BaseCommand):
             page_floor_rps=None,
             page_warm_p95_ms=None,
             page_warm_rps=None,
+            page_burst_p95_ms=None,
+            page_burst_rps=None,
         )
         if not (options["skip_upload"] and options["skip_pages"]):
             if scale.name == "national" and not options["skip_upload"]:
@@ -213,6 +215,8 @@ class Command(BaseCommand):
                     page_floor_rps=measured["floor"]["rps"],
                     page_warm_p95_ms=measured["warm"]["p95_ms"],
                     page_warm_rps=measured["warm"]["rps"],
+                    page_burst_p95_ms=measured["burst"].get("p95_ms"),
+                    page_burst_rps=measured["burst"].get("rps"),
                     pages=measured,
                 )
         except KeyboardInterrupt:
@@ -265,6 +269,11 @@ class Command(BaseCommand):
                 f" {f(p['rps'])} req/s, {p['errors']} errors; floor p95 "
                 f"{f(p['floor']['p95_ms'])} ms, {f(p['floor']['rps'])} req/s; warm pass p95 "
                 f"{f(p['warm']['p95_ms'])} ms, {f(p['warm']['rps'])} req/s"
+            )
+            b = p.get("burst") or {}
+            out.append(
+                f"  email burst ({b.get('members', 0)} members of the last {b.get('uploads', 0)} "
+                f"uploads): p95 {f(b.get('p95_ms'))} ms, {f(b.get('rps'))} req/s"
             )
         if r.get("database"):
             out.append(f"database: {r['database']}")

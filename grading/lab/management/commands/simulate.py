@@ -86,7 +86,7 @@ class Command(BaseCommand):
 
     def _load(self, world) -> None:
         from clubs.services import club_get_or_create
-        from grading.ledger.fold import versions_grade_pending
+        from grading.ledger.step import versions_grade_pending
         from grading.models import Upload
         from grading.uploads.services import upload_create
 

@@ -1,0 +1,69 @@
+"""Which writes make which pages stale: the one home of the page cache's invalidation.
+
+A member's own pages and a club's grade list are kept rendered under a ``pages_version``
+(``members/pagecache.py``). Every write that changes what they show gives the affected rows a
+new version in its own transaction, so the next request renders afresh and every web process
+sees it at once, whatever the cache. The writes, and what each makes stale:
+
+| write | stale |
+| --- | --- |
+| a session graded, not graded or withdrawn (``grading.ledger.step``) | its players' pages and their clubs' lists |
+| a refold, a parameter change, the nightly refresh, the schemes' rebuild | every page |
+| PPI and Brambledown after a step, a quarter closed | the members they rate, and their clubs' lists |
+| an upload stored (new members, a new session on the club's pages) | the club's list, the named members |
+| a member's privacy | theirs, everyone who shared a session with them (S14.14), their clubs' lists |
+| a club's members or roles (services, admin) | the club's list |
+| a login tied to a member, a member edited in the admin | that member's pages |
+"""
+
+from collections.abc import Iterable
+
+from django.db.models import Q, QuerySet
+
+from clubs.models import Club, ClubRole
+from grading.models import SessionGrade
+from members.models import Member, new_pages_version
+
+
+def club_pages_invalidate(
+    *, club_ids: Iterable[int] | None = None, members: QuerySet[Member] | None = None
+) -> int:
+    """The clubs' grade lists render afresh. Give the clubs (``club_ids``) or the members
+    whose grades, privacy or roles changed (their clubs); neither means every club. Returns
+    the number of clubs bumped."""
+    clubs = Club.objects.all()
+    if club_ids is not None or members is not None:
+        chosen = Q(pk__in=set(club_ids or ()))
+        if members is not None:
+            chosen |= Q(pk__in=ClubRole.objects.filter(member__in=members).values("club_id"))
+        clubs = clubs.filter(chosen)
+    return clubs.update(pages_version=new_pages_version())
+
+
+def member_pages_invalidate(
+    *, numbers: Iterable[str] | None = None, member_ids: Iterable[int] | None = None
+) -> int:
+    """The members' own pages render afresh, and so do the grade lists of their clubs. Give
+    membership ``numbers`` or ``member_ids``; neither means every member (a refold, the nightly
+    refresh). Returns the number of members bumped."""
+    if numbers is None and member_ids is None:
+        club_pages_invalidate()
+        return Member.objects.update(pages_version=new_pages_version())
+    members = Member.objects.filter(
+        Q(national_number__in=set(numbers or ())) | Q(pk__in=set(member_ids or ()))
+    )
+    club_pages_invalidate(members=members)
+    return members.update(pages_version=new_pages_version())
+
+
+def member_privacy_invalidate(*, member: Member) -> int:
+    """A member's privacy changed: their own pages, those of everyone who played in a session
+    with them (an SOpp or SoF over a small field shows or hides with it, S14.14), and the
+    grade lists of their clubs ("Private" or the grade, S7). Returns the members bumped."""
+    shared = SessionGrade.objects.filter(member=member).values("version_id")
+    bumped = Member.objects.filter(
+        Q(pk=member.pk)
+        | Q(pk__in=SessionGrade.objects.filter(version_id__in=shared).values("member_id"))
+    ).update(pages_version=new_pages_version())
+    club_pages_invalidate(members=Member.objects.filter(pk=member.pk))
+    return bumped

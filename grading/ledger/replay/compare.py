@@ -1,0 +1,256 @@
+"""``replay --check`` on the compiled kernel: the ledger folded from empty (read as columns,
+``grading.ledger.replay.read``) and compared with every stored session grade, current grade and
+partnership grade in sorted streams (S5.4, S14.11).
+
+The fold hands each graded version's member records over in sequence order; the stored session
+grades are read in the same order (``entry.seq``, then creation order) through a server-side
+cursor, so the two are merged as they come: memory holds one version's rows, not the ledger's.
+Current and partnership grades are then streamed and each compared with the fold's state.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from array import array
+from collections.abc import Iterator
+
+from django.db import connection
+
+from grading.engine.ngs.cfold import RECORD_PARTS, RecordsReplay
+from grading.engine.ngs.params import NGSParams
+from grading.engine.ngs.types import partnership_key
+from grading.engine.ngs.windowrules import STATUS_CODES
+from grading.ledger.replay.read import CHUNK_ROWS, FoldStats, Progress, fold_ledger, member_numbers
+from grading.ledger.replay.tablecheck import subjects_check
+from grading.models import CurrentGrade, LedgerEntry, PartnershipGrade, SessionGrade
+
+__all__ = ["check_compiled", "last_stats"]
+
+# par is in the session's own units (aggregate: points, up to tens of thousands), so it is
+# compared relative to its size; every other part is a grade, compared absolutely
+_PAR = RECORD_PARTS.index("par")
+# PostgreSQL's binary COPY: a row is its field count, then each field's length and value
+_ROW = struct.Struct(">hiqiqii" + "id" * len(RECORD_PARTS))
+_COPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
+_COPY_TRAILER = struct.pack(">h", -1)
+last_stats: dict[str, FoldStats] = {}
+
+
+def _shown(value: float) -> float | None:
+    return None if math.isnan(value) else value
+
+
+class _SessionGradeMerge:
+    """The stored session grades, merged with the fold's records as they come."""
+
+    def __init__(self, numbers: list[str], tol: float) -> None:
+        rows = (
+            SessionGrade.objects.filter(entry__isnull=False)
+            .order_by("entry__seq", "pk")
+            .values_list("entry__seq", "version_id", "member_id", *RECORD_PARTS)
+        )
+        self.rows: Iterator[tuple] = rows.iterator(CHUNK_ROWS)
+        self.pending = next(self.rows, None)
+        self.numbers = numbers
+        self.tol = tol
+        self.problems: list[str] = []
+        self._orphans: set[int] = set()
+
+    def _orphan(self, row: tuple) -> None:
+        if row[1] not in self._orphans:
+            self._orphans.add(row[1])
+            self.problems.append(f"version {row[1]}: session grades stored but not in the ledger")
+
+    def _differ(self, seq: int, version: str, member: int, k: int, x, y: float) -> None:
+        where = f"seq {seq} version {version} member {self.numbers[member]}"
+        self.problems.append(f"{where}: {RECORD_PARTS[k]} stored {x} computed {_shown(y)}")
+
+    def __call__(self, seq: int, version: str, ids: array[int], values: array[float]) -> None:
+        mine: dict[int, tuple] = {}
+        while self.pending is not None and self.pending[0] <= seq:
+            row = self.pending
+            if row[0] < seq:
+                self._orphan(row)
+            else:
+                mine[row[2]] = row
+            self.pending = next(self.rows, None)
+        width = len(RECORD_PARTS)
+        tol, par = self.tol, _PAR
+        for j, member in enumerate(ids):
+            row = mine.pop(member, None)
+            if row is None:
+                where = f"seq {seq} version {version} member {self.numbers[member]}"
+                self.problems.append(f"{where}: session grade missing")
+                continue
+            at = width * j
+            for k in range(width):  # (inline: this loop runs for every stored figure)
+                x, y = row[3 + k], values[at + k]
+                if x is None:
+                    if y == y:  # not NaN: a figure where None is stored
+                        self._differ(seq, version, member, k, x, y)
+                elif not abs(x - y) <= (tol * max(1.0, abs(y)) if k == par else tol):
+                    self._differ(seq, version, member, k, x, y)
+        self.problems += [
+            f"seq {seq}: member {self.numbers[m]} has a grade the fold does not give" for m in mine
+        ]
+
+    def finish(self) -> list[str]:
+        while self.pending is not None:
+            self._orphan(self.pending)
+            self.pending = next(self.rows, None)
+        return self.problems
+
+
+class _SessionGradeTable:
+    """PostgreSQL: the fold's records COPYed into a temporary table as they come, then
+    compared with the stored session grades in one query that returns only the differences
+    (the comparison runs in the database, not figure by figure in Python)."""
+
+    TABLE = "ledger_check_records"
+
+    def __init__(self, numbers: list[str], tol: float) -> None:
+        self.numbers, self.tol = numbers, tol
+        self.out: list[bytes] = []
+        self.seqs: set[int] = set()
+        parts = ", ".join(f"v{k} double precision" for k in range(len(RECORD_PARTS)))
+        with connection.cursor() as cursor:
+            cursor.execute(f"DROP TABLE IF EXISTS {self.TABLE}")
+            cursor.execute(
+                f"CREATE TEMPORARY TABLE {self.TABLE} "
+                f"(seq bigint, version bigint, member integer, {parts})"
+            )
+
+    def __call__(self, seq: int, version: str, ids: array[int], values: array[float]) -> None:
+        self.seqs.add(seq)
+        v = int(version)
+        width = len(RECORD_PARTS)
+        pack, out = _ROW.pack, self.out
+        for j, member in enumerate(ids):
+            a, b, c, d, e, f, g, h = values[width * j : width * (j + 1)]
+            out.append(
+                pack(11, 8, seq, 8, v, 4, member, 8, a, 8, b, 8, c, 8, d, 8, e, 8, f, 8, g, 8, h)
+            )
+        if len(out) >= CHUNK_ROWS:
+            self._write()
+
+    def _write(self) -> None:
+        """One binary COPY of the rows gathered (fixed-size rows packed by one ``Struct``;
+        NaN stands for None)."""
+        if not self.out:
+            return
+        data = _COPY_HEADER + b"".join(self.out) + _COPY_TRAILER
+        with connection.cursor() as cursor:
+            copy_sql = f"COPY {self.TABLE} FROM STDIN (FORMAT binary)"
+            with cursor.connection.cursor().copy(copy_sql) as copy:
+                copy.write(data)
+        self.out = []
+
+    def finish(self) -> list[str]:
+        self._write()
+        grade = SessionGrade._meta.db_table
+        entry = LedgerEntry._meta.db_table
+        stored = [f"s.{part}" for part in RECORD_PARTS]
+        computed = [f"NULLIF(r.v{k}, 'NaN')" for k in range(len(RECORD_PARTS))]
+        tests = []
+        for k, part in enumerate(RECORD_PARTS):
+            s, c = stored[k], computed[k]
+            tol = f"%s * GREATEST(1, abs({c}))" if part == "par" else "%s"
+            tests.append(f"({s} IS NULL) <> ({c} IS NULL) OR abs({s} - {c}) > {tol}")
+        sql = (
+            f"SELECT COALESCE(s.seq, r.seq), COALESCE(s.version_id, r.version), "
+            f"COALESCE(s.member_id, r.member), s.member_id IS NULL, r.member IS NULL, "
+            f"{', '.join(stored)}, {', '.join(computed)} "
+            f"FROM (SELECT g.*, e.seq FROM {grade} g JOIN {entry} e ON e.id = g.entry_id) s "
+            f"FULL OUTER JOIN {self.TABLE} r ON r.seq = s.seq AND r.member = s.member_id "
+            f"WHERE s.member_id IS NULL OR r.member IS NULL OR "
+            + " OR ".join(f"({test})" for test in tests)
+            + " ORDER BY 1, 3"
+        )
+        params = [self.tol] * len(tests)
+        problems: list[str] = []
+        orphans: set[int] = set()
+        width = len(RECORD_PARTS)
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            found = cursor.fetchall()
+            cursor.execute(f"DROP TABLE {self.TABLE}")
+        for seq, version, member, no_stored, no_computed, *figures in found:
+            number = self.numbers[member]
+            where = f"seq {seq} version {version} member {number}"
+            if no_stored:
+                problems.append(f"{where}: session grade missing")
+            elif no_computed:
+                if seq in self.seqs:
+                    problems.append(
+                        f"seq {seq}: member {number} has a grade the fold does not give"
+                    )
+                elif version not in orphans:
+                    orphans.add(version)
+                    problems.append(
+                        f"version {version}: session grades stored but not in the ledger"
+                    )
+            else:
+                for k, part in enumerate(RECORD_PARTS):
+                    x, y = figures[k], figures[width + k]
+                    scale = max(1.0, abs(y)) if part == "par" and y is not None else 1.0
+                    if (x is None) != (y is None) or (
+                        x is not None and abs(x - y) > self.tol * scale
+                    ):
+                        problems.append(f"{where}: {part} stored {x} computed {y}")
+        return problems
+
+
+def check_compiled(
+    params: NGSParams, tol: float, progress: Progress | None, *, in_database: bool | None = None
+) -> list[str]:
+    """Every stored figure the compiled fold of the ledger does not reproduce. The session
+    grades are compared in the database on PostgreSQL (``in_database``: the default), else
+    merged in Python."""
+    numbers = member_numbers()
+    if in_database is None:
+        in_database = connection.vendor == "postgresql"
+    merge = (_SessionGradeTable if in_database else _SessionGradeMerge)(numbers, tol)
+    fold = RecordsReplay(params, sink=merge)
+    fold.register(numbers)
+    last_stats["check"] = fold_ledger(fold, progress=progress)
+    problems = merge.finish()
+    problems += _current_grades(fold, tol)
+    problems += _partnerships(fold, tol)
+    problems += subjects_check(tol)
+    return problems
+
+
+def _current_grades(fold: RecordsReplay, tol: float) -> list[str]:
+    problems = []
+    numbers = fold.numbers
+    rows = CurrentGrade.objects.values_list(
+        "member_id", "grade", "status", "boards_in_window", "as_of"
+    ).iterator(CHUNK_ROWS)
+    for member, grade, status, boards, as_of in rows:
+        number = numbers[member]
+        computed = fold.grade(number, as_of.toordinal())
+        if computed is None:
+            problems.append(f"member {number}: current grade stored but never graded")
+            continue
+        value, code, window, _ = computed
+        if abs(grade - value) > tol or (status, boards) != (STATUS_CODES[code].value, window):
+            problems.append(
+                f"member {number}: stored {grade} {status} {boards}, "
+                f"computed {value} {STATUS_CODES[code].value} {window}"
+            )
+    return problems
+
+
+def _partnerships(fold: RecordsReplay, tol: float) -> list[str]:
+    problems = []
+    numbers = fold.numbers
+    rows = PartnershipGrade.objects.values_list("member_a_id", "member_b_id", "grade", "as_of")
+    for a, b, grade, as_of in rows.iterator(CHUNK_ROWS):
+        key = partnership_key(numbers[a], numbers[b])
+        computed = fold.partnership_grade(key, as_of.toordinal())
+        if computed is None:
+            problems.append(f"partnership {key}: stored but never graded")
+        elif abs(grade - computed[0]) > tol:
+            problems.append(f"partnership {key}: stored {grade}, computed {computed[0]}")
+    return problems

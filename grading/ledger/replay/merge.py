@@ -1,0 +1,295 @@
+"""Putting a bulk refold's rows in place (issue 18; S5.4): each table merged with the fold's
+rows, gathered first in a temporary table, by three set-based statements: the rows the fold no
+longer gives deleted, the rows whose columns differ updated in place, the new rows inserted.
+
+Why a merge and not "delete everything, insert everything": the database's cost is the rows
+written, not the rows compared. A replay with the same parameter set writes nothing at all; a
+change of set updates each row in place, its keys unchanged, so PostgreSQL checks no foreign
+key again (a row inserted is checked against every table it refers to, at commit) and keeps
+the row in its page where there is room (no index entry written). Readers see the old rows
+until the refold's transaction commits: no table is truncated or locked against reading.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import struct
+import sys
+from array import array
+from collections.abc import Iterable, Sequence
+
+from grading.engine.ngs.decay import band
+from grading.engine.ngs.foldout import STATUSES, CurrentOut, HistoriesOut, PartnershipsOut
+from grading.engine.ngs.types import Status
+from grading.ledger.store import CURRENT_GRADE_FIELDS
+from grading.ledger.subjects import HISTORY, LIVE, SUBJECT, table_copy
+from grading.models import CurrentGrade, PartnershipGrade
+from members.models import Member
+
+__all__ = ["copy_columns", "current_place", "merge", "partnerships_place", "subjects_place"]
+
+CURRENT = CurrentGrade._meta.db_table
+PARTNERSHIPS = PartnershipGrade._meta.db_table
+_PARTNERSHIP_FIELDS = (
+    "grade",
+    "first_value",
+    "boards_in_window",
+    "boards_together",
+    "sessions_together",
+    "last_played",
+    "shown",
+    "as_of",
+    "seq",
+)
+DIFF = "refold_diff"
+# the fold's history columns as COPYed (HistoriesOut.entry_<name>, its array type)
+_RAW_HISTORY = (
+    ("subject", "i"),
+    ("seq", "i"),
+    ("pos", "i"),
+    ("date", "i"),
+    ("boards", "i"),
+    ("grade", "d"),
+    ("factor", "d"),
+    ("partner", "i"),
+    ("pad", "d"),
+)
+MEMBERS = Member._meta.db_table
+_HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
+_TRAILER = struct.pack(">h", -1)
+_HISTORY_FIELDS = ("version_id", "pos", "date", "boards", "grade", "factor", "partner", "pad")
+
+
+def nan_none(x: float) -> float | None:
+    return None if math.isnan(x) else x
+
+
+def day_of(ordinal: int, cache: dict[int, dt.date]) -> dt.date | None:
+    if ordinal <= 0:
+        return None
+    day = cache.get(ordinal)
+    if day is None:
+        day = cache[ordinal] = dt.date.fromordinal(ordinal)
+    return day
+
+
+def merge(
+    cursor,
+    target: str,
+    source: str,
+    key: Sequence[str],
+    values: Sequence[str],
+    *,
+    scope: str = "TRUE",
+    delete: bool = True,
+) -> dict[str, int]:
+    """Make the rows of ``target`` within ``scope`` (an expression on its columns) those of
+    the table ``source``, matched on ``key``. One full join finds what differs (kept in a
+    temporary table: nothing, for a replay with the same set); then the rows the fold no
+    longer gives are deleted (unless not ``delete``), the rows that differ updated, the new
+    ones inserted. Returns the rows deleted, updated and inserted."""
+    on = " AND ".join(f"t.{c} = s.{c}" for c in key)
+    mine = ", ".join(f"t.{c}" for c in values)
+    theirs = ", ".join(f"s.{c}" for c in values)
+    k0 = key[0]
+    cursor.execute(f"DROP TABLE IF EXISTS {DIFF}")
+    cursor.execute(
+        f"CREATE TEMPORARY TABLE {DIFF} ON COMMIT DROP AS SELECT "
+        + ", ".join(f"COALESCE(s.{c}, t.{c}) AS {c}" for c in key)
+        + f", {', '.join(f's.{c}' for c in values)}, t.{k0} IS NULL AS fresh, "
+        f"s.{k0} IS NULL AS gone FROM (SELECT {', '.join((*key, *values))} FROM {target} "
+        f"WHERE {scope}) t FULL JOIN {source} s ON {on} WHERE t.{k0} IS NULL OR s.{k0} IS NULL "
+        f"OR ({mine}) IS DISTINCT FROM ({theirs})"
+    )
+    cursor.execute(
+        f"SELECT count(*) FILTER (WHERE gone), count(*) FILTER (WHERE NOT gone AND NOT fresh), "
+        f"count(*) FILTER (WHERE fresh) FROM {DIFF}"
+    )
+    gone, changed, fresh = cursor.fetchone()
+    out = {"deleted": 0, "updated": changed, "inserted": fresh}
+    if not (gone or changed or fresh):
+        return out
+    cursor.execute(f"ANALYZE {DIFF}")
+    on = " AND ".join(f"t.{c} = d.{c}" for c in key)
+    if gone and delete:
+        cursor.execute(f"DELETE FROM {target} t USING {DIFF} d WHERE d.gone AND {on}")
+        out["deleted"] = cursor.rowcount
+    if changed:
+        cursor.execute(
+            f"UPDATE {target} t SET {', '.join(f'{c} = d.{c}' for c in values)} FROM {DIFF} d "
+            f"WHERE NOT d.gone AND NOT d.fresh AND {on}"
+        )
+    if fresh:
+        columns = ", ".join((*key, *values))
+        cursor.execute(f"INSERT INTO {target} ({columns}) SELECT {columns} FROM {DIFF} WHERE fresh")
+    return out
+
+
+def _staged(cursor, name: str, like: str, columns: Sequence[str], rows) -> str:
+    """A temporary table of ``like``'s ``columns`` (dropped at commit), filled by COPY."""
+    cursor.execute(f"DROP TABLE IF EXISTS {name}")
+    cursor.execute(
+        f"CREATE TEMPORARY TABLE {name} ON COMMIT DROP AS SELECT {', '.join(columns)} "
+        f"FROM {like} WITH NO DATA"
+    )
+    table_copy(cursor, name, columns, rows)
+    cursor.execute(f"ANALYZE {name}")
+    return name
+
+
+def current_place(cursor, out: CurrentOut, seq: int) -> dict[str, int]:
+    """Every current grade as of the ledger's reference date (``store_grades``' columns)."""
+    as_of = dt.date.fromordinal(out.as_of) if out.as_of > 0 else None
+    days: dict[int, dt.date] = {}
+    rows = (
+        (
+            out.member[i],
+            out.grade[i],
+            STATUSES[out.status[i]].value,
+            band(out.grade[i]),
+            out.boards_in_window[i],
+            out.sessions_in_window[i],
+            nan_none(out.initial[i]),
+            day_of(out.last_date[i], days),
+            as_of,
+            seq,
+        )
+        for i in range(len(out.member))
+    )
+    source = _staged(cursor, "refold_current", CURRENT, ("member_id", *CURRENT_GRADE_FIELDS), rows)
+    return merge(cursor, CURRENT, source, ("member_id",), CURRENT_GRADE_FIELDS)
+
+
+def partnerships_place(cursor, out: PartnershipsOut, seq: int) -> dict[str, int]:
+    """Every partnership grade (``store_partnerships``' columns)."""
+    as_of = dt.date.fromordinal(out.as_of) if out.as_of > 0 else None
+    provisional = STATUSES.index(Status.PROVISIONAL)
+    days: dict[int, dt.date] = {}
+    rows = (
+        (
+            out.a[i],
+            out.b[i],
+            out.grade[i],
+            nan_none(out.initial[i]),
+            out.boards_in_window[i],
+            out.boards_together[i],
+            out.sessions_together[i],
+            day_of(out.last_date[i], days),
+            out.status[i] != provisional,
+            as_of,
+            seq,
+        )
+        for i in range(len(out.a))
+    )
+    key = ("member_a_id", "member_b_id")
+    source = _staged(
+        cursor, "refold_partnerships", PARTNERSHIPS, (*key, *_PARTNERSHIP_FIELDS), rows
+    )
+    return merge(cursor, PARTNERSHIPS, source, key, _PARTNERSHIP_FIELDS)
+
+
+def subjects_place(cursor, batches: Iterable[HistoriesOut], numbers: list[str]) -> dict[str, int]:
+    """The subject tables as the fold holds them (``subjects_copy``'s rows): subjects matched
+    on their key (a player's number, a partnership's "a+b"), so their ids stay and an unchanged
+    history row is not written again. ``batches``: the fold's histories, whole or in batches
+    of subjects (``history_batches``: memory holds one batch). The history rows (21 million
+    nationally) go to PostgreSQL as the fold's columns, by binary COPY built a block of
+    columns at a time; the database finds each row's subject, version, date and partner."""
+    for table in ("refold_subjects", "refold_history_raw", "refold_history", "refold_live"):
+        cursor.execute(f"DROP TABLE IF EXISTS {table}")
+    cursor.execute(
+        "CREATE TEMPORARY TABLE refold_subjects (idx integer, key varchar(64), "
+        "initial double precision) ON COMMIT DROP"
+    )
+    kinds = {"i": "integer", "d": "double precision"}
+    cursor.execute(
+        "CREATE TEMPORARY TABLE refold_history_raw ("
+        + ", ".join(f"{name} {kinds[code]}" for name, code in _RAW_HISTORY)
+        + ") ON COMMIT DROP"
+    )
+    days: dict[int, dt.date] = {}
+    live: str | None = None
+    for out in batches:
+        keys = [
+            numbers[a] if b < 0 else f"{numbers[a]}+{numbers[b]}"
+            for a, b in zip(out.subject_a, out.subject_b, strict=True)
+        ]
+        table_copy(
+            cursor,
+            "refold_subjects",
+            ("idx", "key", "initial"),
+            ((out.first_subject + i, key, out.subject_initial[i]) for i, key in enumerate(keys)),
+        )
+        columns = [getattr(out, f"entry_{name}") for name, _ in _RAW_HISTORY]
+        copy_columns(cursor.cursor, "refold_history_raw", columns)
+        if live is None:  # the first batch holds the live versions
+            live = _staged(
+                cursor,
+                "refold_live",
+                LIVE,
+                ("version_id", "seq", "date"),
+                (
+                    (int(v), s, day_of(d, days))
+                    for v, s, d in zip(out.live_version, out.live_seq, out.live_date, strict=True)
+                ),
+            )
+    assert live is not None
+    cursor.execute("ANALYZE refold_subjects")
+    written = {}
+    subjects = merge(cursor, SUBJECT, "refold_subjects", ("key",), ("initial",), delete=False)
+    for name, n in subjects.items():
+        written[f"subjects_{name}"] = n
+    cursor.execute(
+        "CREATE TEMPORARY TABLE refold_history ON COMMIT DROP AS SELECT ls.id AS subject_id, "
+        "r.seq::bigint AS seq, l.version_id, r.pos::smallint AS pos, "
+        "DATE '0001-01-01' + (r.date - 1) AS date, r.boards, r.grade, r.factor, "
+        "COALESCE(m.national_number, '')::varchar(20) AS partner, NULLIF(r.pad, 'NaN') AS pad "
+        "FROM refold_history_raw r JOIN refold_subjects rs ON rs.idx = r.subject "
+        f"JOIN {SUBJECT} ls ON ls.key = rs.key JOIN refold_live l ON l.seq = r.seq "
+        f"LEFT JOIN {MEMBERS} m ON m.id = r.partner"
+    )
+    cursor.execute("ANALYZE refold_history")
+    history = merge(cursor, HISTORY, "refold_history", ("subject_id", "seq"), _HISTORY_FIELDS)
+    for name, n in history.items():
+        written[f"history_{name}"] = n
+    cursor.execute(
+        f"DELETE FROM {SUBJECT} t WHERE NOT EXISTS "
+        "(SELECT 1 FROM refold_subjects s WHERE s.key = t.key)"
+    )
+    written["subjects_deleted"] = cursor.rowcount
+    for name, n in merge(cursor, LIVE, live, ("version_id",), ("seq", "date")).items():
+        written[f"live_{name}"] = n
+    return written
+
+
+_BLOCK_ROWS = 200_000
+
+
+def copy_columns(raw, table: str, columns: Sequence[array], block: int = _BLOCK_ROWS) -> int:
+    """Columns of ``array('i')`` (int4) or ``array('d')`` (float8), equally long, into
+    ``table`` (those columns, in that order) by binary COPY. Each block of rows is laid out
+    by a few strided slice assignments per column (C speed), never a Python call per row."""
+    n = len(columns[0]) if columns else 0
+    sizes = [col.itemsize for col in columns]
+    width = 2 + sum(4 + z for z in sizes)
+    with raw.copy(f"COPY {table} FROM STDIN (FORMAT binary)") as copy:
+        copy.write(_HEADER)
+        for lo in range(0, n, block):
+            hi = min(n, lo + block)
+            rows = hi - lo
+            out = bytearray(width * rows)
+            out[1::width] = bytes([len(columns)]) * rows
+            at = 2
+            for col, z in zip(columns, sizes, strict=True):
+                out[at + 3 :: width] = bytes([z]) * rows
+                part = col[lo:hi]
+                if sys.byteorder == "little":
+                    part.byteswap()
+                data = part.tobytes()
+                for k in range(z):
+                    out[at + 4 + k :: width] = data[k::z]
+                at += 4 + z
+            copy.write(out)
+        copy.write(_TRAILER)
+    return n

@@ -1,0 +1,386 @@
+"""The whole-ledger refold in bulk (issue 18; S5.4, S14.6, S14.11): the ledger read as columns
+(``grading.ledger.replay.read``), folded by a producer that hands the writer one ``VersionOut`` per
+processed operation and, at the end, every current grade, partnership grade and live history
+(``grading.engine.ngs.foldout``), and everything written with PostgreSQL COPY in ONE
+transaction under the ledger lock: an interrupted refold is rolled back whole, and pages read
+the old rows until it commits (no TRUNCATE, no ACCESS EXCLUSIVE lock).
+
+What is written, as the step-by-step refold (``refoldrun._refold_stepwise``) wrote it:
+
+* session grades of every ledger entry (the fold's records; ``live`` false for a withdrawn
+  version's); a not-graded version's rows (no ledger entry) are left as they are;
+* each pair's figures (``PairResult``: score term, SOpp, par, excess);
+* each processed version's state (graded, withdrawn, or not graded with the reason), SoF and
+  pair counts;
+* every current and partnership grade, all as of the ledger's reference date (what
+  the national builder and the nightly refresh store; the step-by-step refold left each as of
+  the last step that touched it);
+* the subject tables a grading step reads (``LedgerSubject``, ``LedgerHistory``,
+  ``LedgerLive``) and ``LedgerHead.tables_seq``/``tables_params``.
+
+The fold's rows go to temporary tables by binary COPY as they come (a chunk at a time:
+memory holds one chunk, not the ledger), then each table is merged with them by set-based
+statements (``grading.ledger.replay.merge``): only a row that changed is written, in place. A
+replay with the same set writes (nearly) nothing; a change of set updates each row once.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import struct
+import sys
+import time
+from array import array
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from django.db import connection
+
+from grading.engine.ngs.foldout import (
+    REASONS,
+    RECORD_FIGURES,
+    CurrentOut,
+    HistoriesOut,
+    PartnershipsOut,
+    VersionOut,
+)
+from grading.engine.ngs.params import NGSParams
+from grading.ledger.replay.merge import (
+    current_place,
+    merge,
+    nan_none,
+    partnerships_place,
+    subjects_place,
+)
+from grading.ledger.subjects import table_copy
+from grading.models import (
+    CurrentGrade,
+    LedgerEntry,
+    LedgerHead,
+    PairResult,
+    PartnershipGrade,
+    SessionGrade,
+    SessionVersion,
+)
+
+__all__ = ["RefoldStats", "RefoldWriter", "ledger_entries"]
+
+CHUNK_ROWS = 50_000  # records gathered before a COPY
+WORK_MEM = "256MB"
+GRADES = SessionGrade._meta.db_table
+PAIRS = PairResult._meta.db_table
+VERSIONS = SessionVersion._meta.db_table
+CURRENT = CurrentGrade._meta.db_table
+PARTNERSHIPS = PartnershipGrade._meta.db_table
+
+_EPOCH = dt.date(2000, 1, 1).toordinal()  # PostgreSQL's binary dates count days from it
+_HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
+_TRAILER = struct.pack(">h", -1)
+_NULL = struct.pack(">i", -1)
+_G = len(RECORD_FIGURES)
+# a record's head: field count, entry, version, member, partner, date, pair index, boards,
+# reported, reason, live; then its figures (NaN: None), cut from one block per version
+_RECORD = struct.Struct(">h" + "iq" * 4 + "ii" * 3 + "ib" + "ih" + "ib")
+_PAIR_HEAD = struct.Struct(">hiqii")  # field count, version, pair index; then 4 figures
+
+RAW_GRADES = "refold_grades"
+RAW_PAIRS = "refold_pairs"
+RAW_VERSIONS = "refold_versions"
+GRADES_STAGED = "refold_session_grades"
+
+_GRADE_COLUMNS = (
+    "entry_id",
+    "version_id",
+    "member_id",
+    "partner_id",
+    "date",
+    "pair_id",
+    "grade_before",
+    "partner_grade",
+    "sopp",
+    "score_term",
+    "excess",
+    "regular_adjustment",
+    "gain",
+    "par",
+    "boards",
+    "boards_reported",
+    "factor",
+    "session_grade",
+    "grade_after",
+    "reason",
+    "live",
+)
+
+
+@dataclass
+class RefoldStats:
+    """What a bulk refold wrote, and where its time went (seconds)."""
+
+    entries: int = 0
+    versions: int = 0
+    records: int = 0
+    written: dict[str, int] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def timed(self, name: str, t0: float) -> float:
+        now = time.perf_counter()
+        self.seconds[name] = self.seconds.get(name, 0.0) + now - t0
+        return now
+
+
+@dataclass(frozen=True)
+class LedgerEntries:
+    """Each ledger entry's primary key and its version's date of play, by sequence number,
+    and the versions withdrawn: what a record needs that the fold does not carry."""
+
+    pk: dict[int, int]
+    date: dict[int, int]  # seq -> date ordinal
+    withdrawn: set[int]
+    last_seq: int
+    count: int
+
+
+def ledger_entries() -> LedgerEntries:
+    """One read of the ledger entries (a tuple each, through a server-side cursor)."""
+    pk: dict[int, int] = {}
+    date: dict[int, int] = {}
+    withdrawn: set[int] = set()
+    last = 0
+    rows = LedgerEntry.objects.order_by("seq").values_list(
+        "seq", "pk", "operation", "version_id", "version__session__date"
+    )
+    for seq, entry, operation, version, day in rows.iterator(20_000):
+        pk[seq] = entry
+        date[seq] = day.toordinal()
+        if operation == LedgerEntry.Operation.WITHDRAW:
+            withdrawn.add(version)
+        last = seq
+    return LedgerEntries(pk, date, withdrawn, last, len(pk))
+
+
+class RefoldWriter:
+    """The sink of a bulk refold (a ``VersionSink``) and the statements that put its rows in
+    place. PostgreSQL only: the caller holds the ledger lock in one transaction."""
+
+    def __init__(self, params: NGSParams, entries: LedgerEntries, *, stats: RefoldStats) -> None:
+        self.params, self.entries, self.stats = params, entries, stats
+        self.grades: list[bytes] = []
+        self.pairs: list[bytes] = []
+        self.versions: list[tuple] = []
+        with connection.cursor() as cursor:
+            for table in (RAW_GRADES, RAW_PAIRS, RAW_VERSIONS, GRADES_STAGED):
+                cursor.execute(f"DROP TABLE IF EXISTS {table}")
+            figures = ", ".join(f"{name} double precision" for name in RECORD_FIGURES)
+            cursor.execute(
+                f"CREATE TEMPORARY TABLE {RAW_GRADES} (entry bigint, version bigint, "
+                f"member bigint, partner bigint, date date, pair integer, boards integer, "
+                f"reported boolean, reason smallint, live boolean, {figures}) ON COMMIT DROP"
+            )
+            cursor.execute(
+                f"CREATE TEMPORARY TABLE {RAW_PAIRS} (version bigint, pair integer, "
+                "score_term double precision, sopp double precision, par double precision, "
+                "excess double precision) ON COMMIT DROP"
+            )
+            cursor.execute(
+                f"CREATE TEMPORARY TABLE {RAW_VERSIONS} (version bigint, pair integer, "
+                "pair_id varchar(20)) ON COMMIT DROP"
+            )
+
+    # ------------------------------------------------------------------ the sink
+
+    def __call__(self, out: VersionOut) -> None:
+        seq, version = out.seq, int(out.version)
+        self.stats.versions += 1
+        self.versions.append(
+            (
+                version,
+                out.graded,
+                out.reason,
+                nan_none(out.sof),
+                out.known_pairs,
+                out.total_pairs,
+                out.pair_ids,
+            )
+        )
+        if not out.graded:
+            return
+        pack, grades = _RECORD.pack, self.grades
+        entry = self.entries.pk[seq]
+        day = self.entries.date[seq] - _EPOCH
+        live = 0 if version in self.entries.withdrawn else 1
+        block, width = _doubles(out.rec_figures), 12 * _G
+        partner, pair, boards = out.rec_partner, out.rec_pair, out.rec_boards
+        reported, reason = out.rec_reported, out.rec_reason
+        fields = 10 + _G
+        for j, member in enumerate(out.rec_member):
+            head = pack(
+                fields, 8, entry, 8, version, 8, member, 8, partner[j], 4, day, 4, pair[j],
+                4, boards[j], 1, reported[j], 2, reason[j], 1, live,
+            )  # fmt: skip
+            grades.append(head + block[width * j : width * (j + 1)])
+        self.stats.records += len(out.rec_member)
+        block = _doubles(out.pair_figures)
+        for j in range(len(out.pair_ids)):
+            self.pairs.append(_PAIR_HEAD.pack(6, 8, version, 4, j) + block[48 * j : 48 * (j + 1)])
+        if len(self.grades) >= CHUNK_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        """COPY what is gathered into the temporary tables (between the fold's fetches)."""
+        with connection.cursor() as cursor:
+            raw = cursor.cursor
+            if self.grades:
+                _copy_binary(raw, RAW_GRADES, self.grades)
+                self.grades = []
+            if self.pairs:
+                _copy_binary(raw, RAW_PAIRS, self.pairs)
+                self.pairs = []
+            if self.versions:
+                self._versions_copy(cursor)
+
+    def _versions_copy(self, cursor) -> None:
+        table_copy(
+            cursor,
+            RAW_VERSIONS,
+            ("version", "pair", "pair_id"),
+            ((v[0], j, pid) for v in self.versions for j, pid in enumerate(v[6])),
+        )
+        withdrawn = self.entries.withdrawn
+        rows = [
+            (
+                v,
+                SessionVersion.State.WITHDRAWN
+                if v in withdrawn
+                else (SessionVersion.State.GRADED if graded else SessionVersion.State.NOT_GRADED),
+                reason[:255],
+                sof,
+                known,
+                total,
+            )
+            for v, graded, reason, sof, known, total, _ in self.versions
+        ]
+        self.versions = []
+        _version_states(cursor, rows, self.stats)
+
+    # ------------------------------------------------------------------ into place
+
+    def finish(
+        self,
+        current: CurrentOut,
+        partnerships: PartnershipsOut,
+        histories: Iterable[HistoriesOut],
+        numbers: list[str],
+    ) -> None:
+        """Everything into place: session grades, pair figures, current and partnership
+        grades, the subject tables, the ledger head."""
+        self.flush()
+        stats, written, seq = self.stats, self.stats.written, self.entries.last_seq
+        t0 = time.perf_counter()
+        with connection.cursor() as cursor:
+            # the joins of millions of rows hash in memory, not in batches on disk (this
+            # transaction only)
+            cursor.execute(f"SET LOCAL work_mem = '{WORK_MEM}'")
+            for table in (RAW_GRADES, RAW_PAIRS, RAW_VERSIONS):
+                cursor.execute(f"ANALYZE {table}")
+            t0 = stats.timed("analyze", t0)
+            for name, n in self._grades(cursor).items():
+                written[f"session_grades_{name}"] = n
+            t0 = stats.timed("session_grades", t0)
+            self._pair_figures(cursor)
+            t0 = stats.timed("pair_figures", t0)
+            for name, n in current_place(cursor, current, seq).items():
+                written[f"current_{name}"] = n
+            for name, n in partnerships_place(cursor, partnerships, seq).items():
+                written[f"partnerships_{name}"] = n
+            t0 = stats.timed("current_partnerships", t0)
+            written.update(subjects_place(cursor, histories, numbers))
+            t0 = stats.timed("subjects", t0)
+        LedgerHead.objects.filter(pk=1).update(tables_seq=seq, tables_params=self.params.name)
+
+    def _converted(self) -> str:
+        """The fold's records as SessionGrade's columns (NaN is None; the pair's id and the
+        reason's words looked up)."""
+        figures = [
+            f"NULLIF(r.{name}, 'NaN')" if name != "factor" else "r.factor"
+            for name in RECORD_FIGURES
+        ]
+        f = dict(zip(RECORD_FIGURES, figures, strict=True))
+        return (
+            "SELECT r.entry, r.version, r.member, NULLIF(r.partner, -1), r.date, p.pair_id, "
+            f"r.grade_before, {f['partner_grade']}, {f['sopp']}, {f['score_term']}, "
+            f"{f['excess']}, r.regular_adjustment, %(gain)s::double precision, {f['par']}, "
+            f"r.boards, r.reported, r.factor, {f['session_grade']}, {f['grade_after']}, "
+            "(%(reasons)s::text[])[r.reason + 1], r.live "
+            f"FROM {RAW_GRADES} r JOIN {RAW_VERSIONS} p ON p.version = r.version "
+            "AND p.pair = r.pair"
+        )
+
+    def _grades(self, cursor) -> dict[str, int]:
+        """The ledger's session grades merged with the fold's (a not-graded version's rows,
+        which have no ledger entry, are not touched)."""
+        params = {"gain": self.params.gain, "reasons": list(REASONS)}
+        cursor.execute(
+            f"CREATE TEMPORARY TABLE {GRADES_STAGED} ON COMMIT DROP AS "
+            f"SELECT * FROM ({self._converted()}) AS c ({', '.join(_GRADE_COLUMNS)})",
+            params,
+        )
+        cursor.execute(f"ANALYZE {GRADES_STAGED}")
+        return merge(
+            cursor,
+            GRADES,
+            GRADES_STAGED,
+            ("version_id", "member_id"),
+            _GRADE_COLUMNS[:1] + _GRADE_COLUMNS[3:],
+            scope="entry_id IS NOT NULL",
+        )
+
+    def _pair_figures(self, cursor) -> None:
+        names = ("score_term", "sopp", "par", "excess")
+        values = ", ".join(f"NULLIF(t.{n}, 'NaN')" for n in names)
+        changed = f" AND ({', '.join(f'r.{n}' for n in names)}) IS DISTINCT FROM ({values})"
+        cursor.execute(
+            f"UPDATE {PAIRS} r SET ({', '.join(names)}) = ({values}) FROM {RAW_PAIRS} t "
+            f"JOIN {RAW_VERSIONS} p ON p.version = t.version AND p.pair = t.pair "
+            f"WHERE r.version_id = t.version AND r.pair_id = p.pair_id{changed}"
+        )
+        self.stats.written["pair_figures_updated"] = cursor.rowcount
+
+
+def _doubles(values: array) -> bytes:
+    """``values`` as binary COPY fields (each its length, 8, then the big-endian double),
+    built with a few slice assignments per version instead of a ``pack`` per figure."""
+    n = len(values)
+    be = array("d", values)
+    if sys.byteorder == "little":
+        be.byteswap()
+    raw = be.tobytes()
+    out = bytearray(12 * n)
+    out[3::12] = b"\x08" * n
+    for k in range(8):
+        out[4 + k :: 12] = raw[k::8]
+    return bytes(out)
+
+
+def _copy_binary(raw, table: str, rows: list[bytes]) -> None:
+    with raw.copy(f"COPY {table} FROM STDIN (FORMAT binary)") as copy:
+        copy.write(_HEADER + b"".join(rows) + _TRAILER)
+
+
+def _version_states(cursor, rows: list[tuple], stats: RefoldStats) -> None:
+    """Each processed version's state, SoF and pair counts (as ``store_step`` and, for a
+    version the set would not grade, ``store_not_graded`` set them); written where they
+    differ."""
+    if not rows:
+        return
+    cursor.execute(
+        f"UPDATE {VERSIONS} v SET state = t.state, sof = t.sof, known_pairs = t.known, "
+        "total_pairs = t.total, not_graded_reason = CASE WHEN t.state = %s THEN t.reason "
+        "ELSE v.not_graded_reason END "
+        "FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::double precision[], "
+        "%s::integer[], %s::integer[]) AS t(id, state, reason, sof, known, total) "
+        "WHERE v.id = t.id AND (v.state, v.sof, v.known_pairs, v.total_pairs) IS DISTINCT FROM "
+        "(t.state, t.sof, t.known, t.total)",
+        [SessionVersion.State.NOT_GRADED.value, *map(list, zip(*rows, strict=True))],
+    )
+    stats.written["versions_updated"] = stats.written.get("versions_updated", 0) + cursor.rowcount

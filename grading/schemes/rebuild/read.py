@@ -1,0 +1,357 @@
+"""What a rebuild of the schemes (S10, S11, S14.17) reads: the schemes' log, derived from the
+ledger and the versions the NGS stored not graded, and the live versions as the engines'
+sessions, read as columns.
+
+The log a step-by-step database holds is the record of the processing order; it is kept when
+it mirrors the ledger (:func:`log_mirrors_ledger`). A database built in bulk (the national
+builder) has none, and one is derived (:func:`log_derive`) exactly as the steps would have
+appended it: versions are processed in the order stored (``versions_grade_pending`` takes them
+by primary key), a graded version's ledger entries fix its place, a withdrawal through the
+ledger keeps its place, and a version stored not graded (no ledger entry) falls between the
+graded ones by its key, before a withdrawal made after it was stored.
+
+Sessions are built from the pair rows written at upload (``PairResult``: players, score,
+boards, direction, the file's non-rateable mark, in the file's order), never from one JSON
+payload per session; only a version with travellers (PPI rates it board by board, and the
+traveller table does not hold split or weighted scores) or one the NGS did not grade (its
+graded flag and host request live in the payload) is decoded from its payload.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+from django.db import connection
+
+from clubs.models import Club
+from clubs.selectors.planning import approved_host_pair
+from grading.engine import codec
+from grading.engine.types import (
+    Direction,
+    Movement,
+    PairEntry,
+    Player,
+    Scoring,
+    SessionKey,
+    SessionResult,
+)
+from grading.models import (
+    Event,
+    LedgerEntry,
+    PairResult,
+    Session,
+    SessionVersion,
+    TravellerLine,
+)
+from grading.models.schemes import SchemeEntry
+from members.models import Member
+
+PROCESS = SchemeEntry.Operation.PROCESS
+WITHDRAW = SchemeEntry.Operation.WITHDRAW
+CHUNK_ROWS = 20_000
+Progress = Callable[[str], None]
+
+__all__ = ["LogRow", "Sessions", "log_derive", "log_live", "log_mirrors_ledger", "log_stored"]
+
+
+@dataclass(frozen=True, slots=True)
+class LogRow:
+    """One entry of the schemes' log (``SchemeEntry``)."""
+
+    seq: int
+    operation: str
+    version_id: int
+    host_pair: str
+
+
+def _table(model) -> str:
+    return model._meta.db_table
+
+
+def _rows(sql: str, params: Iterable = ()) -> Iterator[tuple]:
+    """A query's rows through a server-side cursor (PostgreSQL), in chunks."""
+    with connection.chunked_cursor() as cursor:
+        cursor.execute(sql, list(params))
+        while rows := cursor.fetchmany(CHUNK_ROWS):
+            yield from rows
+
+
+# --------------------------------------------------------------------------------------------
+# The log
+
+
+def log_stored() -> list[LogRow]:
+    return [
+        LogRow(*row)
+        for row in SchemeEntry.objects.order_by("seq")
+        .values_list("seq", "operation", "version_id", "host_pair")
+        .iterator(CHUNK_ROWS)
+    ]
+
+
+def _ledger() -> list[tuple]:
+    return list(
+        LedgerEntry.objects.order_by("seq")
+        .values_list("seq", "operation", "version_id", "host_pair", "created")
+        .iterator(CHUNK_ROWS)
+    )
+
+
+def _stored_not_graded() -> dict[int, tuple]:
+    """The versions the NGS processed and stored not graded (one it failed to grade never
+    reached the schemes): id -> (session id, created)."""
+    rows = (
+        SessionVersion.objects.filter(state=SessionVersion.State.NOT_GRADED)
+        .exclude(grading_failed=True)
+        .values_list("pk", "session_id", "created")
+    )
+    return {pk: (session, created) for pk, session, created in rows.iterator(CHUNK_ROWS)}
+
+
+def log_mirrors_ledger(log: list[LogRow]) -> bool:
+    """Whether a stored log holds the ledger's operations in the ledger's order and every
+    version stored not graded: then it is the record of the processing order and is kept."""
+    if not log:
+        return False
+    ledger = [(op, vid) for _, op, vid, _, _ in _ledger()]
+    graded = {vid for _, vid in ledger}
+    mirrored = [(e.operation, e.version_id) for e in log if e.version_id in graded]
+    logged = {e.version_id for e in log}
+    return mirrored == ledger and logged >= _stored_not_graded().keys()
+
+
+def log_derive() -> list[LogRow]:
+    """The schemes' log the steps would have appended for the stored ledger (see the module's
+    text), numbered from 1."""
+    ledger = _ledger()
+    not_graded = _stored_not_graded()
+    ids = {vid for _, _, vid, _, _ in ledger} | not_graded.keys()
+    info = {
+        pk: (session, created)
+        for pk, session, created in SessionVersion.objects.values_list(
+            "pk", "session_id", "created"
+        ).iterator(CHUNK_ROWS)
+        if pk in ids
+    }  # every version read (no list of a nation's ids sent), those in the ledger kept
+    by_session: dict[int, list[int]] = defaultdict(list)
+    for pk in sorted(info):
+        by_session[info[pk][0]].append(pk)
+    # Each processed version's group: its ledger entries (a withdrawal its processing made,
+    # then its process entry); other withdrawals stand alone.
+    groups: dict[int, list[tuple]] = defaultdict(list)
+    standalone: list[tuple] = []
+    for row in ledger:
+        seq, operation, vid, _, created = row
+        if operation == PROCESS:
+            groups[vid].append(row)
+            continue
+        later = [pk for pk in by_session[info[vid][0]] if pk > vid]
+        if later and info[later[0]][1] <= created:  # the next version replaced it
+            groups[later[0]].append(row)
+        else:
+            standalone.append(row)
+    order = sorted(groups.keys() | not_graded.keys())
+    hosts = _not_graded_hosts([pk for pk in order if pk not in groups])
+    log: list[LogRow] = []
+    live: dict[int, set[int]] = defaultdict(set)  # session -> versions live for the schemes
+
+    def append(operation: str, vid: int, host: str = "") -> None:
+        session = info[vid][0]
+        if operation == WITHDRAW:
+            if vid not in live[session]:
+                return
+            live[session].discard(vid)
+        else:
+            for other in sorted(live[session]):
+                log.append(LogRow(len(log) + 1, WITHDRAW, other, ""))
+            live[session] = {vid}
+        log.append(LogRow(len(log) + 1, operation, vid, host))
+
+    i = 0
+    for vid in order:
+        rows = groups.get(vid)
+        while i < len(standalone) and (
+            standalone[i][0] < rows[0][0] if rows else standalone[i][4] < info[vid][1]
+        ):
+            append(WITHDRAW, standalone[i][2])
+            i += 1
+        if rows:
+            for _, operation, wid, host, _ in rows:
+                append(operation, wid, host)
+        else:
+            append(PROCESS, vid, hosts.get(vid, ""))
+    for row in standalone[i:]:
+        append(WITHDRAW, row[2])
+    return log
+
+
+def _not_graded_hosts(version_ids: list[int]) -> dict[int, str]:
+    """The approved host pair of each version stored not graded (``scheme_log_step``'s)."""
+    hosts = {}
+    versions = SessionVersion.objects.filter(pk__in=version_ids).select_related(
+        "session__event__club"
+    )
+    for version in versions.iterator(1000):
+        result = codec.load(SessionResult, version.payload)
+        club = version.session.event.club
+        hosts[version.pk] = approved_host_pair(club=club, result=result) or ""
+    return hosts
+
+
+def log_live(log: list[LogRow]) -> list[LogRow]:
+    """The live versions' process entries in order (``grading.schemes.log.live_entries``)."""
+    live: dict[int, LogRow] = {}
+    for entry in log:
+        live.pop(entry.version_id, None)
+        if entry.operation == PROCESS:
+            live[entry.version_id] = entry
+    return sorted(live.values(), key=lambda e: e.seq)
+
+
+# --------------------------------------------------------------------------------------------
+# The sessions
+
+
+@dataclass(frozen=True, slots=True)
+class Version:
+    """A live version as the schemes read it."""
+
+    pk: int
+    club_id: int
+    scoring: str
+    date: dt.date
+    session: SessionResult | None  # None: not match-pointed (neither scheme rates it)
+
+
+@dataclass
+class Sessions:
+    """The live versions by id, and how each was read."""
+
+    versions: dict[int, Version]
+    by_columns: int = 0
+    by_payload: int = 0
+    pairs: int = 0
+
+
+_DIRECTIONS = {"NS": Direction.NS, "EW": Direction.EW}
+
+
+def sessions_read(version_ids: Iterable[int], *, progress: Progress | None = None) -> Sessions:
+    """The versions' sessions (see the module's text); match-pointed ones only are built."""
+    wanted = set(version_ids)
+    v, s, e = _table(SessionVersion), _table(Session), _table(Event)
+    trav = _table(TravellerLine)
+    heads: dict[int, tuple] = {}
+    decode: list[int] = []
+    for row in _rows(
+        f"SELECT v.id, v.scoring, v.movement, v.weighting, v.state, s.date, s.number, "
+        f"e.event_id, e.club_id, EXISTS (SELECT 1 FROM {trav} t WHERE t.version_id = v.id) "
+        f"FROM {v} v JOIN {s} s ON s.id = v.session_id JOIN {e} e ON e.id = s.event_id "
+        f"WHERE v.scoring = %s",
+        [Scoring.MP.value],
+    ):
+        if row[0] not in wanted:
+            continue
+        heads[row[0]] = row
+        if row[9] or row[4] == SessionVersion.State.NOT_GRADED:
+            decode.append(row[0])
+    clubs = dict(Club.objects.values_list("pk", "slug"))
+    out = Sessions({})
+    numbers = _member_numbers()
+    players: dict[tuple[int | None, bool], Player] = {}
+
+    def player(pk: int | None, rateable: bool) -> Player:
+        found = players.get((pk, rateable))
+        if found is None:
+            found = players[(pk, rateable)] = Player(
+                None if pk is None else numbers[pk], rateable=rateable
+            )
+        return found
+
+    columns = sorted(heads.keys() - set(decode))
+    pending: list[PairEntry] = []
+    current = None
+    done = 0
+
+    def finish(vid: int) -> None:
+        nonlocal done
+        pk, scoring, movement, weighting, _, date, number, event_id, club_id, _ = heads[vid]
+        key = SessionKey(clubs.get(club_id, ""), event_id, number, date)
+        session = SessionResult(
+            key, "", Scoring(scoring), Movement(movement), tuple(pending), weighting
+        )
+        out.versions[vid] = Version(vid, club_id, scoring, date, session)
+        out.by_columns += 1
+        done += 1
+        if progress is not None and done % 50_000 == 0:
+            progress(f"read {done} sessions")
+
+    p = _table(PairResult)
+    column_set = set(columns)
+    for vid, pair_id, p1, p2, score, boards, direction, host in _rows(
+        f"SELECT p.version_id, p.pair_id, p.player1_id, p.player2_id, p.score, p.boards, "
+        f"p.direction, p.host FROM {p} p JOIN {v} v ON v.id = p.version_id "
+        f"WHERE v.scoring = %s ORDER BY p.version_id, p.id",
+        [Scoring.MP.value],
+    ):
+        if vid not in column_set:
+            continue
+        if vid != current:
+            if current is not None:
+                finish(current)
+            current, pending = vid, []
+        rateable = not host
+        pending.append(
+            PairEntry(
+                pair_id,
+                (player(p1, rateable), player(p2, rateable)),
+                score,
+                _DIRECTIONS.get(direction),
+                boards,
+            )
+        )
+        out.pairs += 1
+    if current is not None:
+        finish(current)
+    for vid in columns:  # a version without pair rows: no pairs
+        if vid not in out.versions:
+            pending = []
+            finish(vid)
+    for version in SessionVersion.objects.filter(pk__in=decode).only("pk", "payload").iterator(500):
+        head = heads[version.pk]
+        session = codec.load(SessionResult, version.payload)
+        out.versions[version.pk] = Version(version.pk, head[8], head[1], head[5], session)
+        out.by_payload += 1
+    _file_club_keys(out)
+    return out
+
+
+def _member_numbers() -> dict[int, str]:
+    return dict(Member.objects.values_list("pk", "national_number").iterator(CHUNK_ROWS))
+
+
+def _file_club_keys(out: Sessions) -> None:
+    """A session's key names its club as the file did (``SessionKey.club``), which orders a
+    club's sessions of one day (Brambledown, S11). Read from the payload only for the
+    sessions sharing a club and a date with another (two sessions in a day)."""
+    days: dict[tuple[int, dt.date], list[int]] = defaultdict(list)
+    for version in out.versions.values():
+        days[(version.club_id, version.date)].append(version.pk)
+    shared = [vid for ids in days.values() if len(ids) > 1 for vid in ids]
+    shared = [vid for vid in shared if out.versions[vid].session is not None]
+    for start in range(0, len(shared), 5000):
+        chunk = shared[start : start + 5000]
+        rows = SessionVersion.objects.filter(pk__in=chunk).values_list("pk", "payload__key__club")
+        for vid, club in rows:
+            version = out.versions[vid]
+            session = version.session
+            if session.key.club != club:
+                key = SessionKey(
+                    club or "", session.key.event_id, session.key.session, session.date
+                )
+                fixed = dataclasses.replace(session, key=key)
+                out.versions[vid] = dataclasses.replace(version, session=fixed)

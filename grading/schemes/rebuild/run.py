@@ -1,0 +1,489 @@
+"""Every table of the two other schemes rebuilt at once from the stored ledger (S10, S11,
+S14.17; issue 17 item 3, issue 18): the schemes' log, PPI (ratings and histories) and, at each
+club that keeps it, Brambledown (club states, closed quarters and lists, ratings, grades and
+grade histories).
+
+A database graded step by step keeps these tables by one ORM step per upload
+(``grading.schemes.after_step``); a national database built in bulk (``manage.py national``) has
+none, and replaying 400,000 uploads one step at a time would take hours. ``schemes_rebuild``
+reads the stored versions as columns (``grading.schemes.rebuild.read``), folds them with the
+pure engines (PPI with :class:`~grading.engine.ppi.bulk.PPIBulkFold`, Brambledown club by
+club with ``brambledown_replay_bulk``), and replaces every table with COPY, in one transaction under
+the ledger lock. The result is the one the steps store (tests/schemes/test_rebuild.py).
+
+Brambledown's quarters: the steps close a quarter when a session of a later quarter is live
+at the club (or by the quarterly regrade), and a closed quarter stays closed after a
+withdrawal; the rebuild takes the last quarter closed from the club's log the same way (and
+keeps a later one the regrade had closed, if the club's state row is still there).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator
+
+from django.db import transaction
+from django.utils import timezone
+
+from clubs.models import Club
+from grading.common.stale import member_pages_invalidate
+from grading.engine.brambledown import BrambledownState, Quarter, brambledown_apply
+from grading.engine.brambledown import why_not_rated as brambledown_why_not
+from grading.engine.brambledown.bulk import brambledown_replay_bulk
+from grading.engine.ppi import PPIPlayer, ppi_suit
+from grading.engine.ppi.bulk import PPIBulkFold
+from grading.ledger.lock import ledger_head_lock
+from grading.models import BrambledownClubState, BrambledownListEntry, SessionVersion
+from grading.schemes.brambledown.state import bd_state_dump, member_rows, pair_rows
+from grading.schemes.brambledown.tables import key_json, order_key
+from grading.schemes.brambledown.update import ClubSession, _host_pairs, _session_order
+from grading.schemes.rebuild.read import (
+    PROCESS,
+    LogRow,
+    Sessions,
+    log_derive,
+    log_live,
+    log_mirrors_ledger,
+    log_stored,
+    sessions_read,
+)
+from grading.schemes.rebuild.write import (
+    COLUMNS,
+    JSON_COLUMNS,
+    as_json,
+    indexes_built_once,
+    table_write,
+    tables_clear,
+)
+from members.models import Member
+
+__all__ = ["schemes_rebuild"]
+
+Progress = Callable[[str], None]
+
+
+def schemes_rebuild(*, progress: Progress | None = None) -> dict:
+    """Rebuild the schemes' log, PPI and Brambledown from the stored ledger and versions, in
+    one transaction under the ledger lock. ``progress(line)`` is told of each stage. Returns
+    what was written and the seconds each stage took."""
+    say = progress or (lambda line: None)
+    seconds: dict[str, float] = {}
+    copy_seconds: dict[str, float] = {}  # per table
+    cpu: dict[str, float] = {}  # this process's share (the rest: the database, or waiting)
+    clock, cpu_clock = time.perf_counter(), time.process_time()
+
+    def lap(stage: str) -> None:
+        nonlocal clock, cpu_clock
+        now, cpu_now = time.perf_counter(), time.process_time()
+        seconds[stage] = round(now - clock, 3)
+        cpu[stage] = round(cpu_now - cpu_clock, 3)
+        clock, cpu_clock = now, cpu_now
+
+    with transaction.atomic():
+        ledger_head_lock()
+        stored = log_stored()
+        kept = log_mirrors_ledger(stored)
+        log = stored if kept else log_derive()
+        live = log_live(log)
+        say(f"log: {len(log)} entries ({'kept' if kept else 'derived from the ledger'})")
+        sessions = sessions_read([e.version_id for e in live], progress=say)
+        members = dict(Member.objects.values_list("national_number", "pk").iterator(20_000))
+        lap("read")
+        say(f"read {len(sessions.versions)} sessions ({sessions.pairs} pairs)")
+        fold = PPIBulkFold()
+        for entry in live:
+            version = sessions.versions.get(entry.version_id)
+            if version is not None:
+                fold.apply(entry.seq, version.session, entry.host_pair or None)
+        lap("ppi_fold")
+        say(f"PPI: {len(fold.history)} members rated")
+        regraded = dict(  # (a quarter the regrade closed stays closed)
+            BrambledownClubState.objects.exclude(regraded="").values_list("club_id", "regraded")
+        )
+        tables_clear()
+        with indexes_built_once():
+            versions = {e.seq: e.version_id for e in live}
+            counts = _write(log, fold, versions, members, copy_seconds)
+            lap("write")
+            # Club by club, each club's rows written as soon as folded (a nation's rows
+            # are never all held at once).
+            clubs = 0
+            for club in _brambledown(log, live, sessions, members, regraded):
+                _write_club(club, counts, copy_seconds)
+                clubs += 1
+            say(f"Brambledown: {clubs} clubs")
+            lap("brambledown_fold")
+        member_pages_invalidate()
+        lap("indexes")
+    lap("commit")
+    bd_copy = sum(v for k, v in copy_seconds.items() if k.startswith("bd_"))
+    seconds["brambledown_fold"] = round(seconds["brambledown_fold"] - bd_copy, 3)
+    seconds["write"] = round(seconds["write"] + bd_copy, 3)
+    say("written: " + ", ".join(f"{n} {name}" for name, n in counts.items()))
+    return {
+        "log_kept": kept,
+        "entries": len(log),
+        "live": len(live),
+        "sessions": len(sessions.versions),
+        "by_columns": sessions.by_columns,
+        "by_payload": sessions.by_payload,
+        "pairs": sessions.pairs,
+        "rows": counts,
+        "seconds": seconds,
+        "cpu_seconds": cpu,
+        "copy_seconds": copy_seconds,
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Brambledown, club by club
+
+
+class _Club:
+    """One club's rebuilt Brambledown: the rows of every table."""
+
+    def __init__(self, club_id: int) -> None:
+        self.club_id = club_id
+        self.state: tuple = ()
+        self.quarters: list[tuple] = []
+        self.lists: list[tuple] = []
+        self.ratings: list[tuple] = []
+        self.grades: list[tuple] = []
+        self.points: list[tuple] = []
+        self.members: list[tuple] = []  # the state now (``grading.schemes.brambledown.state``)
+        self.pairs: list[tuple] = []
+
+
+def _closed_through(log: list[LogRow], sessions_dates: dict[int, dt.date], club_of: dict):
+    """Per club, the last quarter the steps closed: after each step on a match-pointed
+    version, the quarter before the latest live session's, once the live sessions span more
+    than one quarter (``brambledown_club_update``); never lowered."""
+    live: dict[int, set[int]] = defaultdict(set)  # club -> live versions
+    quarters: dict[int, Counter] = defaultdict(Counter)  # club -> live versions per quarter
+    through: dict[int, Quarter] = {}
+    for entry in log:
+        vid = entry.version_id
+        club = club_of.get(vid)
+        if club is None:
+            continue
+        quarter = Quarter.of(sessions_dates[vid])
+        if entry.operation != PROCESS:
+            if vid in live[club]:
+                live[club].discard(vid)
+                quarters[club][quarter] -= 1
+                if not quarters[club][quarter]:
+                    del quarters[club][quarter]
+            continue
+        if vid not in live[club]:
+            live[club].add(vid)
+            quarters[club][quarter] += 1
+        first, last = min(quarters[club]), max(quarters[club])
+        if last > first and (club not in through or last.previous() > through[club]):
+            through[club] = last.previous()
+    return through
+
+
+def _brambledown(
+    log: list[LogRow],
+    live: list[LogRow],
+    sessions: Sessions,
+    members: dict[str, int],
+    regraded: dict[int, str],
+) -> Iterator[_Club]:
+    """Each club's rebuilt Brambledown; ``regraded``: the last quarter closed at each club
+    as stored before the rebuild."""
+    keeping = set(Club.objects.filter(keeps_brambledown=True).values_list("pk", flat=True))
+    logged = _logged_clubs(log)
+    mp = {  # every match-pointed version in the log, live or not: (club, date)
+        vid: (club, date)
+        for vid, (club, date, scoring) in logged.items()
+        if scoring == "MP" and club in keeping
+    }
+    through = _closed_through(
+        log, {v: d for v, (_, d) in mp.items()}, {v: c for v, (c, _) in mp.items()}
+    )
+    for club, text in regraded.items():  # a quarter the regrade closed stays closed
+        if club in keeping and (club not in through or Quarter.parse(text) > through[club]):
+            through[club] = Quarter.parse(text)
+    items: dict[int, list[ClubSession]] = defaultdict(list)
+    for entry in live:
+        version = sessions.versions.get(entry.version_id)
+        if version is None or version.club_id not in keeping:
+            continue
+        if not brambledown_why_not(version.session):
+            items[version.club_id].append(
+                ClubSession(entry.version_id, version.session, entry.host_pair or None)
+            )
+    folded: dict[int, int] = {}  # club -> its last entry (the steps fold every one)
+    for entry in log:
+        club = logged.get(entry.version_id, (None,))[0]
+        if club in keeping:
+            folded[club] = entry.seq
+    latest: dict[int, dt.date] = {}  # club -> its live match-pointed versions' latest date
+    for entry in live:
+        club, day = mp.get(entry.version_id, (None, None))
+        if club is not None and (club not in latest or day > latest[club]):
+            latest[club] = day
+    for club in sorted(folded):
+        out = _club_fold(
+            club, sorted(items.pop(club, []), key=_session_order), through.get(club), members
+        )
+        out.state = (*out.state, folded[club], latest.get(club))
+        yield out
+
+
+def _logged_clubs(log: list[LogRow]) -> dict[int, tuple[int, dt.date, str]]:
+    """Every version in the log: its club, date of play and scoring."""
+    ids = {e.version_id for e in log}
+    rows = SessionVersion.objects.values_list(  # all: no list of a nation's ids to send
+        "pk", "session__event__club_id", "session__date", "scoring"
+    )
+    return {
+        pk: (club, date, scoring) for pk, club, date, scoring in rows.iterator(20_000) if pk in ids
+    }
+
+
+def _club_fold(
+    club_id: int, items: list[ClubSession], through: Quarter | None, members: dict[str, int]
+) -> _Club:
+    """One club's Brambledown as the steps leave it (``brambledown_club_update``)."""
+    out = _Club(club_id)
+    now = timezone.now()
+    if through is None:  # nothing closed: the first quarter recorded from empty
+        open_q = Quarter.of(items[0].session.date) if items else None
+        state = BrambledownState(quarter=open_q)
+        ratings = []
+        for item in items:
+            if item.session.date in open_q:
+                step = brambledown_apply(state, item.session, host_pair=item.host_pair)
+                state = step.state
+                ratings.append((item, step.ratings))
+        recorded = [item for item, _ in ratings]
+        snapshot: dict = {}
+        regraded = ""
+        open_text = str(open_q) if open_q else ""
+    else:
+        open_q = through.next()
+        items = [i for i in items if Quarter.of(i.session.date) <= open_q]
+        result = brambledown_replay_bulk(
+            [i.session for i in items], through, host_pairs=_host_pairs(items)
+        )
+        by_quarter: dict[Quarter, list[ClubSession]] = defaultdict(list)
+        for item in items:
+            by_quarter[Quarter.of(item.session.date)].append(item)
+        ratings = []
+        for closed in result.quarters:
+            ratings += list(zip(by_quarter.get(closed.quarter, []), closed.sessions, strict=True))
+            _quarter_rows(out, closed, members, now)
+        recorded = by_quarter.get(open_q, [])
+        ratings += list(zip(recorded, result.open_sessions, strict=True))
+        after = (
+            result.quarters[-1].state
+            if result.quarters
+            else BrambledownState(quarter=open_q, regraded=through)
+        )
+        snapshot, state = bd_state_dump(after), result.state
+        regraded, open_text = str(through), str(open_q)
+    _rating_rows(out, ratings, members)
+    last = key_json(order_key(recorded[-1].session) if recorded else None)
+    out.state = (
+        club_id,
+        regraded,
+        open_text,
+        as_json(snapshot),
+        _rated(out),
+        now,
+        as_json(last),
+        len(recorded),
+    )  # (the club's last entry and latest date follow: ``_brambledown``)
+    _grade_rows(out, state, regraded, members)
+    for name, rows in (
+        ("bd_members", member_rows(club_id, state.players.values())),
+        ("bd_pairs", pair_rows(club_id, state.pairs.values())),
+    ):
+        target = out.members if name == "bd_members" else out.pairs
+        target += [
+            tuple(as_json(r[c]) if c in JSON_COLUMNS else r[c] for c in COLUMNS[name]) for r in rows
+        ]
+    return out
+
+
+def _rated(out: _Club) -> int:
+    return len({row[1] for row in out.ratings})
+
+
+def _quarter_rows(out: _Club, closed, members: dict[str, int], now) -> None:
+    quarter = str(closed.quarter)
+    changes = [[c.number, c.old, c.new, len(c.iprs)] for c in closed.changes]
+    out.quarters.append((out.club_id, quarter, len(closed.sessions), as_json(changes), now))
+    for kind, entries in (
+        (BrambledownListEntry.Kind.A, closed.a_list),
+        (BrambledownListEntry.Kind.B, closed.b_list),
+    ):
+        out.lists += [
+            (
+                out.club_id,
+                quarter,
+                kind.value,
+                rank,
+                members[e.number],
+                None,
+                e.grade,
+                e.grade,
+                None,
+                e.tournaments,
+                e.in_quarter,
+                e.partners,
+            )
+            for rank, e in enumerate(entries, start=1)
+            if e.number in members
+        ]
+    out.lists += [
+        (
+            out.club_id,
+            quarter,
+            BrambledownListEntry.Kind.PAIRS.value,
+            rank,
+            members[e.players[0]],
+            members[e.players[1]],
+            e.grade,
+            e.grades[0],
+            e.grades[1],
+            e.tournaments,
+            e.in_quarter,
+            None,
+        )
+        for rank, e in enumerate(closed.pairs_list, start=1)
+        if e.players[0] in members and e.players[1] in members
+    ]
+
+
+def _rating_rows(out: _Club, ratings, members: dict[str, int]) -> None:
+    for item, rated in ratings:
+        pairs = {pair.pair_id: pair for pair in rated.pairs}
+        for p in rated.players:
+            member = members.get(p.number)
+            if member is None:
+                continue
+            pair = pairs[p.pair_id]
+            out.ratings.append(
+                (
+                    out.club_id,
+                    item.version_id,
+                    member,
+                    members.get(p.partner),
+                    rated.date,
+                    p.pair_id,
+                    pair.percent,
+                    rated.field_average,
+                    pair.ppr,
+                    p.own,
+                    p.partner_grade,
+                    p.ipr,
+                )
+            )
+
+
+def _grade_rows(out: _Club, state: BrambledownState, regraded: str, members) -> None:
+    on_list = {row[4]: row[2] for row in out.lists if row[1] == regraded and row[2] != "pairs"}
+    last_dates: dict[int, dt.date] = {}
+    for row in out.ratings:
+        if row[2] not in last_dates or row[4] > last_dates[row[2]]:
+            last_dates[row[2]] = row[4]
+    for number, player in sorted(state.players.items()):
+        member = members.get(number)
+        if member is None:
+            continue
+        out.grades.append(
+            (
+                out.club_id,
+                member,
+                player.grade,
+                min(len(player.first_iprs), 3),
+                len(player.quarter_iprs),
+                player.tournaments,
+                regraded,
+                on_list.get(member) == "A",
+                on_list.get(member) == "B",
+                last_dates.get(member),
+            )
+        )
+        out.points += [
+            (out.club_id, member, h.date, str(h.quarter), h.grade, h.reason) for h in player.history
+        ]
+
+
+# --------------------------------------------------------------------------------------------
+# The writes
+
+
+def _ppi_rows(fold: PPIBulkFold, members: dict[str, int]) -> Iterator[tuple]:
+    """Each rated member's ``PPIRating`` (``ppi._ppi_fill``), from the fold's tables (not
+    its frozen players: a nation's histories are millions of points)."""
+    for number in sorted(fold.history):
+        member = members.get(number)
+        if member is None:
+            continue
+        last = fold.history[number][-1]
+        months = tuple(sorted(fold.months[number].items()))
+        player = PPIPlayer(number, fold.ppi[number], fold.boards[number], months)
+        as_of = last[1]
+        yield (
+            member,
+            player.ppi,
+            player.boards,
+            as_json([list(pair) for pair in months]),
+            player.recent_boards(as_of),
+            player.shown,
+            player.active(as_of),
+            ppi_suit(player.ppi).value,
+            as_of,
+            last[0],
+        )
+
+
+def _point_rows(
+    fold: PPIBulkFold, members: dict[str, int], versions: dict[int, int]
+) -> Iterator[tuple]:
+    for number in sorted(fold.history):
+        member = members.get(number)
+        if member is None:
+            continue
+        for seq, date, ppi, boards, total in fold.history[number]:
+            yield (member, versions.get(seq), seq, date, ppi, boards, total, "")
+
+
+def _write(log, fold: PPIBulkFold, versions, members, seconds) -> dict[str, int]:
+    """The log and PPI."""
+    now = timezone.now()
+    tables = {
+        "scheme_entries": ((e.seq, e.operation, e.version_id, e.host_pair, now) for e in log),
+        "scheme_head": [(1, log[-1].seq if log else 0)],
+        "ppi_ratings": _ppi_rows(fold, members),
+        "ppi_points": _point_rows(fold, members, versions),
+    }
+    counts = {}
+    for name, rows in tables.items():
+        t0 = time.perf_counter()
+        counts[name] = table_write(name, rows)
+        seconds[name] = round(time.perf_counter() - t0, 3)
+    return counts
+
+
+def _write_club(club: _Club, counts: dict[str, int], seconds: dict[str, float]) -> None:
+    """One club's Brambledown rows."""
+    for name, rows in (
+        ("bd_clubs", [club.state]),
+        ("bd_quarters", club.quarters),
+        ("bd_lists", club.lists),
+        ("bd_ratings", club.ratings),
+        ("bd_grades", club.grades),
+        ("bd_points", club.points),
+        ("bd_members", club.members),
+        ("bd_pairs", club.pairs),
+    ):
+        t0 = time.perf_counter()
+        counts[name] = counts.get(name, 0) + (table_write(name, rows) if rows else 0)
+        seconds[name] = round(seconds.get(name, 0.0) + time.perf_counter() - t0, 3)
