@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('grading', '0010_brambledown_state_rows'),
+        ('grading', '0011_version_grading_failed'),
     ]
 
     operations = [
