@@ -75,7 +75,7 @@ def test_a_stored_session_at_the_calendars_edge_takes_no_page_down(client, club_
         {"planned_session": planned.pk, "partner_number": partner.national_number},
         content_type="application/json",
     )
-    assert answer.status_code in {201, 400}, answer.content
+    assert answer.status_code in {201, 400, 404}, answer.content  # 404: closed long ago
     client.force_login(admin)
     for path in (f"/clubs/{club.slug}/planned/", f"/clubs/{club.slug}/exemptions/"):
         assert client.get(path).status_code == 200, path
