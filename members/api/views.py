@@ -186,8 +186,10 @@ class ForecastAPI(MemberAPIView):
             raise ValidationError(
                 {"detail": "You have no grade yet, so there is nothing to forecast."}
             )
-        partners = forecasts.forecast_partners(member=member)
-        _not_yours(request.query_params, {"partner": {p.pk for p, _ in partners}})
+        # Not one of the member's partners: 404; a partner whose grade is private: 400 (below).
+        rows = partner_reads.partnerships(member=member)
+        _not_yours(request.query_params, {"partner": {r.partner.pk for r in rows}})
+        partners = forecasts.forecast_partners(member=member, rows=rows)
         form = ForecastForm(
             request.query_params,
             partners=partners,

@@ -148,7 +148,9 @@ def forecast_build(
     )
 
 
-def forecast_partners(*, member: Member) -> list[tuple[Member, GradeView]]:
-    """Partners the forecast may use: those whose grade the member may see (S7)."""
-    rows = [(r.partner, r.partner_grade) for r in partnerships(member=member)]
+def forecast_partners(*, member: Member, rows=None) -> list[tuple[Member, GradeView]]:
+    """Partners the forecast may use: those whose grade the member may see (S7). ``rows``:
+    the member's ``partnerships``, when the caller has them already."""
+    rows = rows if rows is not None else partnerships(member=member)
+    rows = [(r.partner, r.partner_grade) for r in rows]
     return [(p, v) for p, v in rows if v.shown]

@@ -95,5 +95,6 @@ def _session_engine(**env: str) -> str:
 
 def test_sessions_are_kept_in_the_cache_only_when_it_is_shared():
     """With Redis every process sees a log-out at once; a cache per process would not."""
-    assert _session_engine(REDIS_URL="redis://127.0.0.1:6379/0") == CACHED_DB
+    # cached_db, whose cache may be down (grading/common/sessions.py, issue 32 item 7)
+    assert _session_engine(REDIS_URL="redis://127.0.0.1:6379/0") == "grading.common.sessions"
     assert _session_engine() == "django.contrib.sessions.backends.db"
