@@ -14,6 +14,8 @@ import plotly
 from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
+from grading.ingest import limits
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -233,12 +235,12 @@ INVITATION_DAYS = int(os.environ.get("INVITATION_DAYS", "14"))
 PASSWORD_RESET_TIMEOUT = 3 * 24 * 3600
 
 # Results files (S12): refused above this size before they are read into memory.
-UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(10 * 1024 * 1024)))
+UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(limits.MAX_UPLOAD_BYTES)))
 # A date of play before this is refused when a file is read (issue 21: a session dated year 1
 # took a club's pages down). YYYY-MM-DD; passed to grading.ingest.parse_file.
 try:
     EARLIEST_PLAY_DATE = datetime.date.fromisoformat(
-        os.environ.get("EARLIEST_PLAY_DATE", "2000-01-01")
+        os.environ.get("EARLIEST_PLAY_DATE", limits.EARLIEST_PLAY_DATE.isoformat())
     )
 except ValueError as exc:
     raise ImproperlyConfigured("EARLIEST_PLAY_DATE must be a date written YYYY-MM-DD.") from exc

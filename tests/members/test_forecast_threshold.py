@@ -20,7 +20,7 @@ def test_review_fixes_api_forecast_gives_the_chance_of_the_threshold_asked(me_cl
     expected = forecast(_par(graded), 58, 6.34)
     assert result["asked"] == {"threshold": 58, "chance": pytest.approx(expected)}
     # the fixed rows stay as they were, beside it
-    assert [c["threshold"] for c in result["chances"]] == [45, 50, 55, 60, 65]
+    assert [c["threshold"] for c in result["chances"]] == [37, 43, 49, 55, 61]  # S3.5, FR 5
     without = me_client.get(url("api-forecast"), {"partner_grade": 50, "field_strength": 50}).json()
     assert without["asked"] is None
 
