@@ -11,7 +11,7 @@ import logging
 from collections import defaultdict
 from dataclasses import replace
 
-from grading.engine.types import Scoring, SessionResult
+from grading.engine.types import IMP_SCORING, SessionResult
 from grading.ingest import limits
 from grading.ingest.crosscheck import crosscheck as crosscheck_session
 from grading.ingest.csvformat import parse_csv
@@ -153,7 +153,6 @@ def _checked(result: ParseResult) -> ParseResult:
 # make grading work for minutes under the ledger's lock). At IMPs a board is worth 24 at most.
 MAX_BOARDS = 200
 MAX_IMPS_PER_BOARD = 24
-_IMP_SCORING = frozenset({Scoring.BUTLER, Scoring.CROSS_IMP, Scoring.SWISS_PAIRS_IMP})
 
 
 def _implausible_figures(session: SessionResult) -> list[Problem]:
@@ -175,7 +174,7 @@ def _implausible_figures(session: SessionResult) -> list[Problem]:
                 )
             )
         elif (
-            session.scoring in _IMP_SCORING
+            session.scoring in IMP_SCORING
             and pair.score is not None
             and abs(pair.score) > MAX_IMPS_PER_BOARD * boards
         ):

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from grading.engine.ngs import (
     NGSParams,
 )
+from grading.engine.ngs.terms import imp_factor
+from grading.engine.types import Scoring as EngineScoring
 from grading.models import (
     PairResult,
     Scoring,
@@ -84,9 +86,7 @@ def _score_term_step(
             f"{params.f_aggregate} × {x} boards.",
             f"({g:.0f} − {m:.1f}) / ({params.f_aggregate} × {x}) = {t:+.2f}",
         )
-    factor = (
-        params.f_butler if scoring in {Scoring.BUTLER, Scoring.SWISS_PAIRS_IMP} else params.f_cross
-    )
+    factor = imp_factor(EngineScoring(scoring), params)
     imps = t * x / factor
     name = Scoring(scoring).label
     return Step(

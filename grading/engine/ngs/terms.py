@@ -4,14 +4,22 @@ average, and the result that gives zero excess, for every scoring type."""
 from __future__ import annotations
 
 from grading.engine.ngs.params import NGS_DEFAULT, NGSParams
-from grading.engine.types import Scoring
+from grading.engine.types import (
+    PAIRS_SCORING,
+    PERCENT_SCORING,
+    SWISS_PAIRS_SCORING,
+    TEAMS_SCORING,
+    Scoring,
+)
 
-__all__ = ["PAIRS_SCORING", "SWISS_PAIRS_SCORING", "TEAMS_SCORING", "par", "score_term"]
-
-PAIRS_SCORING = frozenset({Scoring.MP, Scoring.BUTLER, Scoring.CROSS_IMP, Scoring.AGGREGATE})
-SWISS_PAIRS_SCORING = frozenset({Scoring.SWISS_PAIRS_MP, Scoring.SWISS_PAIRS_IMP})
-TEAMS_SCORING = frozenset({Scoring.SWISS_TEAMS, Scoring.MULTIPLE_TEAMS, Scoring.TEAM_LEAGUE})
-PERCENT_SCORING = frozenset({Scoring.MP, Scoring.SWISS_PAIRS_MP})
+__all__ = [
+    "PAIRS_SCORING",
+    "SWISS_PAIRS_SCORING",
+    "TEAMS_SCORING",
+    "imp_factor",
+    "par",
+    "score_term",
+]
 
 
 def score_term(
@@ -28,10 +36,11 @@ def score_term(
         if direction_mean is None:
             raise ValueError("aggregate scoring needs the direction mean")
         return (score - direction_mean) / (params.f_aggregate * boards)
-    return _imp_factor(scoring, params) * score / boards
+    return imp_factor(scoring, params) * score / boards
 
 
-def _imp_factor(scoring: Scoring, params: NGSParams) -> float:
+def imp_factor(scoring: Scoring, params: NGSParams) -> float:
+    """Match-point percentage units per IMP a board of a scoring in IMPs (S3.3)."""
     if scoring is Scoring.BUTLER:
         return params.f_butler
     if scoring is Scoring.SWISS_PAIRS_IMP:
@@ -58,4 +67,4 @@ def par(
         if direction_mean is None:
             raise ValueError("aggregate par needs the direction mean")
         return direction_mean + params.f_aggregate * boards * edge
-    return boards * edge / _imp_factor(scoring, params)
+    return boards * edge / imp_factor(scoring, params)
