@@ -32,6 +32,7 @@ from grading.engine.brambledown import (
     pair_key,
 )
 from grading.engine.brambledown import why_not_rated as brambledown_why_not
+from grading.engine.brambledown.replay import session_order
 from grading.engine.types import Scoring, SessionResult
 from grading.ledger.subjects import session_subjects
 from grading.models import (
@@ -52,7 +53,6 @@ from grading.schemes.brambledown.tables import (
     key_json,
     key_of_json,
     listed_kinds,
-    order_key,
     point_rows,
     rating_rows,
 )
@@ -93,7 +93,7 @@ def bd_fast_update(
     if Quarter.of(row.latest) > open_q:
         return None  # a live session after the open quarter: the full update closes it
     rated_here = not brambledown_why_not(session)  # (if not, its date alone counts)
-    key, last = order_key(session), key_of_json(row.last_key)
+    key, last = session_order(session), key_of_json(row.last_key)
     if rated_here and quarter == open_q and last is not None and key <= last:
         return None  # before a session recorded: the ones after it are recorded again
     closed: tuple[str, ...] = ()

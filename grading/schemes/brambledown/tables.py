@@ -14,7 +14,6 @@ from clubs.models import Club
 from grading.common.bulk import rows_sync
 from grading.common.stale import member_pages_invalidate
 from grading.engine.brambledown import BrambledownState, Quarter, QuarterResult
-from grading.engine.types import SessionResult
 from grading.models import (
     BrambledownGrade,
     BrambledownListEntry,
@@ -37,13 +36,6 @@ class BrambledownUpdate:
     sessions: int
     replayed: bool
     fast: bool = False
-
-
-def order_key(session: SessionResult) -> tuple[dt.date, str, str, int]:
-    """The engine's order of a club's sessions: date of play; ties by club, event id and
-    session (``grading.engine.brambledown.replay``)."""
-    key = session.key
-    return (key.date, key.club, key.event_id, key.session)
 
 
 def key_json(key: tuple | None) -> list:

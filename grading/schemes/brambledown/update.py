@@ -34,6 +34,7 @@ from grading.engine.brambledown import (
 )
 from grading.engine.brambledown import why_not_rated as brambledown_why_not
 from grading.engine.brambledown.bulk import brambledown_replay_bulk
+from grading.engine.brambledown.replay import session_identity, session_order
 from grading.engine.types import SessionResult
 from grading.ledger.lock import ledger_head_lock
 from grading.models import BrambledownClubState, BrambledownListEntry, BrambledownQuarter
@@ -51,7 +52,6 @@ from grading.schemes.brambledown.tables import (
     bd_store_quarter,
     bd_store_ratings,
     key_json,
-    order_key,
     sessions_rated,
 )
 from grading.schemes.log import live_entries, sessions_of
@@ -78,8 +78,9 @@ class ClubSession:
     host_pair: str | None
 
 
-def _session_order(item: ClubSession) -> tuple:
-    return order_key(item.session)
+def club_session_order(item: ClubSession) -> tuple:
+    """The engine's order of a club's sessions (``session_order``)."""
+    return session_order(item.session)
 
 
 def club_entries(*, club: Club) -> list[tuple[SchemeEntry, dt.date]]:
@@ -109,20 +110,12 @@ def club_sessions(
         for e in chosen
         if not brambledown_why_not(sessions[e.version_id])
     ]
-    return sorted(items, key=_session_order)
+    return sorted(items, key=club_session_order)
 
 
-def _host_pairs(items: Iterable[ClubSession]) -> dict:
-    return {
-        (
-            i.session.key.club,
-            i.session.key.event_id,
-            i.session.key.session,
-            i.session.date,
-        ): i.host_pair
-        for i in items
-        if i.host_pair
-    }
+def club_host_pairs(items: Iterable[ClubSession]) -> dict:
+    """The approved host pairs of the sessions, as the engine looks them up (S3.9)."""
+    return {session_identity(i.session): i.host_pair for i in items if i.host_pair}
 
 
 def brambledown_club_update(
@@ -207,7 +200,7 @@ def _bd_store_now(club: Club, row, state: BrambledownState, recorded: list) -> N
     sessions recorded, in order) for the next upload's ``bd_fast_update``."""
     bd_rows_store(club=club, state=state)
     row.recorded = len(recorded)
-    row.last_key = key_json(order_key(recorded[-1].session) if recorded else None)
+    row.last_key = key_json(session_order(recorded[-1].session) if recorded else None)
 
 
 def _bd_replay(club: Club, row, items, through: Quarter | None) -> BrambledownUpdate:
@@ -215,7 +208,7 @@ def _bd_replay(club: Club, row, items, through: Quarter | None) -> BrambledownUp
     if through is None:  # nothing to close: record the first quarter from empty
         row.snapshot, row.regraded = {}, ""
         return _bd_open_quarter(club, row, BrambledownState(), items)
-    host_pairs = _host_pairs(items)
+    host_pairs = club_host_pairs(items)
     # The bulk replay: brambledown_replay's results (tests/engine/test_brambledown_bulk.py),
     # of whose closed quarters' states only the last one's is kept, the one used here.
     result = brambledown_replay_bulk([i.session for i in items], through, host_pairs=host_pairs)
