@@ -224,9 +224,9 @@ def test_a_withdrawal_lowers_the_reference_date_read_from_the_live_dates():
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("seed", [3, 17])
-def test_steps_on_the_reference_path_equal_too(seed, monkeypatch):
-    """A step may grade with either path (GRADING_STEP_PATH): both give the reference's step."""
-    monkeypatch.setattr(subjects, "STEP_PATH", "reference")
+def test_steps_on_the_reference_path_equal_too(seed, settings):
+    """A step may grade with either path (GRADING_ENGINE_PATH): both give the reference's step."""
+    settings.GRADING_ENGINE_PATH = "reference"
     through_the_database(numbered(random_ledger(seed, LONG, operations=80)), NGS_DEFAULT)
 
 

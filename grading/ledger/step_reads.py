@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter
 
+from django.conf import settings
 from django.db.models import Count, Max, Sum
 
 from grading.engine.ngs import (
@@ -32,9 +33,9 @@ def subjects_state(params: NGSParams, last_seq: int, op: ProcessOp | WithdrawOp)
     """A ``ReplayState`` holding only what ``op`` reads: its subjects' history rows from the
     step's cut on (``_step_rows``), the live version it withdraws, the live dates that decide
     the reference date. Applying ``op`` to it gives the step that applying ``op`` to the whole
-    fold gives (``STEP_PATH``: the fast path's windows, built once per subject from its rows,
+    fold gives (the settings' ``GRADING_ENGINE_PATH``: the fast path's windows, built once per subject from its rows,
     by default)."""
-    state = ReplayState(params, tables.STEP_PATH)
+    state = ReplayState(params, settings.GRADING_ENGINE_PATH)
     state.last_seq = last_seq
     withdrawn: int | None = None
     own: list[tuple] = []  # the withdrawn version's rows, whatever their date

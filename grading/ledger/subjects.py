@@ -14,12 +14,12 @@ database migrated from before them, or a change of parameter set before its refo
 from __future__ import annotations
 
 import datetime as dt
-import os
 from collections.abc import Iterable, Iterator, Sequence
 
+from django.conf import settings
 from django.db import connection
-from psycopg.copy import QueuedLibpqWriter
 
+from grading.common.pgcopy import table_copy
 from grading.engine.ngs import (
     NGSParams,
     ProcessOp,
@@ -39,10 +39,6 @@ from grading.models import LedgerHead, LedgerHistory, LedgerLive, LedgerSubject
 SUBJECT = LedgerSubject._meta.db_table
 HISTORY = LedgerHistory._meta.db_table
 LIVE = LedgerLive._meta.db_table
-
-# The engine path a step grades with: "fast" (windows built from the rows) or "reference"
-# (each grade recomputed from the whole history); equal to 1e-9 (tests/test_ledger_stateless.py).
-STEP_PATH = os.environ.get("GRADING_STEP_PATH", "fast")
 
 # How many subject and history rows the loads of this process have read: the test that a
 # worker grades without reading the whole ledger counts them (tests/test_worker_warm.py).
@@ -247,23 +243,6 @@ def subjects_rebuild(head: LedgerHead, ops: Iterable[ProcessOp | WithdrawOp]) ->
     return state.last_seq
 
 
-def table_copy(cursor, table: str, columns: Sequence[str], rows: Iterable[Sequence]) -> int:
-    """``rows`` into ``table`` with PostgreSQL COPY (psycopg 3). Returns the rows written."""
-    if connection.vendor != "postgresql":  # SQLite, the settings' default without a server
-        rows = list(rows)
-        marks = ", ".join(["%s"] * len(columns))
-        cursor.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
-        return len(rows)
-    n = 0
-    raw = cursor.cursor
-    writer = QueuedLibpqWriter(raw)  # sends from a thread: PostgreSQL works while Python fills
-    with raw.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN", writer=writer) as copy:
-        for row in rows:
-            copy.write_row(row)
-            n += 1
-    return n
-
-
 def subjects_copy(cursor, state: ReplayState, first_id: int) -> int:
     """Write a whole fold's subjects, histories and live versions with COPY (the refill, and
     the national database builder); subject ids from ``first_id``. Returns the history rows."""
@@ -331,7 +310,7 @@ def subjects_grades(
         )
         if not batch_rows:
             return
-        state = ReplayState(params, STEP_PATH)
+        state = ReplayState(params, settings.GRADING_ENGINE_PATH)
         _fill(state, _rows(batch_rows), None)
         for number, history in state.players.items():
             if history.session_count():
@@ -397,5 +376,4 @@ __all__ = [
     "subjects_rebuild",
     "subjects_copy",
     "subjects_store",
-    "table_copy",
 ]
