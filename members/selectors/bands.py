@@ -1,8 +1,11 @@
-"""Bands drawn as playing cards and what a status means (S4)."""
+"""Bands drawn as playing cards, published grades counted by band, and what a status means
+(S4, S7)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from django.db.models import Count
 
 from grading.engine.ngs import (
     BANDS,
@@ -10,6 +13,7 @@ from grading.engine.ngs import (
     NGSParams,
 )
 from grading.models import CurrentGrade
+from grading.privacy import PUBLISHED_STATUSES, public_q
 
 Status = CurrentGrade.Status
 
@@ -64,6 +68,18 @@ def band_card(name: str) -> BandCard:
         suit = SUITS[name.removeprefix("Ace of ")]
         return BandCard(name, "A", suit, suit in "♦♥", lower, upper)
     return BandCard(name, RANKS[name], "♠", False, lower, upper)
+
+
+def band_counts(*, club=None) -> tuple[dict[str, int], int]:
+    """Current grades of the statuses published (``PUBLISHED_STATUSES``) counted by band, of
+    everyone or of a club's members, and the private ones counted apart, never by band (S7):
+    ``({band: count}, private count)``, not yet suppressed. The club pages and the public band
+    page count here, so the two agree."""
+    graded = CurrentGrade.objects.filter(status__in=PUBLISHED_STATUSES)
+    if club is not None:
+        graded = graded.filter(member__club_roles__club=club)
+    by_band = graded.filter(public_q("member__")).values_list("band").annotate(n=Count("id"))
+    return dict(by_band.order_by()), graded.exclude(public_q("member__")).count()
 
 
 @dataclass(frozen=True)

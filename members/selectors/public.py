@@ -21,12 +21,11 @@ from grading.privacy import (
     GradeView,
     current_of,
     grade_view,
-    public_q,
     published_grade_q,
     suppressed,
 )
 from members.models import Member
-from members.selectors.bands import BandCard, band_card, band_limits
+from members.selectors.bands import BandCard, band_card, band_counts, band_limits
 
 Status = CurrentGrade.Status
 
@@ -111,11 +110,7 @@ def band_distributions() -> tuple[Distribution, list[Distribution]]:
     told apart by comparing the band's count with the published lists (a club whose members
     all fit on the top list, plus one private member). Private grades are counted in one total
     per group instead ("only in counts", S7), and any group smaller than 5 is suppressed."""
-    graded = CurrentGrade.objects.filter(status__in=PUBLISHED_STATUSES)
-    national = dict(
-        graded.filter(public_q("member__")).values_list("band").annotate(n=Count("id")).order_by()
-    )
-    national_private = graded.exclude(public_q("member__")).count()
+    national, national_private = band_counts()
     per_club: dict[int, dict[str, int]] = defaultdict(dict)
     private_per_club: dict[int, int] = defaultdict(int)
     for club_id, band_name, private, n in (

@@ -14,6 +14,7 @@ from django.test.utils import CaptureQueriesContext
 
 from grading.engine.ngs import get_params
 from grading.lab.simulate import SimConfig, simulate
+from grading.ledger import refresh
 from grading.ledger.lock import ledger_head_lock
 from grading.ledger.replay import check
 from grading.ledger.replay import run as refoldrun
@@ -131,7 +132,7 @@ def _stepwise_oracle() -> dict:
         head = ledger_head_lock()
         refoldrun._refold_stepwise(head, get_params(head.params_name), lambda d, t: None)
     head = LedgerHead.objects.get()
-    check.grades_refresh(today=head.reference_date)
+    refresh.grades_refresh(today=head.reference_date)
     return _snapshot()
 
 
