@@ -4,7 +4,7 @@ the subjects it touches, never the whole ledger (docs/ngs.md, "Stateless grading
 Three tables hold exactly what the engine's ``ReplayState`` holds between operations:
 ``LedgerSubject`` (each player's and partnership's initial grade), ``LedgerHistory`` (each live
 ``HistoryEntry``) and ``LedgerLive`` (each live version's sequence number and date). A step loads
-a ``ReplayState`` restricted to its subjects (``steprows.subjects_state``), the engine's ``apply`` performs
+a ``ReplayState`` restricted to its subjects (``step_reads.subjects_state``), the engine's ``apply`` performs
 the operation on it, and ``subjects_store`` writes back what the operation changed. The tables
 are a function of the ledger and the parameter set (``LedgerHead.tables_seq`` and
 ``tables_params`` say which); ``subjects_rebuild`` folds the ledger once to refill them (a

@@ -5,7 +5,7 @@ session version, or withdraw one. Every grade is a deterministic function of the
 ``apply`` performs one operation on a :class:`ReplayState` and returns that step's outputs;
 ``replay`` folds a whole ledger from empty. The state keeps each subject's live history in a
 :class:`SubjectHistory`; ``path="reference"`` recomputes grades from whole histories
-(``ngs_decay``), ``path="fast"`` uses the incremental windows of ``ngs_fast``.
+(``decay``), ``path="fast"`` uses the incremental windows of ``window`` (``incremental``).
 """
 
 from __future__ import annotations

@@ -180,7 +180,7 @@ def ledger_refold(*, actor=None, progress: Progress | None = None) -> int:
 
     On PostgreSQL a bulk refold: the ledger read as columns, folded on the compiled kernel
     when it is built (else the Python engine), written with COPY (``grading.ledger.replay.write``;
-    ``refold_engine`` says which); elsewhere step by step (``refoldrun._refold_stepwise``)."""
+    ``refold_engine`` says which); elsewhere step by step (``run._refold_stepwise``)."""
 
     def report(done: int, total: int) -> None:
         refold_progress_record(done, total)

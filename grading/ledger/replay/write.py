@@ -5,7 +5,7 @@ processed operation and, at the end, every current grade, partnership grade and 
 transaction under the ledger lock: an interrupted refold is rolled back whole, and pages read
 the old rows until it commits (no TRUNCATE, no ACCESS EXCLUSIVE lock).
 
-What is written, as the step-by-step refold (``refoldrun._refold_stepwise``) wrote it:
+What is written, as the step-by-step refold (``run._refold_stepwise``) wrote it:
 
 * session grades of every ledger entry (the fold's records; ``live`` false for a withdrawn
   version's); a not-graded version's rows (no ledger entry) are left as they are;

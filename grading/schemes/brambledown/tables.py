@@ -52,7 +52,7 @@ def sessions_rated(club: Club) -> int:
     return BrambledownRating.objects.filter(club=club).values("version").distinct().count()
 
 
-def bd_store_quarter(club: Club, closed: QuarterResult, sessions: int | None = None) -> None:
+def quarter_store(club: Club, closed: QuarterResult, sessions: int | None = None) -> None:
     """A closed quarter's row and lists; ``sessions``: how many it rated, if ``closed`` does
     not hold their ratings."""
     quarter = str(closed.quarter)
@@ -106,7 +106,7 @@ def bd_store_quarter(club: Club, closed: QuarterResult, sessions: int | None = N
     BrambledownListEntry.objects.bulk_create(rows)
 
 
-def bd_store_ratings(club: Club, ratings, *, since: dt.date | None) -> None:
+def ratings_store(club: Club, ratings, *, since: dt.date | None) -> None:
     """The club's ratings from ``since`` (all, if None) become ``ratings``; only the rows that
     changed are written (after an upload, usually just the new session's)."""
     stored = BrambledownRating.objects.filter(club=club)
@@ -203,7 +203,7 @@ def listed_kinds(club: Club, quarter: str, member_ids=None) -> dict[int, str]:
     return dict(entries.values_list("member_id", "kind"))
 
 
-def bd_store_grades(club: Club, state: BrambledownState, regraded: Quarter | None) -> None:
+def grades_store(club: Club, state: BrambledownState, regraded: Quarter | None) -> None:
     """Every member's grade and history at the club, with the last closed quarter's lists."""
     members = members_by_number(state.players)
     quarter = str(regraded) if regraded else ""

@@ -37,7 +37,7 @@ from grading.engine.ppi import PPIPlayer, ppi_suit
 from grading.engine.ppi.bulk import PPIBulkFold
 from grading.ledger.lock import ledger_head_lock
 from grading.models import BrambledownClubState, BrambledownListEntry, SessionVersion
-from grading.schemes.brambledown.state import bd_state_dump, member_rows, pair_rows
+from grading.schemes.brambledown.state import member_rows, pair_rows, state_dump
 from grading.schemes.brambledown.tables import key_json
 from grading.schemes.brambledown.update import ClubSession, club_host_pairs, club_session_order
 from grading.schemes.rebuild.read import (
@@ -285,7 +285,7 @@ def _club_fold(
             if result.quarters
             else BrambledownState(quarter=open_q, regraded=through)
         )
-        snapshot, state = bd_state_dump(after), result.state
+        snapshot, state = state_dump(after), result.state
         regraded, open_text = str(through), str(open_q)
     _rating_rows(out, ratings, members)
     last = key_json(session_order(recorded[-1].session) if recorded else None)
