@@ -40,12 +40,8 @@ class TopRow:
     status: str
 
 
-def top_grades(*, club: Club | None = None, limit: int = 50) -> list[TopRow]:
-    """Published grades, best first (S7: public and non-provisional only)."""
-    rows = CurrentGrade.objects.filter(published_grade_q("member__"))
-    if club is not None:
-        rows = rows.filter(member__club_roles__club=club)
-    rows = rows.select_related("member").order_by("-grade", "member__name")[:limit]
+def _top_rows(rows) -> list[TopRow]:
+    """Current grades (their members read with them, ordered and cut) as numbered rows."""
     return [
         TopRow(
             i,
@@ -57,6 +53,14 @@ def top_grades(*, club: Club | None = None, limit: int = 50) -> list[TopRow]:
         )
         for i, r in enumerate(rows, start=1)
     ]
+
+
+def top_grades(*, club: Club | None = None, limit: int = 50) -> list[TopRow]:
+    """Published grades, best first (S7: public and non-provisional only)."""
+    rows = CurrentGrade.objects.filter(published_grade_q("member__"))
+    if club is not None:
+        rows = rows.filter(member__club_roles__club=club)
+    return _top_rows(rows.select_related("member").order_by("-grade", "member__name")[:limit])
 
 
 @dataclass
@@ -180,15 +184,6 @@ def member_search(*, query: str, limit: int = SEARCH_LIMIT) -> list[TopRow]:
     rows = CurrentGrade.objects.filter(published_grade_q("member__"))
     for word in words[:5]:
         rows = rows.filter(member__name__icontains=word)
-    rows = rows.select_related("member").order_by("member__name", "member__national_number")
-    return [
-        TopRow(
-            i,
-            r.member.national_number,
-            r.member.name,
-            shown(r.grade),
-            band_card(band(r.grade)),
-            r.get_status_display(),
-        )
-        for i, r in enumerate(rows[:limit], start=1)
-    ]
+    return _top_rows(
+        rows.select_related("member").order_by("member__name", "member__national_number")[:limit]
+    )
