@@ -31,7 +31,7 @@ from grading.engine.ngs import (
     partnership_subject,
 )
 from grading.engine.ngs.incremental import IncrementalHistory
-from grading.engine.ngs.ledger import ReferenceHistory, SubjectHistory, _LiveVersion
+from grading.engine.ngs.ledger import LiveVersion, ReferenceHistory, SubjectHistory
 from grading.engine.ngs.types import CurrentGrade, HistoryEntry, PartnershipKey
 from grading.engine.types import SessionResult
 from grading.models import LedgerHead, LedgerHistory, LedgerLive, LedgerSubject
@@ -130,7 +130,7 @@ def _fill(
     mine.sort()
     players = tuple(k for _, k in mine if "+" not in k)
     keys = tuple(_partnership_key(k) for _, k in mine if "+" in k)
-    state.live[str(withdrawn)] = _LiveVersion(live[0], live[1], players, keys)  # type: ignore[arg-type]
+    state.live[str(withdrawn)] = LiveVersion(live[0], live[1], players, keys)  # type: ignore[arg-type]
 
 
 def _partnership_key(key: str) -> PartnershipKey | None:

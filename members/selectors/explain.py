@@ -27,7 +27,7 @@ from grading.privacy import (
 from members.models import Member
 from members.selectors.base import PERCENT_SCORINGS, score_text
 from members.selectors.groups import SWISS, opponents_of, players_of, tables_met
-from members.selectors.history import HistoryRow, _history_row, grade_weights
+from members.selectors.history import HistoryRow, grade_weights, history_row
 
 
 @dataclass
@@ -123,7 +123,7 @@ def session_explain(*, member: Member, grade_id: int) -> Explanation | None:
     group = opponents_of(version, grade.pair_id, pairs, tables, params)
     field_players = players_of(pairs)
     sopp = average_view(grade.sopp, group.players, member)
-    row = _history_row(grade, weights, sopp_shown=sopp is not None or grade.sopp is None)
+    row = history_row(grade, weights, sopp_shown=sopp is not None or grade.sopp is None)
     sof = average_view(version.sof, field_players, member)
     start_shown = not group_hides_grades(field_players, member)
     count = len(group.pairs)
