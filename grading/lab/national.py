@@ -111,6 +111,7 @@ COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
             "total_pairs",
             "late",
             "created",
+            "grading_failed",
         ),
     ),
     "pairs": (
@@ -438,6 +439,7 @@ def _process(inputs: _Inputs, op: ProcessOp, params) -> None:
             len(s.pairs) if reason else None,
             late,
             inputs.now,
+            False,  # graded or not graded by the rules: grading never raised here
         ),
     )
     member = inputs.member

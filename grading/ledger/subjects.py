@@ -60,54 +60,54 @@ def session_subjects(session: SessionResult) -> tuple[list[str], list[Partnershi
     return list(players), list(keys)
 
 
-_HISTORY_FIELDS = ("seq", "date", "boards", "grade", "factor", "partner", "pad", "version_id")
-_DATE, _BOARDS, _VERSION = 1, 2, 7  # positions in a row of _HISTORY_FIELDS
+HISTORY_FIELDS = ("seq", "date", "boards", "grade", "factor", "partner", "pad", "version_id")
+ROW_DATE, ROW_BOARDS, ROW_VERSION = 1, 2, 7  # positions in a row of HISTORY_FIELDS
 
 
-def _by_date(row: tuple) -> tuple:
-    return (row[_DATE], row[0])
+def row_order(row: tuple) -> tuple:
+    return (row[ROW_DATE], row[0])
 
 
-def _history_rows(history, own: list[tuple]) -> dict[int, list[tuple]]:
+def history_rows(history, own: list[tuple]) -> dict[int, list[tuple]]:
     """``history``'s rows (and the rows ``own``) by subject, in date order."""
     rows: dict[int, list[tuple]] = {}
     for pk, *row in history.order_by("subject_id", "date", "seq").values_list(
-        "subject_id", *_HISTORY_FIELDS, "pos"
+        "subject_id", *HISTORY_FIELDS, "pos"
     ):
         rows.setdefault(pk, []).append(tuple(row))
-    _count(sum(len(r) for r in rows.values()) + len(own))
+    rows_count(sum(len(r) for r in rows.values()) + len(own))
     for pk, *row in own:
         rows.setdefault(pk, []).append(tuple(row))
     if own:
         for pk in {row[0] for row in own}:
-            rows[pk].sort(key=_by_date)
+            rows[pk].sort(key=row_order)
     return rows
 
 
-def _count(n: int) -> None:
+def rows_count(n: int) -> None:
     global rows_read
     rows_read += n
 
 
-def _rows_of(subjects: list[tuple[int, str, float]], rows: dict[int, list[tuple]]):
+def rows_of(subjects: list[tuple[int, str, float]], rows: dict[int, list[tuple]]):
     """(key, initial, seq, date, boards, grade, factor, partner, pad, version, pos) for each
     row of ``rows`` of ``subjects`` (id, key, initial); all None after the initial for a
     subject with no row."""
-    empty = (None,) * (len(_HISTORY_FIELDS) + 1)
+    empty = (None,) * (len(HISTORY_FIELDS) + 1)
     for pk, key, initial in sorted(subjects):
         for row in rows.get(pk, [empty]):
             yield (key, initial, *row)
 
 
 def _rows(subjects: list[tuple[int, str, float]]) -> Iterator[tuple]:
-    """Every history row of ``subjects`` (id, key, initial), as ``_rows_of`` gives them: the
+    """Every history row of ``subjects`` (id, key, initial), as ``rows_of`` gives them: the
     nightly refresh's batches and the tables' check read whole histories. Two queries."""
-    _count(len(subjects))
+    rows_count(len(subjects))
     history = LedgerHistory.objects.filter(subject_id__in=[pk for pk, _, _ in subjects])
-    yield from _rows_of(subjects, _history_rows(history, []))
+    yield from rows_of(subjects, history_rows(history, []))
 
 
-def _fill(
+def state_fill(
     state: ReplayState,
     rows: Iterable[tuple],
     withdrawn: int | None,
@@ -115,7 +115,7 @@ def _fill(
 ) -> None:
     mine: list[tuple[int, str]] = []  # (pos, key) of the withdrawn version's subjects
     for key, initial, seq, date, boards, grade, factor, partner, pad, version, pos in rows:
-        pkey = _partnership_key(key)
+        pkey = subject_partnership(key)
         histories = state.players if pkey is None else state.partnerships
         history = histories.get(pkey or key)
         if history is None:
@@ -129,11 +129,11 @@ def _fill(
         return
     mine.sort()
     players = tuple(k for _, k in mine if "+" not in k)
-    keys = tuple(_partnership_key(k) for _, k in mine if "+" in k)
+    keys = tuple(subject_partnership(k) for _, k in mine if "+" in k)
     state.live[str(withdrawn)] = LiveVersion(live[0], live[1], players, keys)  # type: ignore[arg-type]
 
 
-def _partnership_key(key: str) -> PartnershipKey | None:
+def subject_partnership(key: str) -> PartnershipKey | None:
     if "+" not in key:
         return None
     a, b = key.split("+", 1)
@@ -311,7 +311,7 @@ def subjects_grades(
         if not batch_rows:
             return
         state = ReplayState(params, settings.GRADING_ENGINE_PATH)
-        _fill(state, _rows(batch_rows), None)
+        state_fill(state, _rows(batch_rows), None)
         for number, history in state.players.items():
             if history.session_count():
                 yield number, history.grade(as_of, params, subject=number), history
@@ -327,7 +327,7 @@ def subjects_problems(state: ReplayState, tol: float = 1e-9) -> list[str]:
     (for ``replay --check``): an empty list means the next step reads what the fold holds."""
     stored = ReplayState(state.params, "reference")
     everyone = list(LedgerSubject.objects.values_list("id", "key", "initial"))
-    _fill(stored, _rows(everyone), None)
+    state_fill(stored, _rows(everyone), None)
     problems: list[str] = []
     for name, mine, theirs in (
         ("player", stored.players, state.players),
@@ -369,6 +369,17 @@ def _by_seq(entry: HistoryEntry) -> int:
 
 
 __all__ = [
+    # what a step reads of the tables (grading.ledger.step_reads)
+    "HISTORY_FIELDS",
+    "ROW_BOARDS",
+    "ROW_DATE",
+    "ROW_VERSION",
+    "history_rows",
+    "row_order",
+    "rows_count",
+    "rows_of",
+    "state_fill",
+    "subject_partnership",
     "session_subjects",
     "subjects_problems",
     "subjects_current",
