@@ -14,6 +14,8 @@ import plotly
 from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
 
+from grading.ingest import limits
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -238,13 +240,20 @@ SERVER_EMAIL = DEFAULT_FROM_EMAIL
 INVITATION_DAYS = int(os.environ.get("INVITATION_DAYS", "14"))
 PASSWORD_RESET_TIMEOUT = 3 * 24 * 3600
 
+# The engine path the ledger grades with, in a step and in a whole-ledger replay: "fast" (the
+# windows built once per subject) or "reference" (each grade recomputed from the whole
+# history); equal to 1e-9 (tests/test_ledger_stateless.py, docs/ngs.md).
+GRADING_ENGINE_PATH = os.environ.get("GRADING_ENGINE_PATH", "fast")
+if GRADING_ENGINE_PATH not in ("fast", "reference"):
+    raise ImproperlyConfigured('GRADING_ENGINE_PATH must be "fast" or "reference".')
+
 # Results files (S12): refused above this size before they are read into memory.
-UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(10 * 1024 * 1024)))
+UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(limits.MAX_UPLOAD_BYTES)))
 # A date of play before this is refused when a file is read (issue 21: a session dated year 1
 # took a club's pages down). YYYY-MM-DD; passed to grading.ingest.parse_file.
 try:
     EARLIEST_PLAY_DATE = datetime.date.fromisoformat(
-        os.environ.get("EARLIEST_PLAY_DATE", "2000-01-01")
+        os.environ.get("EARLIEST_PLAY_DATE", limits.EARLIEST_PLAY_DATE.isoformat())
     )
 except ValueError as exc:
     raise ImproperlyConfigured("EARLIEST_PLAY_DATE must be a date written YYYY-MM-DD.") from exc

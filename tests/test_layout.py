@@ -1,6 +1,7 @@
-"""The layout holds (issue 16, DEVELOPERS.md): no import cycle between the product's modules,
-counting imports inside functions; the product never imports the lab; no module past the size a
-reader can hold; the root of ``grading/`` is the project's plumbing only."""
+"""The layout holds (issue 16; docs/architecture.md, "Layers"): no import cycle between the
+product's modules, counting imports inside functions; the product never imports the lab; no
+module past the size a reader can hold; the root of ``grading/`` is the project's plumbing
+only."""
 
 from pathlib import Path
 

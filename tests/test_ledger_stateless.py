@@ -2,7 +2,7 @@
 tables in PostgreSQL equals the reference path's step to 1e-9, on random ledgers that reach
 late uploads, corrections, withdrawals, same-day blocks, the 2000-board cut, 3-year expiry and
 careers (padding), statuses, regular partners, partnerships, host pairs and unknown players
-(the engine's own generators, tests/engine/test_ngs_fast.py and test_ngs_histories.py)."""
+(the engine's own generators, tests/engine/test_ngs_fast_paths_equal_reference.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import dataclasses
 import datetime as dt
 
 import pytest
+from django.conf import settings as django_settings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -28,8 +29,7 @@ from grading.engine.ngs import (
     why_not_graded,
     years_before,
 )
-from grading.ledger import step_reads as steprows
-from grading.ledger import subjects
+from grading.ledger import step_reads, subjects
 from grading.ledger.step_reads import subjects_state, subjects_step
 from grading.ledger.subjects import subjects_problems
 from grading.models import LedgerHistory, LedgerLive, LedgerSubject
@@ -152,7 +152,7 @@ def test_a_step_reads_long_histories_from_the_cut_on(monkeypatch):
     from the cut and whole, late sessions older than the cut, withdrawals of rows older than
     the cut (the subject read from the cut still counts them in its totals)."""
     seen = dict.fromkeys(("cut", "whole", "late", "withdrawn"), 0)
-    read = steprows._step_rows
+    read = step_reads._step_rows
 
     def spy(state, subjects, as_of, own, withdrawn):
         rows, older = read(state, subjects, as_of, own, withdrawn)
@@ -166,12 +166,12 @@ def test_a_step_reads_long_histories_from_the_cut_on(monkeypatch):
         return rows, older
 
     def late(params, last, op):
-        state = steprows.subjects_state(params, last, op)
+        state = step_reads.subjects_state(params, last, op)
         if isinstance(op, ProcessOp) and op.session.date <= years_before(spy.asked, 3):
             seen["late"] += 1
         return state
 
-    monkeypatch.setattr(steprows, "_step_rows", spy)
+    monkeypatch.setattr(step_reads, "_step_rows", spy)
     for seed in (1, 3):
         ops = numbered(with_hosts(random_ledger(seed, LONG, operations=160), seed))
         reference = ReplayState(NGS_DEFAULT, "reference")
@@ -225,8 +225,8 @@ def test_a_withdrawal_lowers_the_reference_date_read_from_the_live_dates():
 @pytest.mark.django_db
 @pytest.mark.parametrize("seed", [3, 17])
 def test_steps_on_the_reference_path_equal_too(seed, monkeypatch):
-    """A step may grade with either path (GRADING_STEP_PATH): both give the reference's step."""
-    monkeypatch.setattr(subjects, "STEP_PATH", "reference")
+    """A step may grade with either path (GRADING_ENGINE_PATH): both give the reference's step."""
+    monkeypatch.setattr(django_settings, "GRADING_ENGINE_PATH", "reference")
     through_the_database(numbered(random_ledger(seed, LONG, operations=80)), NGS_DEFAULT)
 
 

@@ -1,7 +1,7 @@
-"""The engine and the parsers are pure (DEVELOPERS.md, issue 2): they import only the standard
-library, numpy, defusedxml (parsers) and each other. Checked two ways: the import-linter
-contract in pyproject.toml, and this scan of every import statement, which also covers
-imports the linter cannot see (third-party packages it is not told about)."""
+"""The engine and the parsers are pure (docs/architecture.md, "Layers"; issue 2): they import
+only the standard library, numpy, defusedxml (parsers) and each other. Checked two ways: the
+import-linter contract in pyproject.toml, and this scan of every import statement, which also
+covers imports the linter cannot see (third-party packages it is not told about)."""
 
 import ast
 import subprocess

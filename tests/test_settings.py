@@ -54,3 +54,24 @@ def test_production_without_secret_key_refuses_to_start():
     result = run_manage("check", DJANGO_DEBUG="0", DJANGO_ALLOWED_HOSTS="grades.example.org")
     assert result.returncode != 0
     assert "DJANGO_SECRET_KEY" in result.stderr
+
+
+def test_an_unknown_engine_path_refuses_to_start():
+    """GRADING_ENGINE_PATH is the one switch of the engine path (docs/ngs.md): a typing slip
+    must not grade on a path nobody asked for."""
+    result = run_manage("check", GRADING_ENGINE_PATH="fastest")
+    assert result.returncode != 0
+    assert "GRADING_ENGINE_PATH" in result.stderr
+
+
+def test_the_size_limit_and_the_earliest_date_default_to_the_ingests():
+    """One value each (S12): the settings' defaults are the ingest's constants, which
+    parse_file uses when no caller passes the settings."""
+    from django.conf import settings
+
+    from grading.ingest import limits
+
+    if "UPLOAD_MAX_BYTES" not in os.environ:
+        assert settings.UPLOAD_MAX_BYTES == limits.MAX_UPLOAD_BYTES == 10 * 1024 * 1024
+    if "EARLIEST_PLAY_DATE" not in os.environ:
+        assert settings.EARLIEST_PLAY_DATE == limits.EARLIEST_PLAY_DATE

@@ -9,15 +9,7 @@ from django import forms
 
 from clubs.handicaps.table import PAIRS, SLOTS, TEAMS, HandicapTable, RawEntry, TablePlayer
 from clubs.models import PlannedSession
-from grading.models import Scoring
-
-TEAM_SCORING = {
-    Scoring.SWISS_TEAMS,
-    Scoring.MULTIPLE_TEAMS,
-    Scoring.TEAM_LEAGUE,
-    Scoring.HEAD_TO_HEAD,
-    Scoring.POINT_A_BOARD,
-}
+from grading.engine.types import TEAM_EVENT_SCORING
 
 
 class HandicapForm(forms.Form):
@@ -57,7 +49,7 @@ class HandicapForm(forms.Form):
             data = self.cleaned_data
         planned = data.get("planned")
         kind = data.get("kind") or (
-            TEAMS if planned is not None and planned.scoring in TEAM_SCORING else PAIRS
+            TEAMS if planned is not None and planned.scoring in TEAM_EVENT_SCORING else PAIRS
         )
         rows = data.get("rows") or (8 if kind == PAIRS else 4)
         if planned is not None:

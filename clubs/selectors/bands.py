@@ -1,17 +1,12 @@
 """A club's band distribution beside everyone's (S7): published grades counted by band, private
-grades counted apart, any group of fewer than 5 suppressed. The statuses counted are
-``grading.privacy.PUBLISHED_STATUSES``, as on the public band page, so the two agree."""
+grades counted apart, any group of fewer than 5 suppressed. The counts are
+``members.selectors.bands.band_counts``, as on the public band page, so the two agree."""
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Q
-
 from clubs.models import Club
-from grading.engine.ngs.decay import BANDS
-from grading.models import CurrentGrade
-from grading.privacy import PUBLISHED_STATUSES, suppressed
-
-BAND_ORDER = ("Two",) + tuple(name for _, name in reversed(BANDS))  # lowest first
+from grading.privacy import suppressed
+from members.selectors.bands import band_counts, band_limits
 
 
 @dataclass(frozen=True)
@@ -36,26 +31,11 @@ def band_distribution(*, club: Club) -> BandDistribution:
     """Published grades by band for the club and for everyone (S7): counts only, any group of
     fewer than 5 suppressed. Private grades are counted apart, never by band, so the counts
     beside the club's named list reveal nobody's band; provisional grades are not counted."""
-    graded = CurrentGrade.objects.filter(status__in=PUBLISHED_STATUSES)
-    club_graded = graded.filter(member__club_roles__club=club)
-    national = dict(
-        graded.filter(member__grade_private=False)
-        .values_list("band")
-        .annotate(n=Count("id"))
-        .values_list("band", "n")
-    )
-    in_club = dict(
-        club_graded.filter(member__grade_private=False)
-        .values_list("band")
-        .annotate(n=Count("id"))
-        .values_list("band", "n")
-    )
-    private = graded.filter(member__grade_private=True).aggregate(
-        national=Count("id"), club=Count("id", filter=Q(member__club_roles__club=club))
-    )
+    national, national_private = band_counts()
+    in_club, club_private = band_counts(club=club)
     club_total, national_total = sum(in_club.values()), sum(national.values())
     rows = []
-    for name in BAND_ORDER:
+    for name, _, _ in band_limits():
         c, n = suppressed(in_club.get(name, 0)), suppressed(national.get(name, 0))
         rows.append(
             BandCount(
@@ -72,6 +52,6 @@ def band_distribution(*, club: Club) -> BandDistribution:
         rows=rows,
         club_total=club_total,
         national_total=national_total,
-        club_private=suppressed(private["club"]),
-        national_private=suppressed(private["national"]),
+        club_private=suppressed(club_private),
+        national_private=suppressed(national_private),
     )

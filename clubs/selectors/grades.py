@@ -10,7 +10,7 @@ from django.db.models import Case, Count, F, FloatField, Q, When
 from django.db.models.functions import Length
 
 from clubs.models import Club, ClubRole
-from grading.engine.ngs.decay import shown
+from grading.engine.ngs.decay import shown, years_before
 from grading.engine.ngs.handicap import cents, player_handicap
 from grading.models import CurrentGrade, PairResult, Session
 from grading.privacy import (
@@ -88,11 +88,9 @@ class GradeRow:
 
 
 def year_before(today: dt.date) -> dt.date:
-    """The same day twelve months earlier (28 February for a 29th)."""
-    try:
-        return today.replace(year=today.year - 1)
-    except ValueError:
-        return today.replace(year=today.year - 1, day=28)
+    """The same day twelve months earlier (28 February for a 29th): the engine's
+    ``years_before``, one year."""
+    return years_before(today, 1)
 
 
 def played_here_since(*, club: Club, since: dt.date) -> set[int]:

@@ -12,7 +12,7 @@ from django.db.models.functions import Length
 from django.shortcuts import get_object_or_404
 
 from clubs.models import Club
-from grading.engine.ngs.session import TEAMS_SCORING
+from grading.engine.types import PERCENT_SCORING, TEAMS_SCORING
 from grading.engine.types import Scoring as EngineScoring
 from grading.models import (
     LedgerEntry,
@@ -241,7 +241,7 @@ class SessionDetail:
     @property
     def unit(self) -> str:
         scoring = self.version.scoring
-        if scoring in (Scoring.MP, Scoring.SWISS_PAIRS_MP):
+        if scoring in PERCENT_SCORING:
             return "%"
         if scoring == Scoring.AGGREGATE:
             return "points"

@@ -17,6 +17,12 @@ __all__ = [
     "Movement",
     "Scoring",
     "NOT_GRADED_SCORING",
+    "PAIRS_SCORING",
+    "SWISS_PAIRS_SCORING",
+    "TEAMS_SCORING",
+    "TEAM_EVENT_SCORING",
+    "PERCENT_SCORING",
+    "IMP_SCORING",
     "Player",
     "PairEntry",
     "SwissMatch",
@@ -47,6 +53,16 @@ class Scoring(str, enum.Enum):
 
 
 NOT_GRADED_SCORING = frozenset({Scoring.INDIVIDUAL, Scoring.HEAD_TO_HEAD, Scoring.POINT_A_BOARD})
+# The scorings by kind, one home for every layer (a ``str`` value of the database's choices is
+# found in them too: names and values are the same).
+PAIRS_SCORING = frozenset({Scoring.MP, Scoring.BUTLER, Scoring.CROSS_IMP, Scoring.AGGREGATE})
+SWISS_PAIRS_SCORING = frozenset({Scoring.SWISS_PAIRS_MP, Scoring.SWISS_PAIRS_IMP})
+TEAMS_SCORING = frozenset({Scoring.SWISS_TEAMS, Scoring.MULTIPLE_TEAMS, Scoring.TEAM_LEAGUE})
+# Teams of four of any kind, graded (S3.6) or not (S3.1).
+TEAM_EVENT_SCORING = TEAMS_SCORING | {Scoring.HEAD_TO_HEAD, Scoring.POINT_A_BOARD}
+PERCENT_SCORING = frozenset({Scoring.MP, Scoring.SWISS_PAIRS_MP})
+# A pair's own score in IMPs (S2.4, S2.5); the teams' pairs are scored in IMPs too (S3.6).
+IMP_SCORING = frozenset({Scoring.BUTLER, Scoring.CROSS_IMP, Scoring.SWISS_PAIRS_IMP})
 
 
 class Movement(str, enum.Enum):

@@ -13,10 +13,9 @@ from dataclasses import replace
 
 from grading.engine.types import SessionResult
 from grading.ingest import limits
-from grading.ingest.common import MAX_UPLOAD_BYTES
 from grading.ingest.crosscheck import crosscheck as crosscheck_session
 from grading.ingest.csvformat import parse_csv
-from grading.ingest.limits import EARLIEST_PLAY_DATE
+from grading.ingest.limits import EARLIEST_PLAY_DATE, MAX_UPLOAD_BYTES
 from grading.ingest.pbn import parse_pbn
 from grading.ingest.problems import FileMeta, ParseResult, Problem, ProblemLog
 from grading.ingest.sniff import foreign_text, sniff_binary
@@ -39,20 +38,28 @@ _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 
 def parse_file(
-    name: str, data: bytes, club: str, *, earliest: dt.date | str = EARLIEST_PLAY_DATE
+    name: str,
+    data: bytes,
+    club: str,
+    *,
+    earliest: dt.date | str = EARLIEST_PLAY_DATE,
+    max_bytes: int = MAX_UPLOAD_BYTES,
 ) -> ParseResult:
     """Read an uploaded results file for the club whose slug is ``club``.
 
     ``name`` is the uploaded file name (used in messages only: the format is recognised from
-    the content). A date of play before ``earliest`` (a date, or ``YYYY-MM-DD``) is refused.
-    Returns sessions, or problems and no sessions (S12: all or nothing).
+    the content). A date of play before ``earliest`` (a date, or ``YYYY-MM-DD``) is refused,
+    and so is a file over ``max_bytes`` (the uploads pass the settings' ``UPLOAD_MAX_BYTES``,
+    whose default is ``MAX_UPLOAD_BYTES``). Returns sessions, or problems and no sessions
+    (S12: all or nothing).
     """
     if isinstance(earliest, str):
         earliest = dt.date.fromisoformat(earliest)
-    if len(data) > MAX_UPLOAD_BYTES:
+    if len(data) > max_bytes:
         size_mb = len(data) / (1024 * 1024)
+        limit_mb = max_bytes / (1024 * 1024)
         return _refused(
-            f"The file is {size_mb:.1f} MB; files over 10 MB are refused. A club session's "
+            f"The file is {size_mb:.1f} MB; files over {limit_mb:g} MB are refused. A club session's "
             "results are normally well under 1 MB: check that this is the right file, or "
             "export it without hand records.",
             "too-large",

@@ -16,8 +16,6 @@ from grading.engine.scoring import parse_adjusted_score
 from grading.engine.types import Direction, PairEntry, Player
 from grading.ingest.problems import ProblemLog
 
-MAX_UPLOAD_BYTES = 10 * 1024 * 1024  # S12: 10 MB per file
-
 # The largest score one table can produce is 7600 (13 down, redoubled, vulnerable).
 MAX_TABLE_SCORE = 7600
 

@@ -4,8 +4,9 @@ all or nothing).
 
 The lengths are copies of the models' ``max_length`` (the parsers are pure Python and may not
 import the models); ``tests/ingest/test_limits.py`` fails when a model and this table disagree.
-The earliest date of play is a parameter of :func:`grading.ingest.parse_file`; the product
-passes its ``EARLIEST_PLAY_DATE`` setting, and this default is that setting's default.
+The earliest date of play and the largest file are parameters of
+:func:`grading.ingest.parse_file`; the product passes its ``EARLIEST_PLAY_DATE`` and
+``UPLOAD_MAX_BYTES`` settings, whose defaults are the two constants here.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from grading.engine.types import Scoring, SessionResult
 from grading.ingest.problems import FileMeta, Problem
 
 EARLIEST_PLAY_DATE = dt.date(2000, 1, 1)
+MAX_UPLOAD_BYTES = 10 * 1024 * 1024  # S12: 10 MB per file
 
 # Column lengths, as in the models named beside each one.
 EVENT_ID_LENGTH = 200  # grading.models.Event.event_id

@@ -34,6 +34,7 @@ from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from clubs.models import Club, ClubRole
+from grading.common.pgcopy import table_copy
 from grading.engine.ngs import (
     ProcessOp,
     get_params,
@@ -53,7 +54,7 @@ from grading.lab.bulkload import (
 from grading.lab.payload import payload_json
 from grading.lab.synthetic import iter_synthetic_ledger
 from grading.ledger.replay.check import ledger_refold
-from grading.ledger.subjects import subjects_current, table_copy
+from grading.ledger.subjects import subjects_current
 from grading.models import (
     CurrentGrade,
     Event,
@@ -110,6 +111,7 @@ COLUMNS: dict[str, tuple[str, tuple[str, ...]]] = {
             "total_pairs",
             "late",
             "created",
+            "grading_failed",
         ),
     ),
     "pairs": (
@@ -437,6 +439,7 @@ def _process(inputs: _Inputs, op: ProcessOp, params) -> None:
             len(s.pairs) if reason else None,
             late,
             inputs.now,
+            False,  # graded or not graded by the rules: grading never raised here
         ),
     )
     member = inputs.member

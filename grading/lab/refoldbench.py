@@ -19,7 +19,7 @@ import time
 from typing import Any
 
 from grading.ledger.replay import check
-from grading.ledger.replay import run as refoldrun
+from grading.ledger.replay import run as replay_run
 from grading.models import LedgerHead, SessionGrade
 
 OTHER_SET = "fr18-factors"  # differs from ngs-15a in the Butler, cross-IMP and Swiss factors
@@ -37,13 +37,13 @@ def _run(name: str, profile: bool) -> dict[str, Any]:
         pstats.Stats(prof, stream=text).sort_stats("cumulative").print_stats(45)
         with open(f"/tmp/refold_profile_{name}.txt", "w") as f:
             f.write(text.getvalue())
-    stats = refoldrun.last_refold["stats"]
+    stats = replay_run.last_refold["stats"]
     return {
         "run": name,
         "wall": round(time.perf_counter() - t0, 2),
         "cpu": round(time.process_time() - c0, 2),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
-        "engine": refoldrun.last_refold["engine"],
+        "engine": replay_run.last_refold["engine"],
         "records": stats.records,
         "written": {k: v for k, v in stats.written.items() if v},
         "seconds": {k: round(v, 3) for k, v in stats.seconds.items()},

@@ -33,8 +33,7 @@ from collections import defaultdict
 PHASES = (  # (module, function, label): a function missing from the tree profiled is skipped
     ("grading.uploads.services", "upload_create", "upload parse+store"),
     ("grading.ledger.step", "subjects_state", "subjects: read rows"),
-    ("grading.ledger.subjects", "_fill", "subjects: fill histories"),
-    ("grading.ledger.subjects", "_live_dates", "subjects: live dates"),
+    ("grading.ledger.subjects", "state_fill", "subjects: fill histories"),
     ("grading.ledger.step_reads", "_live_dates", "subjects: live dates"),
     ("grading.engine.ngs.incremental", "IncrementalHistory._bound", "windows: build (in apply)"),
     ("grading.ledger.step", "apply", "apply"),
@@ -42,7 +41,7 @@ PHASES = (  # (module, function, label): a function missing from the tree profil
     ("grading.ledger.store", "store_pair_figures", "store: pair figures"),
     ("grading.ledger.store", "store_grades", "store: current+partnership grades"),
     ("grading.ledger.step", "store_step", "store: session grades"),
-    ("grading.ledger.step", "schemes_after_step", "schemes (PPI)"),
+    ("grading.ledger.step", "after_step_run", "schemes (PPI, Brambledown)"),
     ("grading.ledger.step", "member_pages_invalidate", "page invalidation"),
     ("grading.ledger.step", "approved_host_pair", "host pair"),
     ("grading.ledger.step", "uploads_finish", "finish uploads"),

@@ -8,7 +8,6 @@ start (S5.2-S5.4)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 
 from grading.engine import codec
@@ -18,8 +17,6 @@ from grading.engine.ngs import (
 )
 from grading.engine.types import SessionResult
 from grading.models import LedgerEntry
-
-ENGINE_PATH = os.environ.get("GRADING_ENGINE_PATH", "fast")  # equal to "reference" (tests)
 
 
 def ledger_ops(entries: Iterable[LedgerEntry]) -> Iterable[ProcessOp | WithdrawOp]:

@@ -14,12 +14,13 @@ import datetime as dt
 
 from django.db import connection, transaction
 
+from grading.common.pgcopy import table_copy
 from grading.common.stale import member_pages_invalidate
 from grading.engine.ngs import CurrentGrade as EngineGrade
 from grading.engine.ngs import get_params
 from grading.ledger.lock import ledger_head_lock
 from grading.ledger.step import subjects_catch_up
-from grading.ledger.subjects import subjects_grades, table_copy
+from grading.ledger.subjects import subjects_grades
 from grading.models import CurrentGrade, PartnershipGrade
 from members.models import Member
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter
 
+from django.conf import settings
 from django.db.models import Count, Max, Sum
 
 from grading.engine.ngs import (
@@ -23,18 +24,17 @@ from grading.engine.ngs import (
 from grading.engine.ngs.incremental import IncrementalHistory
 from grading.engine.ngs.ledger import ReferenceHistory
 from grading.ledger import subjects as tables
+from grading.ledger.subjects import ROW_BOARDS, ROW_DATE, ROW_VERSION
 from grading.models import LedgerHistory, LedgerLive, LedgerSubject
-
-_DATE, _BOARDS, _VERSION = tables._DATE, tables._BOARDS, tables._VERSION
 
 
 def subjects_state(params: NGSParams, last_seq: int, op: ProcessOp | WithdrawOp) -> ReplayState:
     """A ``ReplayState`` holding only what ``op`` reads: its subjects' history rows from the
     step's cut on (``_step_rows``), the live version it withdraws, the live dates that decide
     the reference date. Applying ``op`` to it gives the step that applying ``op`` to the whole
-    fold gives (``STEP_PATH``: the fast path's windows, built once per subject from its rows,
-    by default)."""
-    state = ReplayState(params, tables.STEP_PATH)
+    fold gives (on the settings' ``GRADING_ENGINE_PATH``: by default the fast path's windows,
+    built once per subject from its rows)."""
+    state = ReplayState(params, settings.GRADING_ENGINE_PATH)
     state.last_seq = last_seq
     withdrawn: int | None = None
     own: list[tuple] = []  # the withdrawn version's rows, whatever their date
@@ -47,12 +47,12 @@ def subjects_state(params: NGSParams, last_seq: int, op: ProcessOp | WithdrawOp)
         withdrawn = int(op.version)
         own = list(
             LedgerHistory.objects.filter(version_id=withdrawn).values_list(
-                "subject_id", *tables._HISTORY_FIELDS, "pos"
+                "subject_id", *tables.HISTORY_FIELDS, "pos"
             )
         )
         wanted = LedgerSubject.objects.filter(pk__in={row[0] for row in own})
     subjects = list(wanted.values_list("id", "key", "initial"))
-    tables._count(len(subjects))
+    tables.rows_count(len(subjects))
     live = None
     if withdrawn is not None:
         live = LedgerLive.objects.filter(version_id=withdrawn).values_list("seq", "date").first()
@@ -62,12 +62,12 @@ def subjects_state(params: NGSParams, last_seq: int, op: ProcessOp | WithdrawOp)
         if pk in older:  # read from the cut on: its history knows the sessions before it
             cut = (_CutIncremental if state.path == "fast" else _CutReference)(initial)
             cut.older_sessions, cut.older_boards = older[pk]
-            pkey = tables._partnership_key(key)
+            pkey = tables.subject_partnership(key)
             if pkey is None:
                 state.players[key] = cut
             else:
                 state.partnerships[pkey] = cut
-    tables._fill(state, tables._rows_of(subjects, rows), withdrawn, live)
+    tables.state_fill(state, tables.rows_of(subjects, rows), withdrawn, live)
     return state
 
 
@@ -115,8 +115,8 @@ def _step_rows(
         history = history.exclude(version_id=withdrawn)
     cut = years_before(as_of, state.params.window_years) if as_of is not None else None
     if not isinstance(cut, dt.date):  # no date asked, or a cut before year 1: everything
-        return tables._history_rows(history, own), {}
-    rows = tables._history_rows(history.filter(date__gt=cut), own)
+        return tables.history_rows(history, own), {}
+    rows = tables.history_rows(history.filter(date__gt=cut), own)
     older = {
         pk: (n, boards)
         for pk, n, boards in history.filter(date__lte=cut)
@@ -125,22 +125,22 @@ def _step_rows(
         .order_by()
         .values_list("subject_id", "n", "b")
     }
-    tables._count(len(older))
+    tables.rows_count(len(older))
     padding = state.params.padding_boards
     thin = [
         pk
         for pk in older
         if sum(
-            row[_BOARDS]
+            row[ROW_BOARDS]
             for row in rows.get(pk, ())
-            if cut < row[_DATE] <= as_of and row[_VERSION] != withdrawn
+            if cut < row[ROW_DATE] <= as_of and row[ROW_VERSION] != withdrawn
         )
         < padding
     ]
     if thin:
-        before = tables._history_rows(history.filter(subject_id__in=thin, date__lte=cut), [])
+        before = tables.history_rows(history.filter(subject_id__in=thin, date__lte=cut), [])
         for pk in thin:
-            rows[pk] = sorted([*before.get(pk, ()), *rows.get(pk, ())], key=tables._by_date)
+            rows[pk] = sorted([*before.get(pk, ()), *rows.get(pk, ())], key=tables.row_order)
             del older[pk]
     return rows, older
 

@@ -4,7 +4,7 @@ the subjects it touches, never the whole ledger (docs/ngs.md, "Stateless grading
 Three tables hold exactly what the engine's ``ReplayState`` holds between operations:
 ``LedgerSubject`` (each player's and partnership's initial grade), ``LedgerHistory`` (each live
 ``HistoryEntry``) and ``LedgerLive`` (each live version's sequence number and date). A step loads
-a ``ReplayState`` restricted to its subjects (``steprows.subjects_state``), the engine's ``apply`` performs
+a ``ReplayState`` restricted to its subjects (``step_reads.subjects_state``), the engine's ``apply`` performs
 the operation on it, and ``subjects_store`` writes back what the operation changed. The tables
 are a function of the ledger and the parameter set (``LedgerHead.tables_seq`` and
 ``tables_params`` say which); ``subjects_rebuild`` folds the ledger once to refill them (a
@@ -14,12 +14,12 @@ database migrated from before them, or a change of parameter set before its refo
 from __future__ import annotations
 
 import datetime as dt
-import os
 from collections.abc import Iterable, Iterator, Sequence
 
+from django.conf import settings
 from django.db import connection
-from psycopg.copy import QueuedLibpqWriter
 
+from grading.common.pgcopy import table_copy
 from grading.engine.ngs import (
     NGSParams,
     ProcessOp,
@@ -31,7 +31,7 @@ from grading.engine.ngs import (
     partnership_subject,
 )
 from grading.engine.ngs.incremental import IncrementalHistory
-from grading.engine.ngs.ledger import ReferenceHistory, SubjectHistory, _LiveVersion
+from grading.engine.ngs.ledger import LiveVersion, ReferenceHistory, SubjectHistory
 from grading.engine.ngs.types import CurrentGrade, HistoryEntry, PartnershipKey
 from grading.engine.types import SessionResult
 from grading.models import LedgerHead, LedgerHistory, LedgerLive, LedgerSubject
@@ -39,10 +39,6 @@ from grading.models import LedgerHead, LedgerHistory, LedgerLive, LedgerSubject
 SUBJECT = LedgerSubject._meta.db_table
 HISTORY = LedgerHistory._meta.db_table
 LIVE = LedgerLive._meta.db_table
-
-# The engine path a step grades with: "fast" (windows built from the rows) or "reference"
-# (each grade recomputed from the whole history); equal to 1e-9 (tests/test_ledger_stateless.py).
-STEP_PATH = os.environ.get("GRADING_STEP_PATH", "fast")
 
 # How many subject and history rows the loads of this process have read: the test that a
 # worker grades without reading the whole ledger counts them (tests/test_worker_warm.py).
@@ -64,54 +60,54 @@ def session_subjects(session: SessionResult) -> tuple[list[str], list[Partnershi
     return list(players), list(keys)
 
 
-_HISTORY_FIELDS = ("seq", "date", "boards", "grade", "factor", "partner", "pad", "version_id")
-_DATE, _BOARDS, _VERSION = 1, 2, 7  # positions in a row of _HISTORY_FIELDS
+HISTORY_FIELDS = ("seq", "date", "boards", "grade", "factor", "partner", "pad", "version_id")
+ROW_DATE, ROW_BOARDS, ROW_VERSION = 1, 2, 7  # positions in a row of HISTORY_FIELDS
 
 
-def _by_date(row: tuple) -> tuple:
-    return (row[_DATE], row[0])
+def row_order(row: tuple) -> tuple:
+    return (row[ROW_DATE], row[0])
 
 
-def _history_rows(history, own: list[tuple]) -> dict[int, list[tuple]]:
+def history_rows(history, own: list[tuple]) -> dict[int, list[tuple]]:
     """``history``'s rows (and the rows ``own``) by subject, in date order."""
     rows: dict[int, list[tuple]] = {}
     for pk, *row in history.order_by("subject_id", "date", "seq").values_list(
-        "subject_id", *_HISTORY_FIELDS, "pos"
+        "subject_id", *HISTORY_FIELDS, "pos"
     ):
         rows.setdefault(pk, []).append(tuple(row))
-    _count(sum(len(r) for r in rows.values()) + len(own))
+    rows_count(sum(len(r) for r in rows.values()) + len(own))
     for pk, *row in own:
         rows.setdefault(pk, []).append(tuple(row))
     if own:
         for pk in {row[0] for row in own}:
-            rows[pk].sort(key=_by_date)
+            rows[pk].sort(key=row_order)
     return rows
 
 
-def _count(n: int) -> None:
+def rows_count(n: int) -> None:
     global rows_read
     rows_read += n
 
 
-def _rows_of(subjects: list[tuple[int, str, float]], rows: dict[int, list[tuple]]):
+def rows_of(subjects: list[tuple[int, str, float]], rows: dict[int, list[tuple]]):
     """(key, initial, seq, date, boards, grade, factor, partner, pad, version, pos) for each
     row of ``rows`` of ``subjects`` (id, key, initial); all None after the initial for a
     subject with no row."""
-    empty = (None,) * (len(_HISTORY_FIELDS) + 1)
+    empty = (None,) * (len(HISTORY_FIELDS) + 1)
     for pk, key, initial in sorted(subjects):
         for row in rows.get(pk, [empty]):
             yield (key, initial, *row)
 
 
 def _rows(subjects: list[tuple[int, str, float]]) -> Iterator[tuple]:
-    """Every history row of ``subjects`` (id, key, initial), as ``_rows_of`` gives them: the
+    """Every history row of ``subjects`` (id, key, initial), as ``rows_of`` gives them: the
     nightly refresh's batches and the tables' check read whole histories. Two queries."""
-    _count(len(subjects))
+    rows_count(len(subjects))
     history = LedgerHistory.objects.filter(subject_id__in=[pk for pk, _, _ in subjects])
-    yield from _rows_of(subjects, _history_rows(history, []))
+    yield from rows_of(subjects, history_rows(history, []))
 
 
-def _fill(
+def state_fill(
     state: ReplayState,
     rows: Iterable[tuple],
     withdrawn: int | None,
@@ -119,7 +115,7 @@ def _fill(
 ) -> None:
     mine: list[tuple[int, str]] = []  # (pos, key) of the withdrawn version's subjects
     for key, initial, seq, date, boards, grade, factor, partner, pad, version, pos in rows:
-        pkey = _partnership_key(key)
+        pkey = subject_partnership(key)
         histories = state.players if pkey is None else state.partnerships
         history = histories.get(pkey or key)
         if history is None:
@@ -133,11 +129,11 @@ def _fill(
         return
     mine.sort()
     players = tuple(k for _, k in mine if "+" not in k)
-    keys = tuple(_partnership_key(k) for _, k in mine if "+" in k)
-    state.live[str(withdrawn)] = _LiveVersion(live[0], live[1], players, keys)  # type: ignore[arg-type]
+    keys = tuple(subject_partnership(k) for _, k in mine if "+" in k)
+    state.live[str(withdrawn)] = LiveVersion(live[0], live[1], players, keys)  # type: ignore[arg-type]
 
 
-def _partnership_key(key: str) -> PartnershipKey | None:
+def subject_partnership(key: str) -> PartnershipKey | None:
     if "+" not in key:
         return None
     a, b = key.split("+", 1)
@@ -247,23 +243,6 @@ def subjects_rebuild(head: LedgerHead, ops: Iterable[ProcessOp | WithdrawOp]) ->
     return state.last_seq
 
 
-def table_copy(cursor, table: str, columns: Sequence[str], rows: Iterable[Sequence]) -> int:
-    """``rows`` into ``table`` with PostgreSQL COPY (psycopg 3). Returns the rows written."""
-    if connection.vendor != "postgresql":  # SQLite, the settings' default without a server
-        rows = list(rows)
-        marks = ", ".join(["%s"] * len(columns))
-        cursor.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
-        return len(rows)
-    n = 0
-    raw = cursor.cursor
-    writer = QueuedLibpqWriter(raw)  # sends from a thread: PostgreSQL works while Python fills
-    with raw.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN", writer=writer) as copy:
-        for row in rows:
-            copy.write_row(row)
-            n += 1
-    return n
-
-
 def subjects_copy(cursor, state: ReplayState, first_id: int) -> int:
     """Write a whole fold's subjects, histories and live versions with COPY (the refill, and
     the national database builder); subject ids from ``first_id``. Returns the history rows."""
@@ -331,8 +310,8 @@ def subjects_grades(
         )
         if not batch_rows:
             return
-        state = ReplayState(params, STEP_PATH)
-        _fill(state, _rows(batch_rows), None)
+        state = ReplayState(params, settings.GRADING_ENGINE_PATH)
+        state_fill(state, _rows(batch_rows), None)
         for number, history in state.players.items():
             if history.session_count():
                 yield number, history.grade(as_of, params, subject=number), history
@@ -348,7 +327,7 @@ def subjects_problems(state: ReplayState, tol: float = 1e-9) -> list[str]:
     (for ``replay --check``): an empty list means the next step reads what the fold holds."""
     stored = ReplayState(state.params, "reference")
     everyone = list(LedgerSubject.objects.values_list("id", "key", "initial"))
-    _fill(stored, _rows(everyone), None)
+    state_fill(stored, _rows(everyone), None)
     problems: list[str] = []
     for name, mine, theirs in (
         ("player", stored.players, state.players),
@@ -390,6 +369,17 @@ def _by_seq(entry: HistoryEntry) -> int:
 
 
 __all__ = [
+    # what a step reads of the tables (grading.ledger.step_reads)
+    "HISTORY_FIELDS",
+    "ROW_BOARDS",
+    "ROW_DATE",
+    "ROW_VERSION",
+    "history_rows",
+    "row_order",
+    "rows_count",
+    "rows_of",
+    "state_fill",
+    "subject_partnership",
     "session_subjects",
     "subjects_problems",
     "subjects_current",
@@ -397,5 +387,4 @@ __all__ = [
     "subjects_rebuild",
     "subjects_copy",
     "subjects_store",
-    "table_copy",
 ]

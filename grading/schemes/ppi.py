@@ -20,14 +20,11 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from django.db import transaction
-
 from grading.common.stale import member_pages_invalidate
 from grading.engine.ppi import PPIPlayer, PPIState, month_index, ppi_apply, ppi_standing
 from grading.engine.ppi import PPIPoint as EnginePoint
 from grading.engine.ppi.formulas import W_MONTHS
 from grading.engine.types import SessionResult
-from grading.ledger.lock import ledger_head_lock
 from grading.models import PPIPoint, PPIRating, SchemeHead
 from grading.models.schemes import SchemeEntry
 from grading.schemes.log import PROCESS, last_seq, live_entries, members_by_number, sessions_of
@@ -271,13 +268,6 @@ def ppi_rebuild() -> int:
     head.ppi_seq = fold.last_seq
     head.save(update_fields=["ppi_seq"])
     return len(ratings)
-
-
-@transaction.atomic
-def ppi_refold() -> int:
-    """:func:`ppi_rebuild` under the ledger lock (an operator's command)."""
-    ledger_head_lock()
-    return ppi_rebuild()
 
 
 def ppi_check(tol: float = 1e-9) -> list[str]:

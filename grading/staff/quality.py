@@ -17,7 +17,7 @@ from grading.engine.ngs import get_params
 from grading.engine.ngs.cwrite import writing_fold
 from grading.engine.ngs.foldout import PAIR_FIGURES, RECORD_FIGURES, STATUSES, VersionOut
 from grading.engine.ngs.params import NGSParams
-from grading.engine.types import Scoring
+from grading.engine.types import TEAMS_SCORING, Scoring
 from grading.ledger.replay.read import fold_ledger, member_numbers
 from grading.models import (
     CurrentGrade,
@@ -85,7 +85,7 @@ def _live_versions() -> dict[int, SessionVersion]:
 
 
 def _group(movement: str, scoring: str, direction: str) -> str:
-    teams = scoring in (Scoring.MULTIPLE_TEAMS, Scoring.SWISS_TEAMS, Scoring.TEAM_LEAGUE)
+    teams = scoring in TEAMS_SCORING
     if direction and (movement == "TWO_WINNER" or teams) and not scoring.startswith("SWISS_P"):
         return direction
     return ""

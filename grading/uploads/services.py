@@ -29,13 +29,12 @@ from grading.ingest.problems import ParseResult, Problem
 from grading.ledger.lock import ledger_head_lock
 from grading.ledger.step import version_withdraw
 from grading.models import AuditEvent, Session, SessionVersion, Upload
+from grading.params import active_params
 from grading.uploads import wording
 from grading.uploads.store import StoredSessions, session_in_force_q, sessions_store
 from grading.uploads.wording import problem_json, readable_event_name
 
 log = logging.getLogger(__name__)
-
-WINDOW_YEARS = 3  # the grade's window (S4, S14.6), for the old-file warning of S14.16
 
 
 # ------------------------------------------------------------------------ receiving
@@ -69,7 +68,13 @@ def upload_create(
     upload = _upload_new(club=club, user=user, filename=filename, data=data)
     if len(data) > settings.UPLOAD_MAX_BYTES:
         return _refuse(upload, [wording.too_large(len(data))], audit_as=user)
-    parsed = parse_file(upload.filename, data, club=club.slug, earliest=settings.EARLIEST_PLAY_DATE)
+    parsed = parse_file(
+        upload.filename,
+        data,
+        club=club.slug,
+        earliest=settings.EARLIEST_PLAY_DATE,
+        max_bytes=settings.UPLOAD_MAX_BYTES,
+    )
     with transaction.atomic():
         upload.content = data
         upload.save()
@@ -118,6 +123,7 @@ def upload_process(*, upload_id: int) -> Upload:
             bytes(upload.content),
             club=upload.club.slug,
             earliest=settings.EARLIEST_PLAY_DATE,
+            max_bytes=settings.UPLOAD_MAX_BYTES,
         )
         with transaction.atomic():
             locked = Upload.objects.select_for_update().get(pk=upload_id)
@@ -214,9 +220,9 @@ def _problems(
 
 
 def _old_date_warnings(parsed: ParseResult) -> list[dict]:
-    """S14.16: a session dated before today's 3-year window is graded in its place, with a
-    warning that names its date."""
-    start = years_before(timezone.localdate(), WINDOW_YEARS)
+    """S14.16: a session dated before today's window (the active parameter set's years, S4,
+    S14.6) is graded in its place, with a warning that names its date."""
+    start = years_before(timezone.localdate(), active_params().window_years)
     return [
         wording.old_date(result, readable_event_name(result, parsed.meta), start)
         for result in parsed.sessions
@@ -401,7 +407,13 @@ def upload_import(*, filename: str, data: bytes, club: Club | None = None, user=
     naming no club is refused, asking for ``--club``."""
     if club is not None:
         return upload_create(club=club, user=user, filename=filename, data=data)
-    parsed = parse_file(filename, data, club="-", earliest=settings.EARLIEST_PLAY_DATE)
+    parsed = parse_file(
+        filename,
+        data,
+        club="-",
+        earliest=settings.EARLIEST_PLAY_DATE,
+        max_bytes=settings.UPLOAD_MAX_BYTES,
+    )
     meta = parsed.meta
     number = (meta.national_club_id or "").strip().lstrip("0")
     name = (meta.club_name or "").strip()

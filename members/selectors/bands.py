@@ -1,8 +1,11 @@
-"""Bands drawn as playing cards and what a status means (S4)."""
+"""Bands drawn as playing cards, published grades counted by band, and what a status means
+(S4, S7)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from django.db.models import Count
 
 from grading.engine.ngs import (
     BANDS,
@@ -10,6 +13,7 @@ from grading.engine.ngs import (
     NGSParams,
 )
 from grading.models import CurrentGrade
+from grading.privacy import PUBLISHED_STATUSES, public_q
 
 Status = CurrentGrade.Status
 
@@ -66,6 +70,18 @@ def band_card(name: str) -> BandCard:
     return BandCard(name, RANKS[name], "♠", False, lower, upper)
 
 
+def band_counts(*, club=None) -> tuple[dict[str, int], int]:
+    """Current grades of the statuses published (``PUBLISHED_STATUSES``) counted by band, of
+    everyone or of a club's members, and the private ones counted apart, never by band (S7):
+    ``({band: count}, private count)``, not yet suppressed. The club pages and the public band
+    page count here, so the two agree."""
+    graded = CurrentGrade.objects.filter(status__in=PUBLISHED_STATUSES)
+    if club is not None:
+        graded = graded.filter(member__club_roles__club=club)
+    by_band = graded.filter(public_q("member__")).values_list("band").annotate(n=Count("id"))
+    return dict(by_band.order_by()), graded.exclude(public_q("member__")).count()
+
+
 @dataclass(frozen=True)
 class StatusInfo:
     code: str
@@ -92,7 +108,7 @@ def status_info(status: str, boards_in_window: int, params: NGSParams = NGS_DEFA
         return StatusInfo(
             status,
             label,
-            f"{pad} to {mature - 1} boards in the last 3 years: the "
+            f"{pad} to {mature - 1} boards in the last {params.window_years} years: the "
             "grade is published and still moves quickly.",
             Status.MATURE.label,
             max(mature - boards_in_window, 0),
@@ -101,7 +117,7 @@ def status_info(status: str, boards_in_window: int, params: NGSParams = NGS_DEFA
         return StatusInfo(
             status,
             label,
-            f"{mature} or more boards in the last 3 years: the grade "
+            f"{mature} or more boards in the last {params.window_years} years: the grade "
             "rests on a full window of results.",
             None,
             None,
@@ -109,7 +125,8 @@ def status_info(status: str, boards_in_window: int, params: NGSParams = NGS_DEFA
     return StatusInfo(
         status,
         label,
-        f"Fewer than {pad} boards in the last 3 years: the grade no longer reflects recent play.",
+        f"Fewer than {pad} boards in the last {params.window_years} years: the grade no longer "
+        "reflects recent play.",
         Status.EVOLVING.label,
         max(pad - boards_in_window, 0),
     )

@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
+from grading.engine.types import IMP_SCORING, PERCENT_SCORING, TEAMS_SCORING
 from grading.models import (
     Scoring,
 )
 from members.models import Member
 
-IMP_SCORINGS = {
-    Scoring.BUTLER,
-    Scoring.CROSS_IMP,
-    Scoring.SWISS_PAIRS_IMP,
-    Scoring.SWISS_TEAMS,
-    Scoring.MULTIPLE_TEAMS,
-    Scoring.TEAM_LEAGUE,
-}
-PERCENT_SCORINGS = {Scoring.MP, Scoring.SWISS_PAIRS_MP}
+IMP_SCORINGS = IMP_SCORING | TEAMS_SCORING  # the pairs' own IMPs, the teams' cross-IMPs (S3.6)
+PERCENT_SCORINGS = PERCENT_SCORING
 
 
 def member_for_user(*, user) -> Member | None:

@@ -8,6 +8,8 @@ from decimal import Decimal
 from grading.engine.ngs import (
     NGSParams,
 )
+from grading.engine.ngs.terms import imp_factor
+from grading.engine.types import Scoring as EngineScoring
 from grading.models import (
     PairResult,
     Scoring,
@@ -27,7 +29,7 @@ from grading.privacy import (
 from members.models import Member
 from members.selectors.base import PERCENT_SCORINGS, score_text
 from members.selectors.groups import SWISS, opponents_of, players_of, tables_met
-from members.selectors.history import HistoryRow, _history_row, grade_weights
+from members.selectors.history import HistoryRow, grade_weights, history_row
 
 
 @dataclass
@@ -157,9 +159,7 @@ def _score_term_step(
             f"{params.f_aggregate} × {x} boards.",
             f"({g:.0f} − {m:.1f}) / ({params.f_aggregate} × {x}) = {t:+.2f}",
         )
-    factor = (
-        params.f_butler if scoring in {Scoring.BUTLER, Scoring.SWISS_PAIRS_IMP} else params.f_cross
-    )
+    factor = imp_factor(EngineScoring(scoring), params)
     imps = t * x / factor
     name = Scoring(scoring).label
     return Step(
@@ -196,7 +196,7 @@ def session_explain(*, member: Member, grade_id: int) -> Explanation | None:
     group = opponents_of(version, grade.pair_id, pairs, tables, params)
     field_players = players_of(pairs)
     sopp = average_view(grade.sopp, group.players, member)
-    row = _history_row(grade, weights, sopp_shown=sopp is not None or grade.sopp is None)
+    row = history_row(grade, weights, sopp_shown=sopp is not None or grade.sopp is None)
     sof = average_view(version.sof, field_players, member)
     start_shown = not group_hides_grades(field_players, member)
     count = len(group.pairs)

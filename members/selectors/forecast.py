@@ -13,6 +13,7 @@ from grading.engine.ngs import (
     forecast_table,
     par,
 )
+from grading.engine.ngs.handicap import FORECAST_THRESHOLDS
 from grading.engine.types import Scoring as EngineScoring
 from grading.models import (
     SessionVersion,
@@ -26,7 +27,6 @@ from members.models import Member
 from members.selectors.groups import sof_hidden_versions
 from members.selectors.partners import partnerships
 
-FORECAST_THRESHOLDS = (45.0, 50.0, 55.0, 60.0, 65.0)
 RECENT_SERIES_SESSIONS = 10
 
 
@@ -121,7 +121,7 @@ def forecast_build(
     threshold: float | None = None,
     params: NGSParams | None = None,
 ) -> Forecast:
-    """Par and the chances of beating 45-65%, and the ``threshold`` asked if any, for a pair
+    """Par and the chances of beating 37-61% (S3.5), and the ``threshold`` asked if any, for a pair
     in a field (S3.5, FR 5)."""
     params = params or active_params()
     par_pct = par(EngineScoring.MP, own_grade, partner_grade, field, boards, params=params)

@@ -13,14 +13,13 @@ from dataclasses import dataclass
 
 from grading.engine.ngs import NGS_DEFAULT, NGSParams
 from grading.engine.ngs.session import Tables, comparison_group, sopp_tables, table_opponents
-from grading.engine.types import Direction
+from grading.engine.types import SWISS_PAIRS_SCORING, TEAMS_SCORING, Direction
 from grading.engine.types import Movement as EngineMovement
 from grading.engine.types import Scoring as EngineScoring
 from grading.models import (
     Match,
     Movement,
     PairResult,
-    Scoring,
     SessionGrade,
     SessionVersion,
     TravellerLine,
@@ -28,9 +27,9 @@ from grading.models import (
 from grading.privacy import SMALLEST_GROUP, average_shown, hidden_from_q
 from members.models import Member
 
-SWISS_PAIRS = {Scoring.SWISS_PAIRS_MP, Scoring.SWISS_PAIRS_IMP}
-TEAMS = {Scoring.SWISS_TEAMS, Scoring.MULTIPLE_TEAMS, Scoring.TEAM_LEAGUE}
-SWISS = SWISS_PAIRS | TEAMS  # the scorings whose SOpp may be over the pairs met at the table
+SWISS = (
+    SWISS_PAIRS_SCORING | TEAMS_SCORING
+)  # the scorings whose SOpp may be over the pairs met at the table
 MET = "the pairs you met at the table"
 # What deciding whether a pair's opponents hide a private grade reads of each pair.
 PAIR_FIELDS = (

@@ -211,7 +211,7 @@ class HistoryRow:
         return score_text(self.par, self.scoring)
 
 
-def _history_row(row: SessionGrade, weights: Weights, *, sopp_shown: bool = True) -> HistoryRow:
+def history_row(row: SessionGrade, weights: Weights, *, sopp_shown: bool = True) -> HistoryRow:
     version = row.version
     event = version.session.event
     host = row.reason == Reason.HOST
@@ -291,7 +291,7 @@ def history_decorate(*, member: Member, rows) -> list[HistoryRow]:
     params = active_params()
     weights = grade_weights(member=member, params=params)
     hidden = sopp_hidden(viewer=member, grades=rows, params=params)
-    return [_history_row(row, weights, sopp_shown=row.pk not in hidden) for row in rows]
+    return [history_row(row, weights, sopp_shown=row.pk not in hidden) for row in rows]
 
 
 @dataclass

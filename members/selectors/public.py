@@ -22,12 +22,11 @@ from grading.privacy import (
     current_of,
     grade_view,
     hidden_from,
-    public_q,
     published_grade_q,
     suppressed,
 )
 from members.models import Member
-from members.selectors.bands import BandCard, band_card, band_limits
+from members.selectors.bands import BandCard, band_card, band_counts, band_limits
 
 Status = CurrentGrade.Status
 
@@ -42,12 +41,8 @@ class TopRow:
     status: str
 
 
-def top_grades(*, club: Club | None = None, limit: int = 50) -> list[TopRow]:
-    """Published grades, best first (S7: public and non-provisional only)."""
-    rows = CurrentGrade.objects.filter(published_grade_q("member__"))
-    if club is not None:
-        rows = rows.filter(member__club_roles__club=club)
-    rows = rows.select_related("member").order_by("-grade", "member__name")[:limit]
+def _top_rows(rows) -> list[TopRow]:
+    """Current grades (their members read with them, ordered and cut) as numbered rows."""
     return [
         TopRow(
             i,
@@ -59,6 +54,14 @@ def top_grades(*, club: Club | None = None, limit: int = 50) -> list[TopRow]:
         )
         for i, r in enumerate(rows, start=1)
     ]
+
+
+def top_grades(*, club: Club | None = None, limit: int = 50) -> list[TopRow]:
+    """Published grades, best first (S7: public and non-provisional only)."""
+    rows = CurrentGrade.objects.filter(published_grade_q("member__"))
+    if club is not None:
+        rows = rows.filter(member__club_roles__club=club)
+    return _top_rows(rows.select_related("member").order_by("-grade", "member__name")[:limit])
 
 
 @dataclass
@@ -112,11 +115,7 @@ def band_distributions() -> tuple[Distribution, list[Distribution]]:
     told apart by comparing the band's count with the published lists (a club whose members
     all fit on the top list, plus one private member). Private grades are counted in one total
     per group instead ("only in counts", S7), and any group smaller than 5 is suppressed."""
-    graded = CurrentGrade.objects.filter(status__in=PUBLISHED_STATUSES)
-    national = dict(
-        graded.filter(public_q("member__")).values_list("band").annotate(n=Count("id")).order_by()
-    )
-    national_private = graded.exclude(public_q("member__")).count()
+    national, national_private = band_counts()
     per_club: dict[int, dict[str, int]] = defaultdict(dict)
     private_per_club: dict[int, int] = defaultdict(int)
     for club_id, band_name, private, n in (
@@ -188,15 +187,6 @@ def member_search(*, query: str, limit: int = SEARCH_LIMIT) -> list[TopRow]:
     rows = CurrentGrade.objects.filter(published_grade_q("member__"))
     for word in words[:5]:
         rows = rows.filter(member__name__icontains=word)
-    rows = rows.select_related("member").order_by("member__name", "member__national_number")
-    return [
-        TopRow(
-            i,
-            r.member.national_number,
-            r.member.name,
-            shown(r.grade),
-            band_card(band(r.grade)),
-            r.get_status_display(),
-        )
-        for i, r in enumerate(rows[:limit], start=1)
-    ]
+    return _top_rows(
+        rows.select_related("member").order_by("member__name", "member__national_number")[:limit]
+    )

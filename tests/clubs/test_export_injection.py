@@ -1,4 +1,4 @@
-"""Review fix: no spreadsheet formula comes out of an export (OWASP CSV injection). A name
+"""No spreadsheet formula comes out of an export (OWASP CSV injection). A name
 from an upload (S14.2: a new number takes the file's name) or typed into the handicap form
 is text in every export; negative numbers stay numbers (S8 handicaps, S7 grade list)."""
 

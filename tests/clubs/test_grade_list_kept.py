@@ -12,7 +12,8 @@ from django.urls import reverse
 from clubs.models import Club, ClubRole
 from clubs.services import club_role_set
 from grading.common.stale import club_pages_invalidate
-from grading.ledger.replay.check import grades_refresh, ledger_refold
+from grading.ledger.refresh import grades_refresh
+from grading.ledger.replay.check import ledger_refold
 from grading.models import CurrentGrade, SessionVersion
 from grading.staff.services import parameters_change
 from grading.uploads.services import session_withdraw, upload_create

@@ -1,4 +1,4 @@
-"""Review fixes: handicap figures to the cent (S8; docs/decisions.md, "Club pages": from the
+"""Handicap figures to the cent (S8; docs/decisions.md, "Club pages": from the
 grade as shown to 2 decimals, rounded half away from zero) and the handicap form keeping what
 the administrator typed."""
 

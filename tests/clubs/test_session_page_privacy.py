@@ -1,4 +1,4 @@
-"""Review fixes on the club's session pages: planned sessions already played leave the
+"""The club's session pages: planned sessions already played leave the
 upcoming list (S3.9), the host pair is marked (S3.9, S14.4), and a hidden pair's grade cannot
 be worked out from the figures shown beside it (S7, S3.2, S3.5)."""
 

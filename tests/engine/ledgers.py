@@ -1,6 +1,6 @@
 """Random NGS ledgers for the property tests: one generator, three shapes (helpers only).
 
-Every equality test of a fast path against the reference (``test_ngs_fast``, ``test_ngs_ledger``,
+Every equality test of a fast path against the reference (``test_ngs_fast_paths_equal_reference``, ``test_ngs_ledger``,
 ``test_ngs_ckernel``) folds ledgers drawn from here. A :class:`Shape` says what sessions and
 operations to draw:
 

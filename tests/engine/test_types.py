@@ -2,7 +2,17 @@
 
 import pytest
 
-from grading.engine.types import normalise_number
+from grading.engine.types import (
+    IMP_SCORING,
+    NOT_GRADED_SCORING,
+    PAIRS_SCORING,
+    PERCENT_SCORING,
+    SWISS_PAIRS_SCORING,
+    TEAM_EVENT_SCORING,
+    TEAMS_SCORING,
+    Scoring,
+    normalise_number,
+)
 
 
 @pytest.mark.parametrize(
@@ -24,3 +34,16 @@ from grading.engine.types import normalise_number
 )
 def test_spaces_and_leading_zeros_are_stripped_before_unknown_is_decided(raw, stored):
     assert normalise_number(raw) == stored
+
+
+def test_scoring_kinds_find_the_values_the_database_stores():
+    """The scorings by kind (engine/types) are the one home the pages and selectors read too,
+    with the plain ``str`` a model field holds: each value is found where its member is."""
+    kinds = (IMP_SCORING, NOT_GRADED_SCORING, PAIRS_SCORING, PERCENT_SCORING)
+    kinds += (SWISS_PAIRS_SCORING, TEAM_EVENT_SCORING, TEAMS_SCORING)
+    for kind in kinds:
+        for scoring in Scoring:
+            assert (str(scoring.value) in kind) == (scoring in kind)
+    graded = PAIRS_SCORING | SWISS_PAIRS_SCORING | TEAMS_SCORING
+    assert graded | NOT_GRADED_SCORING == set(Scoring) and not graded & NOT_GRADED_SCORING
+    assert TEAM_EVENT_SCORING - TEAMS_SCORING <= NOT_GRADED_SCORING

@@ -56,6 +56,15 @@ def test_file_over_10_mb_is_refused():
     assert "10 MB" in result.problems[0].message
 
 
+def test_the_size_limit_is_the_callers_when_given():
+    """The uploads pass the settings' UPLOAD_MAX_BYTES (S12): the file is refused over it,
+    and the message names that limit."""
+    data = b"<USEBIO>" + b" " * (3 * 1024 * 1024) + b"</USEBIO>"
+    (problem,) = parse_file("big.xml", data, "club", max_bytes=2 * 1024 * 1024).problems
+    assert problem.code == "too-large" and "files over 2 MB" in problem.message
+    assert "too-large" not in [p.code for p in parse_file("big.xml", data, "club").problems]
+
+
 def test_empty_and_unknown_files_are_refused():
     assert [p.code for p in parse_file("a.xml", b"  \n", "c").problems] == ["empty"]
     assert [p.code for p in parse_file("a.txt", b"hello world", "c").problems] == ["unknown-format"]

@@ -14,9 +14,10 @@ from django.test.utils import CaptureQueriesContext
 
 from grading.engine.ngs import get_params
 from grading.lab.simulate import SimConfig, simulate
+from grading.ledger import refresh
 from grading.ledger.lock import ledger_head_lock
 from grading.ledger.replay import check
-from grading.ledger.replay import run as refoldrun
+from grading.ledger.replay import run as replay_run
 from grading.ledger.step import versions_grade_pending
 from grading.models import (
     AuditEvent,
@@ -129,9 +130,9 @@ def _stepwise_oracle() -> dict:
     ledger's reference date (the nightly refresh)."""
     with transaction.atomic():
         head = ledger_head_lock()
-        refoldrun._refold_stepwise(head, get_params(head.params_name), lambda d, t: None)
+        replay_run._refold_stepwise(head, get_params(head.params_name), lambda d, t: None)
     head = LedgerHead.objects.get()
-    check.grades_refresh(today=head.reference_date)
+    refresh.grades_refresh(today=head.reference_date)
     return _snapshot()
 
 
@@ -149,7 +150,7 @@ def producer(request, monkeypatch):
     if request.param == "compiled":
         request.getfixturevalue("ckernel_built")
     else:
-        monkeypatch.setattr(refoldrun, "ckernel_available", lambda: False)
+        monkeypatch.setattr(replay_run, "ckernel_available", lambda: False)
     return request.param
 
 
@@ -165,10 +166,10 @@ def test_the_bulk_refold_writes_what_the_stepwise_refold_wrote(world, producer):
     LedgerHistory.objects.update(grade=5.0)
     LedgerHead.objects.update(last_seq=0, reference_date=None)  # a ledger written in bulk
     assert check.ledger_refold() == LedgerEntry.objects.count()
-    assert refoldrun.last_refold["engine"].startswith(
+    assert replay_run.last_refold["engine"].startswith(
         "the compiled kernel" if producer == "compiled" else "the Python engine"
     )
-    written = refoldrun.last_refold["stats"].written
+    written = replay_run.last_refold["stats"].written
     assert written["session_grades_updated"] == SessionGrade.objects.exclude(entry=None).count()
     assert written["partnerships_inserted"] == PartnershipGrade.objects.count() > 0
     assert _differences(oracle, _snapshot()) == []
@@ -179,7 +180,7 @@ def test_the_bulk_refold_writes_what_the_stepwise_refold_wrote(world, producer):
     assert check.ledger_check() == []
     # a second refold with the same set writes no row again
     check.ledger_refold()
-    written = refoldrun.last_refold["stats"].written
+    written = replay_run.last_refold["stats"].written
     assert set(written.values()) == {0}, written
     assert _differences(oracle, _snapshot()) == []
 
@@ -246,7 +247,7 @@ def test_the_refold_is_bulk_not_a_query_per_session(world):
     larger = _queries()
     # (a table with nothing to change skips its writing statements)
     assert len(small) < 80 and len(larger) < 80, larger
-    assert refoldrun.last_refold["stats"].records > 500
+    assert replay_run.last_refold["stats"].records > 500
 
 
 def test_replay_says_which_engine_and_shows_progress(world, capsys):

@@ -17,7 +17,8 @@ from grading.engine.ngs import get_params, replay
 from grading.engine.types import SessionResult
 from grading.ledger import refresh, subjects
 from grading.ledger.ops import ledger_ops
-from grading.ledger.replay.check import grades_as_of, grades_refresh, ledger_check
+from grading.ledger.refresh import grades_as_of, grades_refresh
+from grading.ledger.replay.check import ledger_check
 from grading.models import (
     CurrentGrade,
     LedgerEntry,

@@ -1,4 +1,4 @@
-"""Review fix: the public band distribution must not reveal a private member's band (S7).
+"""The public band distribution must not reveal a private member's band (S7).
 
 S7: a private grade appears in "no band distribution broken down by name", and aggregates
 include private grades "only in counts and averages, never in a way that reveals one person's
@@ -55,9 +55,7 @@ def _public_views(client, slug: str):
     )
 
 
-def test_review_fixes_band_counts_match_the_top_list_so_the_private_member_is_not_counted(
-    client, small_club
-):
+def test_band_counts_match_the_top_list_so_the_private_member_is_not_counted(client, small_club):
     club, secret = small_club
     top = client.get(url("api-top"), {"club": club.slug}).json()
     assert len(top) == 13  # every published member of the club is on the list
@@ -74,7 +72,7 @@ def test_review_fixes_band_counts_match_the_top_list_so_the_private_member_is_no
     assert {b["band"]: b["count"] for b in national["bands"]}["Eight"] == 8
 
 
-def test_review_fixes_private_members_band_cannot_be_told_from_public_pages(client, small_club):
+def test_private_members_band_cannot_be_told_from_public_pages(client, small_club):
     club, secret = small_club
     before = _public_views(client, club.slug)
     secret.grade, secret.band = 57.5, "Queen"  # the private member moves to another band
@@ -83,7 +81,7 @@ def test_review_fixes_private_members_band_cannot_be_told_from_public_pages(clie
     assert before == after
 
 
-def test_review_fixes_five_private_grades_show_as_one_total_never_by_band(client, small_club):
+def test_five_private_grades_show_as_one_total_never_by_band(client, small_club):
     club, _ = small_club
     for grade in (49.5, 53.5, 53.5, 57.5):
         _graded(club, grade, private=True)
@@ -97,7 +95,7 @@ def test_review_fixes_five_private_grades_show_as_one_total_never_by_band(client
     assert 'data-testid="private-total"' in body
 
 
-def test_review_fixes_world_distribution_counts_only_published_grades(client, graded):
+def test_world_distribution_counts_only_published_grades(client, graded):
     national, clubs = public_lists.band_distributions()
     published = Counter(
         CurrentGrade.objects.filter(status__in=["E", "M"], member__grade_private=False).values_list(

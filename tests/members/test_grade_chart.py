@@ -7,7 +7,7 @@ import datetime as dt
 import pytest
 
 from grading.engine.ngs import shown
-from grading.ledger.replay.check import grades_as_of
+from grading.ledger.refresh import grades_as_of
 from grading.models import SessionGrade
 from members.selectors import card as cards
 from tests.members.world import FIRST_MONDAY

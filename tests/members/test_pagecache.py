@@ -9,10 +9,11 @@ import pytest
 from django.urls import reverse
 
 from grading.common.stale import member_pages_invalidate
-from grading.ledger.replay.check import grades_refresh, ledger_refold
+from grading.ledger.refresh import grades_refresh
+from grading.ledger.replay.check import ledger_refold
 from grading.models import CurrentGrade, SessionVersion
 from grading.schemes.brambledown.update import brambledown_regrade_club
-from grading.schemes.ppi import ppi_refold
+from grading.schemes.ppi import ppi_rebuild
 from grading.staff.services import parameters_change
 from grading.uploads.services import session_withdraw, upload_create
 from members import pagecache
@@ -227,7 +228,7 @@ def test_wholesale_recomputations_bump_everyone_they_touch(me, club, write):
     {
         "refold": lambda: ledger_refold(),
         "refresh": lambda: grades_refresh(today=dt.date(2026, 12, 1)),
-        "ppi": lambda: ppi_refold(),
+        "ppi": lambda: ppi_rebuild(),
         "brambledown": lambda: brambledown_regrade_club(club=club, quarter="2026Q4"),
     }[write]()
     assert all(version_of(n) != before[n] for n in players)

@@ -40,7 +40,7 @@ def test_forecast_with_a_typed_partner_and_field(me_client, graded):
     ).json()
     expected_par = 50 + (mine + 48) / 2 - 47
     assert result["par_percent"] == pytest.approx(expected_par)
-    assert [c["threshold"] for c in result["chances"]] == [45, 50, 55, 60, 65]
+    assert [c["threshold"] for c in result["chances"]] == [37, 43, 49, 55, 61]  # S3.5, FR 5
     for c in result["chances"]:
         assert c["chance"] == pytest.approx(forecast(expected_par, c["threshold"], 6.34))
     assert result["par_butler"] == pytest.approx(24 * (expected_par - 50) / 5.4)

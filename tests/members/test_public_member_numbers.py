@@ -1,4 +1,4 @@
-"""Review fix: the public member page and API read a membership number however it is spelt
+"""The public member page and API read a membership number however it is spelt
 (S14.2: spaces and leading zeros are stripped; empty, ``0``, ``-`` and ``88888888`` mean
 unknown). The page redirects to the number as stored, so each member has one address."""
 
@@ -10,7 +10,7 @@ from tests.members.conftest import url
 
 
 @pytest.mark.parametrize("spelling", ["0{n}", "000{n}", "{h} {t}", " {n}"])
-def test_review_fixes_public_page_redirects_other_spellings_to_the_number(client, graded, spelling):
+def test_public_page_redirects_other_spellings_to_the_number(client, graded, spelling):
     number = graded.people.public
     spelt = spelling.format(n=number, h=number[:2], t=number[2:])
     response = client.get(url("public", spelt))
@@ -21,12 +21,12 @@ def test_review_fixes_public_page_redirects_other_spellings_to_the_number(client
     assert f"{shown(grade):.2f}" in page.content.decode()
 
 
-def test_review_fixes_public_page_as_stored_is_not_redirected(client, graded):
+def test_public_page_as_stored_is_not_redirected(client, graded):
     assert client.get(url("public", graded.people.public)).status_code == 200
 
 
 @pytest.mark.parametrize("spelling", ["0{n}", "000{n}", "{h} {t}"])
-def test_review_fixes_public_api_normalises_the_number(client, graded, spelling):
+def test_public_api_normalises_the_number(client, graded, spelling):
     number = graded.people.public
     spelt = spelling.format(n=number, h=number[:2], t=number[2:])
     response = client.get(url("api-public", spelt))
@@ -37,6 +37,6 @@ def test_review_fixes_public_api_normalises_the_number(client, graded, spelling)
 
 
 @pytest.mark.parametrize("unknown", ["0", "00", "-", "88888888", "0999999"])
-def test_review_fixes_unknown_numbers_are_not_found(client, graded, unknown):
+def test_unknown_numbers_are_not_found(client, graded, unknown):
     assert client.get(url("public", unknown)).status_code == 404
     assert client.get(url("api-public", unknown)).status_code == 404

@@ -3,11 +3,14 @@
 from pathlib import Path
 
 import pytest
+from django.db import transaction
 
 from grading.engine import codec
 from grading.engine.types import SessionResult
+from grading.ledger.lock import ledger_head_lock
 from grading.models import SessionVersion, Upload
 from grading.schemes.log import live_entries
+from grading.schemes.ppi import ppi_rebuild
 from grading.uploads.services import upload_create
 from tests.factories import ClubFactory
 
@@ -37,3 +40,11 @@ def session_of(version: SessionVersion) -> SessionResult:
 
 def live_sessions_in_processing_order() -> list[SessionResult]:
     return [session_of(e.version) for e in live_entries()]
+
+
+def ppi_rebuilt() -> int:
+    """PPI recomputed from the live versions, as the product does on a gap in the schemes' log
+    (``ppi_rebuild``, under the ledger lock, in one transaction). Returns the members rated."""
+    with transaction.atomic():
+        ledger_head_lock()
+        return ppi_rebuild()

@@ -20,9 +20,9 @@ from grading.models import (
     SessionVersion,
 )
 from grading.schemes.brambledown.update import brambledown_club_update, brambledown_regrade_club
-from grading.schemes.ppi import ppi_check, ppi_refold
+from grading.schemes.ppi import ppi_check
 from tests.csvfiles import csv_bytes, mp_session_rows
-from tests.schemes.conftest import live_sessions_in_processing_order, session_of
+from tests.schemes.conftest import live_sessions_in_processing_order, ppi_rebuilt, session_of
 from tests.schemes.test_not_graded import TOO_FEW_KNOWN
 
 
@@ -62,7 +62,7 @@ def test_a_stored_date_far_back_leaves_grading_working(club, upload, day):
     with transaction.atomic():
         ledger_head_lock()
         brambledown_club_update(club=club, replay=True)
-    assert ppi_refold() == 10
+    assert ppi_rebuilt() == 10
 
     upload(csv_bytes(mp_session_rows(event_id="MON", date="2026-07-13")))
     upload(csv_bytes(mp_session_rows(event_id="TUE", date="2026-10-06")))  # closes 2026Q3

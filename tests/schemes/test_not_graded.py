@@ -11,10 +11,15 @@ from grading.engine.ngs.session import Reason
 from grading.engine.ppi import PPIState, ppi_apply, ppi_replay
 from grading.models import BrambledownRating, PPIRating, SessionVersion
 from grading.models.schemes import SchemeEntry
-from grading.schemes.ppi import ppi_check, ppi_refold
+from grading.schemes.ppi import ppi_check
 from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.factories import ClubFactory
-from tests.schemes.conftest import FIXTURES, live_sessions_in_processing_order, session_of
+from tests.schemes.conftest import (
+    FIXTURES,
+    live_sessions_in_processing_order,
+    ppi_rebuilt,
+    session_of,
+)
 
 # 8 pairs, 3 with an unknown player: 5 of 8 known is not more than 2/3 (S3.8, S14.3).
 TOO_FEW_KNOWN = [
@@ -88,7 +93,7 @@ def test_a_later_correction_replaces_a_version_the_ngs_did_not_grade(club, uploa
 def test_a_rebuild_rates_the_sessions_the_ngs_did_not_grade(upload):
     upload(csv_bytes(mp_session_rows(date="2026-07-06", numbers=TOO_FEW_KNOWN)))
     before = ppi_stored()
-    assert ppi_refold() == 10 and ppi_stored() == before and ppi_check() == []
+    assert ppi_rebuilt() == 10 and ppi_stored() == before and ppi_check() == []
 
 
 def test_an_individual_is_not_rated(upload):

@@ -5,11 +5,16 @@ import pytest
 
 from grading.engine.ppi import PPIReason, PPIState, ppi_apply, ppi_replay
 from grading.models import PPIPoint, PPIRating, SchemeHead, SessionVersion
-from grading.schemes.ppi import ppi_check, ppi_refold
+from grading.schemes.ppi import ppi_check
 from grading.uploads.services import session_withdraw
 from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.factories import ClubFactory
-from tests.schemes.conftest import FIXTURES, live_sessions_in_processing_order, session_of
+from tests.schemes.conftest import (
+    FIXTURES,
+    live_sessions_in_processing_order,
+    ppi_rebuilt,
+    session_of,
+)
 
 
 def stored() -> dict[str, tuple[float, int]]:
@@ -102,7 +107,7 @@ def test_a_withdrawal_rebuilds_ppi_without_the_session(upload):
     assert stored() == expected(replay)
     assert PPIRating.objects.get(member__national_number="1001").ppi == pytest.approx(50)
     assert ppi_check() == []
-    assert ppi_refold() == 16 and ppi_check() == []
+    assert ppi_rebuilt() == 16 and ppi_check() == []
 
 
 def test_ppi_check_finds_a_tampered_figure(upload):

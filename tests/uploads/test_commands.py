@@ -9,7 +9,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from clubs.models import Club
-from grading.ledger.replay.check import grades_refresh, ledger_check
+from grading.ledger.refresh import grades_refresh
+from grading.ledger.replay.check import ledger_check
 from grading.models import CurrentGrade, SessionGrade, SessionVersion, Upload
 from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.factories import ClubFactory

@@ -30,7 +30,11 @@ from grading.engine.brambledown.formulas import (
     round_half_up,
 )
 from grading.engine.brambledown.quarter import Quarter
-from grading.engine.brambledown.replay import BrambledownReplay, _identity, _session_order
+from grading.engine.brambledown.replay import (
+    BrambledownReplay,
+    session_identity,
+    session_order,
+)
 from grading.engine.brambledown.session import SessionRatings, brambledown_session
 from grading.engine.brambledown.state import (
     BrambledownPlayer,
@@ -204,7 +208,7 @@ def brambledown_replay_bulk(
     quarter's regrades, lists and ratings, the open quarter's ratings, and the final state
     are the replay's."""
     through = Quarter.parse(through) if isinstance(through, str) else through
-    ordered = sorted(sessions, key=_session_order)
+    ordered = sorted(sessions, key=session_order)
     open_quarter = through.next()
     if not ordered:
         return BrambledownReplay((), BrambledownState(quarter=open_quarter, regraded=through))
@@ -248,4 +252,4 @@ def brambledown_replay_bulk(
 def _record(
     fold: _Fold, sessions: Iterable[SessionResult], quarter: Quarter, hosts: HostPairs
 ) -> tuple[SessionRatings, ...]:
-    return tuple(fold.record(s, quarter, hosts.get(_identity(s))) for s in sessions)
+    return tuple(fold.record(s, quarter, hosts.get(session_identity(s))) for s in sessions)

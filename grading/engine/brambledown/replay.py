@@ -21,7 +21,9 @@ from grading.engine.brambledown.state import BrambledownState, brambledown_initi
 from grading.engine.types import SessionResult
 
 
-def _session_order(session: SessionResult) -> tuple[dt.date, str, str, int]:
+def session_order(session: SessionResult) -> tuple[dt.date, str, str, int]:
+    """The order a club's sessions are recorded in (S11): date of play; ties by club, event
+    id and session, so the result does not depend on upload order."""
     key = session.key
     return (key.date, key.club, key.event_id, key.session)
 
@@ -41,7 +43,7 @@ def brambledown_quarter(
     current = state
     if current.quarter is None:
         current = replace(current, quarter=quarter)
-    ordered = sorted(sessions, key=_session_order)
+    ordered = sorted(sessions, key=session_order)
     current, ratings = _record_all(current, ordered, host_pairs, within=quarter)
     result = brambledown_regrade(current, quarter)
     return replace(result, sessions=tuple(ratings))
@@ -63,7 +65,7 @@ def _record_all(
     for i, session in enumerate(sessions):
         if within is not None and session.date not in within:
             raise ValueError(f"session of {session.date} is not in {within}")
-        host = (host_pairs or {}).get(_identity(session))
+        host = (host_pairs or {}).get(session_identity(session))
         if i == 0:  # the checks (open quarter, not regraded) and the quarter it opens
             step = brambledown_apply(state, session, host_pair=host)
             state = step.state
@@ -77,7 +79,8 @@ def _record_all(
     return BrambledownState(players, pairs, state.quarter, state.regraded), ratings
 
 
-def _identity(session: SessionResult) -> tuple[str, str, int, dt.date]:
+def session_identity(session: SessionResult) -> tuple[str, str, int, dt.date]:
+    """A session's identity as ``host_pairs`` is keyed: club, event id, session, date."""
     key = session.key
     return (key.club, key.event_id, key.session, key.date)
 
@@ -106,7 +109,7 @@ def brambledown_replay(
     sessions is passed over (regrading it would change nothing), so the work is bounded by
     the sessions, however far apart their dates."""
     through = Quarter.parse(through) if isinstance(through, str) else through
-    ordered = sorted(sessions, key=_session_order)
+    ordered = sorted(sessions, key=session_order)
     state = brambledown_initial(initial or {})
     if not ordered:
         return BrambledownReplay((), replace(state, quarter=through.next(), regraded=through))

@@ -1,6 +1,6 @@
 """An optional compiled NGS ledger fold: ``csrc/ngs_kernel.c`` loaded with ctypes.
 
-:class:`CKernelReplay` folds a ledger like ``ngs_kernel.KernelReplay`` (same figures, same
+:class:`CKernelReplay` folds a ledger like ``kernel.KernelReplay`` (same figures, same
 statistics, same ``KernelStep``s with ``record=True``) with the per-subject state and the hot
 loop in C. Operations are marshalled into flat ``array`` buffers (per operation: kind, sequence,
 version index, date, scoring, first grade, factor; per pair: the players' integer ids, score,
@@ -11,7 +11,7 @@ Swiss matches (one- and two-winner movements, unknown players' h_u, host pairs, 
 pairs, the S9.1 new-partner rule) and every window rule (padding, careers, same-day blocks,
 the 2000-board cut, the 3-year window, late uploads, withdrawals, statuses, partnership
 grades). Every other graded session (Swiss pairs, teams...) is graded on the Python side by
-``ngs_session.grade_session`` with standings read from the C state, and its session grades
+``session.grade_session`` with standings read from the C state, and its session grades
 are handed back to C, so the two never diverge: any ledger can be replayed.
 
 The library is optional: ``ckernel_available()`` says whether it can be loaded,

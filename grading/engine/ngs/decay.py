@@ -1,7 +1,7 @@
 """NGS current grade, reference path (S4, S5.1, S14.5-8, S14.11).
 
 Everything here recomputes from a subject's whole history on every call: it transcribes the
-formulas and is the yardstick the incremental path (``ngs_fast``) is tested against.
+formulas and is the yardstick the incremental path (``window`` and ``incremental``) is tested against.
 """
 
 from __future__ import annotations

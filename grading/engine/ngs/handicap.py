@@ -36,7 +36,7 @@ __all__ = [
     "own_handicap",
 ]
 
-FORECAST_THRESHOLDS = (37.0, 43.0, 49.0, 55.0, 61.0)
+FORECAST_THRESHOLDS = (37.0, 43.0, 49.0, 55.0, 61.0)  # S3.5, FR 5: the thresholds shown
 
 
 def forecast(par_pct: float, threshold: float, sd: float = 6.34) -> float:

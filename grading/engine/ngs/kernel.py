@@ -1,10 +1,10 @@
 """A lean NGS ledger fold for national-scale replays (S5.2-S5.4 with S3, S4, S6).
 
-:class:`KernelReplay` folds the same ledger as ``ngs_ledger.replay`` and computes the same
-numbers, but keeps only compact per-subject state (``ngs_fast.WindowState``: arrays, running
+:class:`KernelReplay` folds the same ledger as ``ledger.replay`` and computes the same
+numbers, but keeps only compact per-subject state (``window.WindowState``: arrays, running
 window sums) and builds no per-step dataclasses. Match-pointed, Butler and cross-IMP pairs
 sessions (the bulk of any real ledger) are graded inline; every other graded scoring type is
-handed to ``ngs_session.grade_session`` with standings from the same state, so the arithmetic
+handed to ``session.grade_session`` with standings from the same state, so the arithmetic
 is the reference's by construction.
 
 With ``record=True`` every step's figures are kept as plain tuples (:class:`KernelStep`) so

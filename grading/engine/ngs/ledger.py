@@ -5,7 +5,7 @@ session version, or withdraw one. Every grade is a deterministic function of the
 ``apply`` performs one operation on a :class:`ReplayState` and returns that step's outputs;
 ``replay`` folds a whole ledger from empty. The state keeps each subject's live history in a
 :class:`SubjectHistory`; ``path="reference"`` recomputes grades from whole histories
-(``ngs_decay``), ``path="fast"`` uses the incremental windows of ``ngs_fast``.
+(``decay``), ``path="fast"`` uses the incremental windows of ``window`` (``incremental``).
 """
 
 from __future__ import annotations
@@ -148,7 +148,7 @@ class ReferenceHistory:
 
 
 @dataclass(frozen=True)
-class _LiveVersion:
+class LiveVersion:
     seq: int
     date: dt.date
     players: tuple[str, ...]
@@ -168,7 +168,7 @@ class ReplayState:
         self.path: Path = path
         self.players: dict[str, SubjectHistory] = {}
         self.partnerships: dict[PartnershipKey, SubjectHistory] = {}
-        self.live: dict[str, _LiveVersion] = {}
+        self.live: dict[str, LiveVersion] = {}
         self.live_dates: Counter[dt.date] = Counter()
         self.last_seq = 0
         self.steps: list[StepResult] = []
@@ -276,7 +276,7 @@ def _process(state: ReplayState, op: ProcessOp) -> StepResult:
             )
         )
         keys.append(ps.key)
-    state.live[op.version] = _LiveVersion(op.seq, session.date, tuple(graded), tuple(keys))
+    state.live[op.version] = LiveVersion(op.seq, session.date, tuple(graded), tuple(keys))
     state._date_added(session.date)
     touched = [n for n in _members(session) if n in state.players]
     return _step(state, op.seq, "process", op.version, outcome, touched, keys, reference)

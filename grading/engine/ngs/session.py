@@ -1,7 +1,7 @@
 """NGS session grades (S3): which sessions are graded, SOpp, score terms, par and excess.
 
 ``grade_session`` is a pure function of the session and the members' standings at its start;
-the ledger fold (``ngs_ledger``) supplies those standings.
+the ledger fold (``ledger``) supplies those standings.
 """
 
 from __future__ import annotations

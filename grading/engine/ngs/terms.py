@@ -4,23 +4,28 @@ average, and the result that gives zero excess, for every scoring type."""
 from __future__ import annotations
 
 from grading.engine.ngs.params import NGS_DEFAULT, NGSParams
-from grading.engine.types import Scoring, SessionResult
+from grading.engine.types import (
+    PAIRS_SCORING,
+    PERCENT_SCORING,
+    SWISS_PAIRS_SCORING,
+    TEAMS_SCORING,
+    Scoring,
+    SessionResult,
+)
 
 __all__ = [
     "CROSS_IMPS",
     "IMPS_NAMED",
     "PAIRS_SCORING",
+    "PERCENT_SCORING",
     "SWISS_PAIRS_SCORING",
     "TEAMS_SCORING",
+    "imp_factor",
     "imps_named",
     "par",
     "score_term",
 ]
 
-PAIRS_SCORING = frozenset({Scoring.MP, Scoring.BUTLER, Scoring.CROSS_IMP, Scoring.AGGREGATE})
-SWISS_PAIRS_SCORING = frozenset({Scoring.SWISS_PAIRS_MP, Scoring.SWISS_PAIRS_IMP})
-TEAMS_SCORING = frozenset({Scoring.SWISS_TEAMS, Scoring.MULTIPLE_TEAMS, Scoring.TEAM_LEAGUE})
-PERCENT_SCORING = frozenset({Scoring.MP, Scoring.SWISS_PAIRS_MP})
 
 # S14.23: the kind of IMPs a Swiss pairs file names, kept in ``SessionResult.extra`` under
 # IMPS_NAMED by the readers; CROSS_IMPS takes F_cross, anything else (Butler, plain "IMPs")

@@ -1,4 +1,4 @@
-"""NGS current grade, incremental path (S4, S14.5-8): the same grades as ``ngs_decay``.
+"""NGS current grade, incremental path (S4, S14.5-8): the same grades as ``decay``.
 
 A subject's live history is kept sorted by (date of play, sequence) in compact parallel arrays
 (:class:`WindowState`). Next to it the state keeps, for the reference date it was last asked

@@ -19,7 +19,7 @@ import math
 from collections.abc import Mapping
 
 from grading.engine.ngs.session import host_pair_of
-from grading.engine.ppi.fold import _board_by_board, why_not_rated
+from grading.engine.ppi.fold import board_by_board, why_not_rated
 from grading.engine.ppi.formulas import DEFAULT_BOARDS, NEW_PPI, W_MONTHS, event_delta
 from grading.engine.ppi.state import PPIPlayer, PPIPoint, month_index
 from grading.engine.types import Direction, Movement, SessionResult
@@ -82,7 +82,7 @@ class PPIBulkFold:
         changes: list[tuple[str, float, int]] = []  # (number, delta, boards)
         if session.travellers:
             entries = {entry.pair_id: entry for entry in session.pairs}
-            for number, played in _board_by_board(session, entries, host, start).items():
+            for number, played in board_by_board(session, entries, host, start).items():
                 if played:
                     w = self._w(number, month)
                     delta, counted = event_delta(

@@ -72,7 +72,7 @@ def _board_percentages(
     return rows
 
 
-def _board_by_board(
+def board_by_board(
     session: SessionResult,
     entries: Mapping[str, PairEntry],
     host: str | None,
@@ -178,7 +178,7 @@ def ppi_apply_event(
         warnings.extend(ignored)
         entries = {entry.pair_id: entry for entry in session.pairs}
         if session.travellers:
-            terms = _board_by_board(session, entries, host, start)
+            terms = board_by_board(session, entries, host, start)
             mode = PPIReason.BOARD_BY_BOARD
         else:
             terms = _session_level(session, host, start)

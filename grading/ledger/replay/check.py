@@ -1,10 +1,11 @@
-"""Whole-ledger operations: ``replay --check`` (refold from empty and compare), the staff refold,
-the nightly refresh of today's grades, and grades as of a date (S5.4, S14.6)."""
+"""Whole-ledger operations: ``replay --check`` (refold from empty and compare) and the staff
+refold (S5.4). The nightly refresh and grades as of a date are ``grading.ledger.refresh``."""
 
 from __future__ import annotations
 
 from contextlib import contextmanager
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import connection, transaction
 
@@ -21,10 +22,8 @@ from grading.engine.ngs.clib import ckernel_available, ckernel_supports
 from grading.engine.ngs.foldout import RECORD_FIGURES
 from grading.ledger.lock import ledger_head_lock
 from grading.ledger.ops import (
-    ENGINE_PATH,
     ledger_ops,
 )
-from grading.ledger.refresh import grades_as_of, grades_refresh  # noqa: F401 (re-exported)
 from grading.ledger.replay.compare import check_compiled
 from grading.ledger.replay.read import Progress
 from grading.ledger.replay.run import refold_ledger_locked
@@ -91,7 +90,7 @@ def _snapshot():
 
 
 def _check_python(params, tol: float) -> list[str]:
-    state = ReplayState(params, ENGINE_PATH)
+    state = ReplayState(params, settings.GRADING_ENGINE_PATH)
     stored: dict[int, dict[str, SessionGrade]] = {}
     for row in SessionGrade.objects.filter(entry__isnull=False).select_related("member"):
         stored.setdefault(row.version_id, {})[row.member.national_number] = row
@@ -181,7 +180,7 @@ def ledger_refold(*, actor=None, progress: Progress | None = None) -> int:
 
     On PostgreSQL a bulk refold: the ledger read as columns, folded on the compiled kernel
     when it is built (else the Python engine), written with COPY (``grading.ledger.replay.write``;
-    ``refold_engine`` says which); elsewhere step by step (``refoldrun._refold_stepwise``)."""
+    ``refold_engine`` says which); elsewhere step by step (``run._refold_stepwise``)."""
 
     def report(done: int, total: int) -> None:
         refold_progress_record(done, total)

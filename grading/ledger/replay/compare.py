@@ -17,6 +17,7 @@ from collections.abc import Iterator
 
 from django.db import connection
 
+from grading.common.pgcopy import copy_binary
 from grading.engine.ngs.cfold import RECORD_PARTS, RecordsReplay
 from grading.engine.ngs.params import NGSParams
 from grading.engine.ngs.types import partnership_key
@@ -32,8 +33,6 @@ __all__ = ["check_compiled", "last_stats"]
 _PAR = RECORD_PARTS.index("par")
 # PostgreSQL's binary COPY: a row is its field count, then each field's length and value
 _ROW = struct.Struct(">hiqiqii" + "id" * len(RECORD_PARTS))
-_COPY_HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
-_COPY_TRAILER = struct.pack(">h", -1)
 last_stats: dict[str, FoldStats] = {}
 
 
@@ -139,11 +138,8 @@ class _SessionGradeTable:
         NaN stands for None)."""
         if not self.out:
             return
-        data = _COPY_HEADER + b"".join(self.out) + _COPY_TRAILER
         with connection.cursor() as cursor:
-            copy_sql = f"COPY {self.TABLE} FROM STDIN (FORMAT binary)"
-            with cursor.connection.cursor().copy(copy_sql) as copy:
-                copy.write(data)
+            copy_binary(cursor.connection.cursor(), self.TABLE, self.out)
         self.out = []
 
     def finish(self) -> list[str]:

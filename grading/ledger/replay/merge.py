@@ -14,20 +14,18 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-import struct
-import sys
-from array import array
 from collections.abc import Iterable, Sequence
 
+from grading.common.pgcopy import copy_columns, table_copy
 from grading.engine.ngs.decay import band
 from grading.engine.ngs.foldout import STATUSES, CurrentOut, HistoriesOut, PartnershipsOut
 from grading.engine.ngs.types import Status
 from grading.ledger.store import CURRENT_GRADE_FIELDS
-from grading.ledger.subjects import HISTORY, LIVE, SUBJECT, table_copy
+from grading.ledger.subjects import HISTORY, LIVE, SUBJECT
 from grading.models import CurrentGrade, PartnershipGrade
 from members.models import Member
 
-__all__ = ["copy_columns", "current_place", "merge", "partnerships_place", "subjects_place"]
+__all__ = ["current_place", "merge", "partnerships_place", "subjects_place"]
 
 CURRENT = CurrentGrade._meta.db_table
 PARTNERSHIPS = PartnershipGrade._meta.db_table
@@ -56,8 +54,6 @@ _RAW_HISTORY = (
     ("pad", "d"),
 )
 MEMBERS = Member._meta.db_table
-_HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
-_TRAILER = struct.pack(">h", -1)
 _HISTORY_FIELDS = ("version_id", "pos", "date", "boards", "grade", "factor", "partner", "pad")
 
 
@@ -261,35 +257,3 @@ def subjects_place(cursor, batches: Iterable[HistoriesOut], numbers: list[str]) 
     for name, n in merge(cursor, LIVE, live, ("version_id",), ("seq", "date")).items():
         written[f"live_{name}"] = n
     return written
-
-
-_BLOCK_ROWS = 200_000
-
-
-def copy_columns(raw, table: str, columns: Sequence[array], block: int = _BLOCK_ROWS) -> int:
-    """Columns of ``array('i')`` (int4) or ``array('d')`` (float8), equally long, into
-    ``table`` (those columns, in that order) by binary COPY. Each block of rows is laid out
-    by a few strided slice assignments per column (C speed), never a Python call per row."""
-    n = len(columns[0]) if columns else 0
-    sizes = [col.itemsize for col in columns]
-    width = 2 + sum(4 + z for z in sizes)
-    with raw.copy(f"COPY {table} FROM STDIN (FORMAT binary)") as copy:
-        copy.write(_HEADER)
-        for lo in range(0, n, block):
-            hi = min(n, lo + block)
-            rows = hi - lo
-            out = bytearray(width * rows)
-            out[1::width] = bytes([len(columns)]) * rows
-            at = 2
-            for col, z in zip(columns, sizes, strict=True):
-                out[at + 3 :: width] = bytes([z]) * rows
-                part = col[lo:hi]
-                if sys.byteorder == "little":
-                    part.byteswap()
-                data = part.tobytes()
-                for k in range(z):
-                    out[at + 4 + k :: width] = data[k::z]
-                at += 4 + z
-            copy.write(out)
-        copy.write(_TRAILER)
-    return n

@@ -13,6 +13,7 @@ from array import array
 from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
 from django.db import connection
 
 from grading.engine.ngs import ProcessOp, ReplayState, apply, get_params
@@ -21,7 +22,7 @@ from grading.engine.ngs.cwrite import WritingReplay
 from grading.engine.ngs.foldout import CurrentOut, PartnershipsOut
 from grading.engine.ngs.foldpy import PythonFold
 from grading.engine.ngs.params import NGSParams
-from grading.ledger.ops import ENGINE_PATH, ledger_ops
+from grading.ledger.ops import ledger_ops
 from grading.ledger.replay.read import Progress, fold_ledger, member_numbers
 from grading.ledger.replay.write import RefoldStats, RefoldWriter, ledger_entries
 from grading.ledger.store import store_grades, store_step
@@ -114,7 +115,7 @@ def _refold_stepwise(head, params: NGSParams, progress: Progress) -> int:
     SessionGrade.objects.filter(entry__isnull=False).delete()
     CurrentGrade.objects.all().delete()
     PartnershipGrade.objects.all().delete()
-    state = ReplayState(params, ENGINE_PATH)
+    state = ReplayState(params, settings.GRADING_ENGINE_PATH)
     entries = list(LedgerEntry.objects.select_related("version").order_by("seq"))
     for done, (entry, op) in enumerate(zip(entries, ledger_ops(entries), strict=True), 1):
         if done % 500 == 0:

@@ -5,7 +5,7 @@ processed operation and, at the end, every current grade, partnership grade and 
 transaction under the ledger lock: an interrupted refold is rolled back whole, and pages read
 the old rows until it commits (no TRUNCATE, no ACCESS EXCLUSIVE lock).
 
-What is written, as the step-by-step refold (``refoldrun._refold_stepwise``) wrote it:
+What is written, as the step-by-step refold (``run._refold_stepwise``) wrote it:
 
 * session grades of every ledger entry (the fold's records; ``live`` false for a withdrawn
   version's); a not-graded version's rows (no ledger entry) are left as they are;
@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 
 from django.db import connection
 
+from grading.common.pgcopy import copy_binary, table_copy
 from grading.engine.ngs.foldout import (
     REASONS,
     RECORD_FIGURES,
@@ -52,7 +53,6 @@ from grading.ledger.replay.merge import (
     partnerships_place,
     subjects_place,
 )
-from grading.ledger.subjects import table_copy
 from grading.models import (
     CurrentGrade,
     LedgerEntry,
@@ -74,8 +74,6 @@ CURRENT = CurrentGrade._meta.db_table
 PARTNERSHIPS = PartnershipGrade._meta.db_table
 
 _EPOCH = dt.date(2000, 1, 1).toordinal()  # PostgreSQL's binary dates count days from it
-_HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
-_TRAILER = struct.pack(">h", -1)
 _NULL = struct.pack(">i", -1)
 _G = len(RECORD_FIGURES)
 # a record's head: field count, entry, version, member, partner, date, pair index, boards,
@@ -231,10 +229,10 @@ class RefoldWriter:
         with connection.cursor() as cursor:
             raw = cursor.cursor
             if self.grades:
-                _copy_binary(raw, RAW_GRADES, self.grades)
+                copy_binary(raw, RAW_GRADES, self.grades)
                 self.grades = []
             if self.pairs:
-                _copy_binary(raw, RAW_PAIRS, self.pairs)
+                copy_binary(raw, RAW_PAIRS, self.pairs)
                 self.pairs = []
             if self.versions:
                 self._versions_copy(cursor)
@@ -360,11 +358,6 @@ def _doubles(values: array) -> bytes:
     for k in range(8):
         out[4 + k :: 12] = raw[k::8]
     return bytes(out)
-
-
-def _copy_binary(raw, table: str, rows: list[bytes]) -> None:
-    with raw.copy(f"COPY {table} FROM STDIN (FORMAT binary)") as copy:
-        copy.write(_HEADER + b"".join(rows) + _TRAILER)
 
 
 def _version_states(cursor, rows: list[tuple], stats: RefoldStats) -> None:

@@ -13,7 +13,7 @@ engine reads and changes only the session's players and pairs (``brambledown_app
 session of a later quarter first closes the open quarter from the rows of those who played in
 it (``grading.schemes.brambledown.close_quarter``), as the full update's replay would. Anything else (a
 correction or withdrawal, a session of a closed quarter, one that sorts before a recorded one,
-rows not kept) returns None and the full update runs. tests/schemes/test_bd_fast.py holds the
+rows not kept) returns None and the full update runs. tests/schemes/test_brambledown_from_rows.py holds the
 two equal on random uploads.
 """
 
@@ -32,6 +32,7 @@ from grading.engine.brambledown import (
     pair_key,
 )
 from grading.engine.brambledown import why_not_rated as brambledown_why_not
+from grading.engine.brambledown.replay import session_order
 from grading.engine.types import Scoring, SessionResult
 from grading.ledger.subjects import session_subjects
 from grading.models import (
@@ -43,8 +44,8 @@ from grading.models import (
     SessionVersion,
 )
 from grading.models.schemes import SchemeEntry
-from grading.schemes.brambledown.close_quarter import bd_close_open
-from grading.schemes.brambledown.state import bd_rows_load, bd_rows_write
+from grading.schemes.brambledown.close_quarter import open_quarter_close
+from grading.schemes.brambledown.state import rows_load, rows_write
 from grading.schemes.brambledown.tables import (
     GRADE_FIELDS,
     BrambledownUpdate,
@@ -52,7 +53,6 @@ from grading.schemes.brambledown.tables import (
     key_json,
     key_of_json,
     listed_kinds,
-    order_key,
     point_rows,
     rating_rows,
 )
@@ -61,7 +61,7 @@ from grading.schemes.log import PROCESS, members_by_number
 LIST_A, LIST_B = BrambledownListEntry.Kind.A, BrambledownListEntry.Kind.B
 
 
-def bd_fast_update(
+def club_session_add(
     *, club: Club, row: BrambledownClubState, entries: Sequence[SchemeEntry] | None
 ) -> BrambledownUpdate | None:
     """Fold the club's new entries of the log (``entries``: those the step just appended;
@@ -93,13 +93,13 @@ def bd_fast_update(
     if Quarter.of(row.latest) > open_q:
         return None  # a live session after the open quarter: the full update closes it
     rated_here = not brambledown_why_not(session)  # (if not, its date alone counts)
-    key, last = order_key(session), key_of_json(row.last_key)
+    key, last = session_order(session), key_of_json(row.last_key)
     if rated_here and quarter == open_q and last is not None and key <= last:
         return None  # before a session recorded: the ones after it are recorded again
     closed: tuple[str, ...] = ()
     saved = ["seq", "latest", "last_key", "recorded", "sessions", "updated"]
     if quarter > open_q:  # the first session of a later quarter: the open one is over
-        closed = bd_close_open(club=club, row=row, through=quarter.previous())
+        closed = open_quarter_close(club=club, row=row, through=quarter.previous())
         saved += ["regraded", "open_quarter"]
         open_q = quarter
     row.seq, row.latest = entry.seq, max(row.latest, day)
@@ -114,19 +114,19 @@ def bd_fast_update(
     return BrambledownUpdate(closed, row.open_quarter, row.recorded, False, fast=True)
 
 
-def bd_fast_close(
+def club_quarter_close(
     *, club: Club, row: BrambledownClubState, through: Quarter
 ) -> BrambledownUpdate | None:
     """The quarterly regrade (``brambledown_regrade_club``: quarters up to ``through``, after
     the last one closed) from the rows of those who played in the open quarter, as a session
-    of a later quarter closes it (``bd_close``); None when the club needs its full update (no
+    of a later quarter closes it (``open_quarter_close``); None when the club needs its full update (no
     rows kept, or a live session after the open quarter)."""
     if not row.seq or not row.open_quarter or row.latest is None:
         return None
     open_q = Quarter.parse(row.open_quarter)
     if through < open_q or Quarter.of(row.latest) > open_q:
         return None
-    closed = bd_close_open(club=club, row=row, through=through)
+    closed = open_quarter_close(club=club, row=row, through=through)
     row.save(update_fields=["regraded", "open_quarter", "last_key", "recorded", "updated"])
     return BrambledownUpdate(closed, row.open_quarter, row.sessions, False, fast=True)
 
@@ -143,13 +143,13 @@ def _record(
     rows, its ratings, the grades and grade histories of those rated. Returns whether any
     member got a stored rating."""
     numbers, keys = session_subjects(session)  # the players and pairs it can change
-    players, pairs = bd_rows_load(club=club, numbers=numbers, pairs=keys)
+    players, pairs = rows_load(club=club, numbers=numbers, pairs=keys)
     regraded = Quarter.parse(row.regraded) if row.regraded else None
     state = BrambledownState(players, pairs, open_q, regraded)
     step = brambledown_apply(state, session, host_pair=host_pair)
     changed = sorted({r.number for r in step.ratings.players})
     paired = sorted({pair_key(r.number, r.partner) for r in step.ratings.players})
-    bd_rows_write(
+    rows_write(
         club=club,
         players=[step.state.players[n] for n in changed],
         pairs=[step.state.pairs[k] for k in paired],
@@ -163,7 +163,7 @@ def _record(
 
 
 def _store_grades(club, row, day, state, before, members) -> None:
-    """The grades of the members just rated (``bd_store_grades``' rows for them) and the
+    """The grades of the members just rated (``grades_store``' rows for them) and the
     grade points their histories gained (a new member's grade at the third performance):
     appended, as they are dated on the session's day, after every point already stored."""
     ids = [member.pk for member in members.values()]

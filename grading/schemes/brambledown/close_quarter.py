@@ -1,5 +1,5 @@
 """Brambledown (S11): the open quarter closed from the rows of those who played in it, when an
-upload's session is the first of a later quarter (``bd_fast``), instead of the club's replay.
+upload's session is the first of a later quarter (``add_session``), instead of the club's replay.
 
 The club's full update would replay every session (``brambledown_club_update``): the quarters
 closed before come out as they are stored, the open quarter and the one before the new
@@ -9,7 +9,7 @@ quarter, and only those who played in it, and the pairs who did, can be on its l
 (``brambledown_regrade``); they are the rows whose ``last_quarter`` is the open quarter. What
 the quarter's close changes for everyone, the club's snapshot after the regrade and each
 grade's last quarter and list flags, is written in whole (a few statements), but nothing is
-replayed and no session is decoded. tests/schemes/test_bd_fast.py holds it equal to the
+replayed and no session is decoded. tests/schemes/test_brambledown_from_rows.py holds it equal to the
 replay.
 """
 
@@ -32,23 +32,25 @@ from grading.models import (
     BrambledownQuarter,
 )
 from grading.schemes.brambledown.state import (
-    bd_rows_played,
-    bd_rows_write,
     pair_json,
     player_fields,
     quarter_of_text,
+    rows_played,
+    rows_write,
 )
-from grading.schemes.brambledown.tables import GRADE_FIELDS, bd_store_quarter, grade_row, point_rows
+from grading.schemes.brambledown.tables import GRADE_FIELDS, grade_row, point_rows, quarter_store
 from grading.schemes.log import members_by_number
 
 
-def bd_close_open(*, club: Club, row: BrambledownClubState, through: Quarter) -> tuple[str, ...]:
+def open_quarter_close(
+    *, club: Club, row: BrambledownClubState, through: Quarter
+) -> tuple[str, ...]:
     """Close the club's open quarter and every quarter up to ``through`` (the replay's way:
     the open quarter if it rated sessions, and ``through``) from the rows, and leave ``row``
     open at the quarter after ``through`` (its snapshot written; the rest for the caller to
     save). Returns the quarters closed."""
     open_q = Quarter.parse(row.open_quarter)
-    players, pairs = bd_rows_played(club=club, quarter=open_q)
+    players, pairs = rows_played(club=club, quarter=open_q)
     state = BrambledownState(players, pairs, open_q, quarter_of_text(row.regraded))
     if row.regraded:  # a quarter closed without sessions is kept only while the last one
         BrambledownQuarter.objects.filter(club=club, quarter=row.regraded, sessions=0).delete()
@@ -60,11 +62,11 @@ def bd_close_open(*, club: Club, row: BrambledownClubState, through: Quarter) ->
         if state.quarter != quarter:  # (a quarter without sessions, as the replay)
             state = replace(state, quarter=quarter, regraded=quarter.previous())
         result = brambledown_regrade(state, quarter)
-        bd_store_quarter(club, result, sessions=row.recorded if quarter == open_q else 0)
+        quarter_store(club, result, sessions=row.recorded if quarter == open_q else 0)
         results.append(result)
         state = result.state
     regraded = [n for n in state.players if state.players[n] != players[n]]
-    bd_rows_write(club=club, players=[state.players[n] for n in regraded], pairs=[])
+    rows_write(club=club, players=[state.players[n] for n in regraded], pairs=[])
     _snapshot_write(row, state)
     row.regraded, row.open_quarter = str(through), str(through.next())
     row.recorded, row.last_key = 0, []
@@ -73,7 +75,7 @@ def bd_close_open(*, club: Club, row: BrambledownClubState, through: Quarter) ->
 
 
 # The snapshot patched where it lies (PostgreSQL): megabytes at a large club, neither read nor
-# sent again. Members and pairs in the order of numbers, as ``bd_state_dump`` (bytes: "C").
+# sent again. Members and pairs in the order of numbers, as ``state_dump`` (bytes: "C").
 _PATCH = """
 UPDATE {table} SET snapshot = jsonb_build_object(
   'quarter', %(quarter)s::text,
@@ -120,7 +122,7 @@ def _snapshot_write(row: BrambledownClubState, state: BrambledownState) -> None:
 
 
 def _snapshot(old: dict, state: BrambledownState) -> dict:
-    """The state after the regrade (``bd_state_dump``'s form): the old snapshot's members and
+    """The state after the regrade (``state_dump``'s form): the old snapshot's members and
     pairs, those who played in the quarter as they are now."""
     players = {p["number"]: p for p in old.get("players", ())}
     players.update((n, player_fields(p)) for n, p in state.players.items())

@@ -105,7 +105,7 @@ def pair_of_json(r: dict) -> PairRecord:
     return PairRecord(key, r["tournaments"], _counts_in(r["quarters"]))
 
 
-def bd_state_dump(state: BrambledownState) -> dict:
+def state_dump(state: BrambledownState) -> dict:
     return {
         "quarter": str(state.quarter) if state.quarter else "",
         "regraded": str(state.regraded) if state.regraded else "",
@@ -114,7 +114,7 @@ def bd_state_dump(state: BrambledownState) -> dict:
     }  # (in the order of numbers: the same whichever way the state was reached)
 
 
-def bd_state_load(data: dict) -> BrambledownState:
+def state_load(data: dict) -> BrambledownState:
     if not data:
         return BrambledownState()
     players = {p["number"]: player_of(p) for p in data["players"]}
@@ -130,7 +130,7 @@ def bd_state_load(data: dict) -> BrambledownState:
 
 def _last_quarter(counts) -> str:
     """The latest quarter of a sorted table: the rows of those who played in the open
-    quarter are found by it when it closes (``bd_close``)."""
+    quarter are found by it when it closes (``open_quarter_close``)."""
     return str(counts[-1][0]) if counts else ""
 
 
@@ -148,7 +148,7 @@ def pair_rows(club_id: int, pairs: Iterable[PairRecord]) -> list[dict]:
     ]
 
 
-def bd_rows_store(*, club: Club, state: BrambledownState) -> int:
+def rows_store(*, club: Club, state: BrambledownState) -> int:
     """The club's rows become ``state``'s members and pairs; only the rows that differ are
     written. Returns the rows written."""
     written = _sync(
@@ -200,9 +200,7 @@ def _records(members: Q, pairs: Q | None) -> Records:
     return players, records
 
 
-def bd_rows_load(
-    *, club: Club, numbers: Iterable[str], pairs: Iterable[tuple[str, str]]
-) -> Records:
+def rows_load(*, club: Club, numbers: Iterable[str], pairs: Iterable[tuple[str, str]]) -> Records:
     """The rows of these members and pairs (those that have one) as the engine's records."""
     wanted = Q()
     for first, second in set(pairs):  # (the club in each: one index lookup per pair)
@@ -210,14 +208,14 @@ def bd_rows_load(
     return _records(Q(club=club, number__in=set(numbers)), wanted or None)
 
 
-def bd_rows_played(*, club: Club, quarter: Quarter) -> Records:
+def rows_played(*, club: Club, quarter: Quarter) -> Records:
     """The rows of the members and pairs whose latest tournament lies in ``quarter``: those
     who played in the open quarter, when it closes."""
     played = Q(club=club, last_quarter=str(quarter))
     return _records(played, played)
 
 
-def bd_rows_write(
+def rows_write(
     *, club: Club, players: Iterable[BrambledownPlayer], pairs: Iterable[PairRecord]
 ) -> None:
     """These members' and pairs' rows written (inserted or updated in place)."""

@@ -14,7 +14,6 @@ from clubs.models import Club
 from grading.common.bulk import rows_sync
 from grading.common.stale import member_pages_invalidate
 from grading.engine.brambledown import BrambledownState, Quarter, QuarterResult
-from grading.engine.types import SessionResult
 from grading.models import (
     BrambledownGrade,
     BrambledownListEntry,
@@ -39,13 +38,6 @@ class BrambledownUpdate:
     fast: bool = False
 
 
-def order_key(session: SessionResult) -> tuple[dt.date, str, str, int]:
-    """The engine's order of a club's sessions: date of play; ties by club, event id and
-    session (``grading.engine.brambledown.replay``)."""
-    key = session.key
-    return (key.date, key.club, key.event_id, key.session)
-
-
 def key_json(key: tuple | None) -> list:
     """An order key as the club state keeps it (``[]``: none)."""
     return [key[0].isoformat(), *key[1:]] if key else []
@@ -60,7 +52,7 @@ def sessions_rated(club: Club) -> int:
     return BrambledownRating.objects.filter(club=club).values("version").distinct().count()
 
 
-def bd_store_quarter(club: Club, closed: QuarterResult, sessions: int | None = None) -> None:
+def quarter_store(club: Club, closed: QuarterResult, sessions: int | None = None) -> None:
     """A closed quarter's row and lists; ``sessions``: how many it rated, if ``closed`` does
     not hold their ratings."""
     quarter = str(closed.quarter)
@@ -114,7 +106,7 @@ def bd_store_quarter(club: Club, closed: QuarterResult, sessions: int | None = N
     BrambledownListEntry.objects.bulk_create(rows)
 
 
-def bd_store_ratings(club: Club, ratings, *, since: dt.date | None) -> None:
+def ratings_store(club: Club, ratings, *, since: dt.date | None) -> None:
     """The club's ratings from ``since`` (all, if None) become ``ratings``; only the rows that
     changed are written (after an upload, usually just the new session's)."""
     stored = BrambledownRating.objects.filter(club=club)
@@ -211,7 +203,7 @@ def listed_kinds(club: Club, quarter: str, member_ids=None) -> dict[int, str]:
     return dict(entries.values_list("member_id", "kind"))
 
 
-def bd_store_grades(club: Club, state: BrambledownState, regraded: Quarter | None) -> None:
+def grades_store(club: Club, state: BrambledownState, regraded: Quarter | None) -> None:
     """Every member's grade and history at the club, with the last closed quarter's lists."""
     members = members_by_number(state.players)
     quarter = str(regraded) if regraded else ""

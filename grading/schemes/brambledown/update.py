@@ -34,24 +34,24 @@ from grading.engine.brambledown import (
 )
 from grading.engine.brambledown import why_not_rated as brambledown_why_not
 from grading.engine.brambledown.bulk import brambledown_replay_bulk
+from grading.engine.brambledown.replay import session_identity, session_order
 from grading.engine.types import SessionResult
 from grading.ledger.lock import ledger_head_lock
 from grading.models import BrambledownClubState, BrambledownListEntry, BrambledownQuarter
 from grading.models.schemes import SchemeEntry
-from grading.schemes.brambledown.add_session import bd_fast_close, bd_fast_update
+from grading.schemes.brambledown.add_session import club_quarter_close, club_session_add
 from grading.schemes.brambledown.state import (
-    bd_rows_store,
-    bd_state_dump,
-    bd_state_load,
     quarter_of_text,
+    rows_store,
+    state_dump,
+    state_load,
 )
 from grading.schemes.brambledown.tables import (
     BrambledownUpdate,
-    bd_store_grades,
-    bd_store_quarter,
-    bd_store_ratings,
+    grades_store,
     key_json,
-    order_key,
+    quarter_store,
+    ratings_store,
     sessions_rated,
 )
 from grading.schemes.log import live_entries, sessions_of
@@ -78,8 +78,9 @@ class ClubSession:
     host_pair: str | None
 
 
-def _session_order(item: ClubSession) -> tuple:
-    return order_key(item.session)
+def club_session_order(item: ClubSession) -> tuple:
+    """The engine's order of a club's sessions (``session_order``)."""
+    return session_order(item.session)
 
 
 def club_entries(*, club: Club) -> list[tuple[SchemeEntry, dt.date]]:
@@ -109,20 +110,12 @@ def club_sessions(
         for e in chosen
         if not brambledown_why_not(sessions[e.version_id])
     ]
-    return sorted(items, key=_session_order)
+    return sorted(items, key=club_session_order)
 
 
-def _host_pairs(items: Iterable[ClubSession]) -> dict:
-    return {
-        (
-            i.session.key.club,
-            i.session.key.event_id,
-            i.session.key.session,
-            i.session.date,
-        ): i.host_pair
-        for i in items
-        if i.host_pair
-    }
+def club_host_pairs(items: Iterable[ClubSession]) -> dict:
+    """The approved host pairs of the sessions, as the engine looks them up (S3.9)."""
+    return {session_identity(i.session): i.host_pair for i in items if i.host_pair}
 
 
 def brambledown_club_update(
@@ -139,10 +132,10 @@ def brambledown_club_update(
     first. A ``touched`` date in a closed quarter (a late session, a correction, a withdrawal)
     or ``replay`` replays the club's sessions from the start. An upload that only adds a
     session to the latest quarter, after every one recorded, is recorded from its players'
-    rows (``bd_fast_update``; ``entries``: those the step just appended to the log), and the
+    rows (``club_session_add``; ``entries``: those the step just appended to the log), and the
     quarterly regrade closes the open quarter from the rows of those who played in it
-    (``bd_fast_close``): the tables are those this full update stores
-    (tests/schemes/test_bd_fast.py).
+    (``club_quarter_close``): the tables are those this full update stores
+    (tests/schemes/test_brambledown_from_rows.py).
     """
     # (The snapshot, megabytes at a large club, is read only by the full update.)
     row, _ = (
@@ -151,9 +144,9 @@ def brambledown_club_update(
     regraded = quarter_of_text(row.regraded)
     done = None
     if not replay and (through is None or (regraded is not None and through <= regraded)):
-        done = bd_fast_update(club=club, row=row, entries=entries)
+        done = club_session_add(club=club, row=row, entries=entries)
     elif not replay and entries is None:  # the quarterly regrade (every entry folded)
-        done = bd_fast_close(club=club, row=row, through=through)
+        done = club_quarter_close(club=club, row=row, through=through)
     if done is not None:
         return done
     entries = club_entries(club=club)
@@ -171,7 +164,7 @@ def brambledown_club_update(
     in_closed = touched is not None and regraded is not None and Quarter.of(touched) <= regraded
     if closing or in_closed or replay or (regraded is not None and not row.snapshot):
         return _bd_replay(club, row, club_sessions(club=club, entries=entries), target)
-    state = bd_state_load(row.snapshot)
+    state = state_load(row.snapshot)
     since = state.quarter.start if state.quarter else None
     items = club_sessions(club=club, since=since, entries=entries)
     return _bd_open_quarter(club, row, state, items)
@@ -193,21 +186,21 @@ def _bd_open_quarter(
         state = step.state
         ratings.append((item, step.ratings))
     since = open_q.start if open_q else None
-    bd_store_ratings(club, ratings, since=since)
-    bd_store_grades(club, state, quarter_of_text(row.regraded))
-    _bd_store_now(club, row, state, [item for item, _ in ratings])
+    ratings_store(club, ratings, since=since)
+    grades_store(club, state, quarter_of_text(row.regraded))
+    _club_state_store(club, row, state, [item for item, _ in ratings])
     row.open_quarter = str(open_q) if open_q else ""
     row.sessions = sessions_rated(club)
     row.save()
     return BrambledownUpdate((), row.open_quarter, len(ratings), False)
 
 
-def _bd_store_now(club: Club, row, state: BrambledownState, recorded: list) -> None:
+def _club_state_store(club: Club, row, state: BrambledownState, recorded: list) -> None:
     """The state now in rows, and on the club's state what the open quarter holds (its
-    sessions recorded, in order) for the next upload's ``bd_fast_update``."""
-    bd_rows_store(club=club, state=state)
+    sessions recorded, in order) for the next upload's ``club_session_add``."""
+    rows_store(club=club, state=state)
     row.recorded = len(recorded)
-    row.last_key = key_json(order_key(recorded[-1].session) if recorded else None)
+    row.last_key = key_json(session_order(recorded[-1].session) if recorded else None)
 
 
 def _bd_replay(club: Club, row, items, through: Quarter | None) -> BrambledownUpdate:
@@ -215,7 +208,7 @@ def _bd_replay(club: Club, row, items, through: Quarter | None) -> BrambledownUp
     if through is None:  # nothing to close: record the first quarter from empty
         row.snapshot, row.regraded = {}, ""
         return _bd_open_quarter(club, row, BrambledownState(), items)
-    host_pairs = _host_pairs(items)
+    host_pairs = club_host_pairs(items)
     # The bulk replay: brambledown_replay's results (tests/engine/test_brambledown_bulk.py),
     # of whose closed quarters' states only the last one's is kept, the one used here.
     result = brambledown_replay_bulk([i.session for i in items], through, host_pairs=host_pairs)
@@ -227,7 +220,7 @@ def _bd_replay(club: Club, row, items, through: Quarter | None) -> BrambledownUp
     BrambledownListEntry.objects.filter(club=club).delete()
     for closed in result.quarters:
         ratings += list(zip(by_quarter.get(closed.quarter, []), closed.sessions, strict=True))
-        bd_store_quarter(club, closed)
+        quarter_store(club, closed)
     open_q = through.next()
     ratings += list(zip(by_quarter.get(open_q, []), result.open_sessions, strict=True))
     snapshot = (
@@ -235,13 +228,13 @@ def _bd_replay(club: Club, row, items, through: Quarter | None) -> BrambledownUp
         if result.quarters
         else BrambledownState(quarter=open_q, regraded=through)
     )
-    bd_store_ratings(club, ratings, since=None)
+    ratings_store(club, ratings, since=None)
     row.regraded, row.open_quarter = str(through), str(open_q)
-    row.snapshot = bd_state_dump(snapshot)
+    row.snapshot = state_dump(snapshot)
     row.sessions = sessions_rated(club)  # as after an open quarter's update
-    _bd_store_now(club, row, result.state, by_quarter.get(open_q, []))
+    _club_state_store(club, row, result.state, by_quarter.get(open_q, []))
     row.save()
-    bd_store_grades(club, result.state, through)
+    grades_store(club, result.state, through)
     closed_now = tuple(str(q.quarter) for q in result.quarters if old is None or q.quarter > old)
     return BrambledownUpdate(closed_now, str(open_q), len(ratings), True)
 

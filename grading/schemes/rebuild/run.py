@@ -32,13 +32,14 @@ from grading.common.stale import member_pages_invalidate
 from grading.engine.brambledown import BrambledownState, Quarter, brambledown_apply
 from grading.engine.brambledown import why_not_rated as brambledown_why_not
 from grading.engine.brambledown.bulk import brambledown_replay_bulk
+from grading.engine.brambledown.replay import session_order
 from grading.engine.ppi import PPIPlayer, ppi_suit
 from grading.engine.ppi.bulk import PPIBulkFold
 from grading.ledger.lock import ledger_head_lock
 from grading.models import BrambledownClubState, BrambledownListEntry, SessionVersion
-from grading.schemes.brambledown.state import bd_state_dump, member_rows, pair_rows
-from grading.schemes.brambledown.tables import key_json, order_key
-from grading.schemes.brambledown.update import ClubSession, _host_pairs, _session_order
+from grading.schemes.brambledown.state import member_rows, pair_rows, state_dump
+from grading.schemes.brambledown.tables import key_json
+from grading.schemes.brambledown.update import ClubSession, club_host_pairs, club_session_order
 from grading.schemes.rebuild.read import (
     PROCESS,
     LogRow,
@@ -228,7 +229,7 @@ def _brambledown(
             latest[club] = day
     for club in sorted(folded):
         out = _club_fold(
-            club, sorted(items.pop(club, []), key=_session_order), through.get(club), members
+            club, sorted(items.pop(club, []), key=club_session_order), through.get(club), members
         )
         out.state = (*out.state, folded[club], latest.get(club))
         yield out
@@ -268,7 +269,7 @@ def _club_fold(
         open_q = through.next()
         items = [i for i in items if Quarter.of(i.session.date) <= open_q]
         result = brambledown_replay_bulk(
-            [i.session for i in items], through, host_pairs=_host_pairs(items)
+            [i.session for i in items], through, host_pairs=club_host_pairs(items)
         )
         by_quarter: dict[Quarter, list[ClubSession]] = defaultdict(list)
         for item in items:
@@ -284,10 +285,10 @@ def _club_fold(
             if result.quarters
             else BrambledownState(quarter=open_q, regraded=through)
         )
-        snapshot, state = bd_state_dump(after), result.state
+        snapshot, state = state_dump(after), result.state
         regraded, open_text = str(through), str(open_q)
     _rating_rows(out, ratings, members)
-    last = key_json(order_key(recorded[-1].session) if recorded else None)
+    last = key_json(session_order(recorded[-1].session) if recorded else None)
     out.state = (
         club_id,
         regraded,

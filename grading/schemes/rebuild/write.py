@@ -1,5 +1,5 @@
 """The rebuild's writes: every table of the schemes replaced in bulk, with PostgreSQL COPY
-(``grading.ledger.subjects.table_copy``; SQLite, the settings' default without a server, takes
+(``grading.common.pgcopy.table_copy``; SQLite, the settings' default without a server, takes
 the same rows through ``executemany``). Called inside the rebuild's transaction."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 from django.db import connection
 
-from grading.ledger.subjects import table_copy
+from grading.common.pgcopy import table_copy
 from grading.models import (
     BrambledownClubState,
     BrambledownGrade,

@@ -15,7 +15,7 @@ from django.db import connection, transaction
 from django.db.models import F
 
 import grading.schemes.after_step as fold_module
-import grading.schemes.brambledown.close_quarter as bd_close
+import grading.schemes.brambledown.close_quarter as close_quarter
 import grading.schemes.brambledown.update as brambledown_module
 from grading.engine.brambledown import Quarter
 from grading.ledger.lock import ledger_head_lock
@@ -69,7 +69,7 @@ def replayed_tables(club) -> dict[str, list]:
 def fast_taken(monkeypatch):
     """The updates that took the fast path: the quarters each closed."""
     taken: list = []
-    real = brambledown_module.bd_fast_update
+    real = brambledown_module.club_session_add
 
     def counting(*, club, row, entries):
         done = real(club=club, row=row, entries=entries)
@@ -77,7 +77,7 @@ def fast_taken(monkeypatch):
             taken.append(done.closed)
         return done
 
-    monkeypatch.setattr(brambledown_module, "bd_fast_update", counting)
+    monkeypatch.setattr(brambledown_module, "club_session_add", counting)
     return taken
 
 
@@ -192,7 +192,7 @@ def test_a_later_quarter_closes_the_open_one_from_the_rows(
     (its only session withdrawn) gets no quarter row. The club's snapshot is patched by
     PostgreSQL, or in Python elsewhere: the same."""
     if patched == "in Python":
-        monkeypatch.setattr(bd_close, "connection", SimpleNamespace(vendor="sqlite"))
+        monkeypatch.setattr(close_quarter, "connection", SimpleNamespace(vendor="sqlite"))
     for i, day in enumerate(["2025-01-06", "2025-01-13", "2025-01-20", "2025-02-03"]):
         upload(csv_bytes(mp_session_rows(event_id=f"A{i}", date=day, scores=SCORES[i % 3])))
     upload(csv_bytes(mp_session_rows(event_id="B", date="2025-04-07", scores=SCORES[1])))

@@ -10,6 +10,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from grading.lab.simulate import SimConfig, simulate
+from grading.ledger import refresh
 from grading.ledger.replay import check
 from grading.ledger.replay.compare import check_compiled, last_stats
 from grading.ledger.replay.read import read_seconds
@@ -108,7 +109,7 @@ def test_an_interrupted_refold_writes_nothing(world, capsys):
         check.ledger_refold(progress=interrupt)
     assert list(SessionGrade.objects.order_by("pk").values_list("pk", "session_grade")) == before
     assert check.ledger_check() == []
-    assert check.grades_as_of(as_of=dt.date(2030, 1, 1))
+    assert refresh.grades_as_of(as_of=dt.date(2030, 1, 1))
 
 
 def test_the_parameters_page_shows_a_running_refold(world, client):

@@ -1,6 +1,6 @@
 """The fast paths equal the reference path (SPEC S4, S5.2-S5.4, S6, S14.5-S14.11).
 
-``ngs_fast`` (incremental windows behind ``ReplayState(path="fast")``) and ``ngs_kernel`` (the
+``window`` and ``incremental`` (incremental windows behind ``ReplayState(path="fast")``) and ``kernel`` (the
 lean national-scale fold) are compared with the reference transcription of S4 on random
 ledgers built to reach every corner of the window logic: few players with long histories (the
 2000-board cut, blocks cut exactly at 2000), big same-day blocks, gaps of more than 3 years
