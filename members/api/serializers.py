@@ -59,7 +59,14 @@ class GradeCardSerializer(serializers.Serializer):
 
 
 class HistoryRowSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = serializers.IntegerField(
+        help_text="this row's own id: it changes when grades are recomputed or the session is "
+        "corrected; address the session by session_id"
+    )
+    session_id = serializers.IntegerField(
+        help_text="the session's id, for /api/v1/me/sessions/session/{session_id}/: it stays "
+        "the same when grades are recomputed or the session is corrected"
+    )
     date = serializers.DateField()
     club = serializers.CharField()
     event = serializers.CharField()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db import models
+
 from grading.engine.ngs import (
     NGSParams,
 )
@@ -348,3 +350,25 @@ def _start_text(
     if not view.shown:
         return view.text
     return f"{value:.2f}" if start_shown else "not listed"
+
+
+def session_grade_id(*, member: Member, session_id: int) -> int | None:
+    """The member's session grade that a session's address stands for: the row of the
+    session's live version, else (a session withdrawn or corrected without them) the row of
+    its newest version they played in. Addresses use the session's id, which no refold,
+    parameter change or correction renumbers (issue 30 item 3); the rows are rewritten."""
+    rows = SessionGrade.objects.filter(member=member, version__session_id=session_id)
+    live = rows.filter(version__session__live_version=models.F("version_id")).first()
+    if live is not None:
+        return live.pk
+    return rows.order_by("-version__number", "-version_id").values_list("pk", flat=True).first()
+
+
+def grade_session_id(*, member: Member, grade_id: int) -> int | None:
+    """The session of one of the member's session grades (an address from before sessions
+    were addressed by their own id), or None."""
+    return (
+        SessionGrade.objects.filter(member=member, pk=grade_id)
+        .values_list("version__session_id", flat=True)
+        .first()
+    )

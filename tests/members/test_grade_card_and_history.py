@@ -169,7 +169,7 @@ def test_explain_builds_par_in_words_and_numbers(me_client, graded):
     assert values["Session grade"].endswith(f"= {grade.session_grade:.2f}")
     assert "every other pair in the field: 7 pairs" in x.opponents_words
     assert x.movement == pytest.approx(grade.grade_after - grade.grade_before)
-    body = me_client.get(url("explain", grade.pk)).content.decode()
+    body = me_client.get(url("explain", grade.version.session_id)).content.decode()
     assert "How par was built" in body and "Why a good score can lower your grade" in body
     assert f"{grade.sopp:.2f}" in body and f"{grade.par:.2f}%" in body
     assert body.count("<tr") >= 8 + len(x.steps)  # the field: 8 pairs
@@ -191,8 +191,8 @@ def test_explain_names_faq12_when_a_good_score_lowered_the_grade(graded):
 
 def test_explain_is_only_for_ones_own_sessions(me_client, graded):
     theirs = SessionGrade.objects.exclude(member=graded.me).first()
-    assert me_client.get(url("explain", theirs.pk)).status_code == 404
-    assert me_client.get(url("api-explain", theirs.pk)).status_code == 404
+    assert me_client.get(url("explain", theirs.version.session_id)).status_code == 404
+    assert me_client.get(url("api-explain", theirs.version.session_id)).status_code == 404
 
 
 def test_pages_need_a_login_and_a_membership_number(client, graded, django_user_model):
