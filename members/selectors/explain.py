@@ -17,6 +17,7 @@ from grading.models import (
 )
 from grading.params import active_params
 from grading.privacy import (
+    OWN_FIGURES_SAID,
     GradeView,
     average_view,
     current_of,
@@ -142,8 +143,9 @@ def session_explain(*, member: Member, grade_id: int) -> Explanation | None:
     if grade.sopp is not None and sopp is None:
         opponents += (
             " It is not shown: it is an average over fewer than 5 players, one of whom keeps "
-            "their grade private."
+            "their grade private. " + OWN_FIGURES_SAID
         )
+    figures_withheld = row.sopp_withheld  # S14.14 as amended: par and excess go with SOpp
     steps: list[Step] = []
     ga, gb = grade.grade_before, grade.partner_grade
     steps.append(Step("Your grade", "Your current grade when the session was graded.", f"{ga:.2f}"))
@@ -174,11 +176,20 @@ def session_explain(*, member: Member, grade_id: int) -> Explanation | None:
             Step(
                 "Par",
                 "The score that gives zero excess: 50% plus the pair's grade "
-                "minus SOpp, in this event's units.",
-                f"{score_text(grade.par, version.scoring)}",
+                "minus SOpp, in this event's units."
+                + (" Not shown, as it would give SOpp away." if figures_withheld else ""),
+                "—" if figures_withheld else f"{score_text(grade.par, version.scoring)}",
             )
         )
-    if grade.excess is not None:
+    if grade.excess is not None and figures_withheld:
+        steps.append(
+            Step(
+                "Excess",
+                "Score term + SOpp − pair's grade. Not shown, as it would give SOpp away.",
+                "—",
+            )
+        )
+    elif grade.excess is not None:
         steps.append(
             Step(
                 "Excess",
@@ -204,7 +215,16 @@ def session_explain(*, member: Member, grade_id: int) -> Explanation | None:
                 f"{grade.regular_adjustment:+.3f}",
             )
         )
-    if grade.session_grade is not None:
+    if grade.session_grade is not None and figures_withheld:
+        steps.append(
+            Step(
+                "Session grade",
+                "Your grade + regular-pair adjustment + gain × excess (the excess is not "
+                "shown, as it would give SOpp away).",
+                f"{grade.session_grade:.2f}",
+            )
+        )
+    elif grade.session_grade is not None:
         steps.append(
             Step(
                 "Session grade",
@@ -216,7 +236,7 @@ def session_explain(*, member: Member, grade_id: int) -> Explanation | None:
         )
     else:
         steps.append(Step("Session grade", row.reason or "Not graded.", "not graded"))
-    movement, movement_words, faq12 = _movement(grade, row)
+    movement, movement_words, faq12 = _movement(grade, row)  # row: par, excess as shown
     field_rows = _field(pairs, member, version.scoring, _start_grades(version), start_shown)
     return Explanation(
         row=row,
@@ -265,13 +285,14 @@ def _movement(grade: SessionGrade, row: HistoryRow) -> tuple[float | None, str, 
         score is not None
         and row.scoring in PERCENT_SCORINGS
         and score > 50
-        and (grade.excess or 0) < 0
+        and (row.excess or 0) < 0
+        and row.par is not None
     ):
         words += (
-            f" You scored {score:.2f}%, above average, but par was {grade.par:.2f}%: "
+            f" You scored {score:.2f}%, above average, but par was {row.par:.2f}%: "
             "this is FAQ 12's case of a good score that lowers the grade."
         )
-    elif (grade.excess or 0) > 0 and moved < 0:
+    elif (row.excess or 0) > 0 and moved < 0:
         words += (
             " The excess was positive yet the grade fell: the decay and the order in "
             "which results were graded moved it (FAQ 12)."

@@ -53,9 +53,13 @@ def test_opponent_in_a_two_pair_session_sees_no_sopp_or_sof(me_client, graded, t
     assert explained["row"]["sopp"] is None
     step = next(s for s in explained["steps"] if s["label"] == "SOpp")
     assert step["value"] == "—" and "fewer than 5 players" in step["words"]
-    # the member's own results stay (S14.14)
+    # the member's own session grade stays (S14.14); par and excess, which give SOpp back
+    # (par = 50 + pair's grade - SOpp), go with it (S14.14 as amended, issue 32 item 3)
     assert explained["row"]["session_grade"] == pytest.approx(mine.session_grade)
-    assert explained["row"]["par"] == pytest.approx(mine.par)
+    assert explained["row"]["par"] is None and explained["row"]["excess"] is None
+    steps = {s["label"]: s["value"] for s in explained["steps"]}
+    assert steps["Par"] == "—" and steps["Excess"] == "—"
+    assert "nothing can prevent" in step["words"]  # what cannot be hidden is said
     page = me_client.get(url("explain", mine.version.session_id)).content.decode()
     history = me_client.get(url("sessions")).content.decode()
     api_rows = me_client.get(url("api-sessions")).json()["results"]
@@ -66,8 +70,15 @@ def test_opponent_in_a_two_pair_session_sees_no_sopp_or_sof(me_client, graded, t
     )
     duo = next(r for r in exported if r["date"] == TWO_PAIRS_DATE)
     assert duo["sopp"] == "" and duo["session_grade"] != ""
-    for body in (page, history, str(explained), str(api_rows)):
-        assert not (_figures(sopp) | _figures(sof)) & {w.strip("()") for w in body.split()}
+    assert duo["par"] == "" and duo["excess"] == ""
+    assert row["par"] is None and row["excess"] is None
+    excess = mine.excess
+    gone = _figures(sopp) | _figures(sof) | _figures(mine.par) | _figures(excess)
+    gone |= {f"{excess:+.2f}", f"{mine.par:.2f}%"}
+    csv_text = me_client.get(url("sessions-csv")).content.decode()
+    for body in (page, history, str(explained), str(api_rows), csv_text):
+        words = {w.strip("(),;") for w in body.replace(",", " ").split()}
+        assert not gone & words
 
 
 def test_the_private_member_sees_their_own_small_field(client, graded, two_pairs):
@@ -196,5 +207,8 @@ def test_the_forecasts_series_leaves_out_a_small_field_with_a_private_grade(grad
     mine, theirs = two_pairs
     mine_series = {s.event: s for s in forecasts.club_series(member=graded.me)}
     assert "DUO Pairs" not in mine_series
+    # the series' SoF is the club pages' (S14.25): over published grades only, and a field of
+    # fewer than 5 of them has none, for the private member too
     theirs_series = {s.event: s for s in forecasts.club_series(member=graded.private)}
-    assert theirs_series["DUO Pairs"].sof == pytest.approx(theirs.version.sof)
+    assert "DUO Pairs" not in theirs_series
+    assert theirs_series  # the club's larger series are there
