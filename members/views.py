@@ -145,9 +145,7 @@ def session_history_csv(request, member):
 def session_explain(request, member, session_id: int):
     grade_id = explanations.session_grade_id(member=member, session_id=session_id)
     explanation = (
-        None
-        if grade_id is None
-        else explanations.session_explain(member=member, grade_id=grade_id)
+        None if grade_id is None else explanations.session_explain(member=member, grade_id=grade_id)
     )
     if explanation is None:
         raise Http404("No such session in your history.")
