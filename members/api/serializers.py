@@ -83,8 +83,12 @@ class HistoryRowSerializer(serializers.Serializer):
         help_text="null also where it is an average over fewer than 5 players that would give "
         "another member's private grade away",
     )
-    par = serializers.FloatField(allow_null=True)
-    excess = serializers.FloatField(allow_null=True)
+    par = serializers.FloatField(
+        allow_null=True, help_text="null also where sopp is withheld: par would give it back"
+    )
+    excess = serializers.FloatField(
+        allow_null=True, help_text="null also where sopp is withheld: excess would give it back"
+    )
     session_grade = serializers.FloatField(allow_null=True)
     grade_before = serializers.FloatField(help_text="your grade when the session was graded")
     grade_after = serializers.FloatField(

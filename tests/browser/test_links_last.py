@@ -5,7 +5,11 @@ session grade row opens the same session after it."""
 import pytest
 from django.db import transaction
 
-from tests.browser.test_member_pages import member_page, member_site  # noqa: F401 (fixtures)
+from tests.browser import test_member_pages
+
+# the member pages' fixtures: demo-member, logged in, with a graded history
+member_site = test_member_pages.member_site
+member_page = test_member_pages.member_page
 
 pytestmark = pytest.mark.browser
 
