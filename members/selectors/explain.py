@@ -379,9 +379,10 @@ def session_grade_id(*, member: Member, session_id: int) -> int | None:
     its newest version they played in. Addresses use the session's id, which no refold,
     parameter change or correction renumbers (issue 30 item 3); the rows are rewritten."""
     rows = SessionGrade.objects.filter(member=member, version__session_id=session_id)
-    live = rows.filter(version__session__live_version=models.F("version_id")).first()
-    if live is not None:
-        return live.pk
+    live = rows.filter(version__session__live_version=models.F("version_id"))
+    pk = live.values_list("pk", flat=True).first()
+    if pk is not None:
+        return pk
     return rows.order_by("-version__number", "-version_id").values_list("pk", flat=True).first()
 
 
