@@ -204,7 +204,8 @@ class FieldStrength:
         players = "player" if self.not_counted == 1 else "players"
         return (
             f"over {self.counted} published grade{'s' if self.counted != 1 else ''}; "
-            f"{self.not_counted} {players} not counted (grade not published, or not a member)"
+            f"{self.not_counted} {players} not counted, whose grade is not published or who "
+            + ("is not a member" if self.not_counted == 1 else "are not members")
         )
 
 
