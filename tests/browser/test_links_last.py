@@ -41,4 +41,10 @@ def test_a_bookmarked_session_page_opens_after_a_replay(member_site, member_page
     assert response.status == 200
     assert page.url == bookmark
     assert page.inner_text("[data-testid=buildup]") == before
+    page.set_viewport_size({"width": 1280, "height": 900})
     page.screenshot(path=str(artifacts / "member-explain-after-replay.png"), full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.screenshot(path=str(artifacts / "member-explain-after-replay-phone.png"), full_page=True)
+    # the older address by a row's id is gone with the row: the bookmark by session is not
+    old = page.goto(f"{member_site.url}/me/sessions/{min(ids_before)}/")
+    assert old.status == 404
