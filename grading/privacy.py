@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from django.db.models import Q
 
 from grading.engine.ngs import band, shown
-from grading.models import CurrentGrade
+from grading.models import CurrentGrade, SessionGrade
 from members.models import Member
 
 Status = CurrentGrade.Status
@@ -194,3 +194,70 @@ def average_view(
     if value is None:
         return None
     return value if average_shown(players, viewer, staff=staff) else None
+
+
+# --------------------------------------------------------------------------- field figures
+
+
+@dataclass(frozen=True)
+class FieldStrength:
+    """An average of a field's grades at the start of a session as club and public pages show
+    it (S14.25): over the published grades only, with how many players are not counted. The
+    grading's own SoF (every grade, unknown players at their S3.8 value) is never shown there:
+    a club administrator can put any membership number in a file, and six times the SoF of a
+    crafted six-player session less five public grades is the sixth, private, grade."""
+
+    value: float | None  # None under 5 published grades (S7's smallest group)
+    counted: int  # players whose published grade the average is over
+    not_counted: int  # players whose grade is not published (private, provisional, none) or
+    # who are not members
+
+    @property
+    def words(self) -> str:
+        """What the figure is over, in a club scorer's words ("" when every player counts)."""
+        if not self.not_counted:
+            return ""
+        players = "player" if self.not_counted == 1 else "players"
+        return (
+            f"over {self.counted} published grade{'s' if self.counted != 1 else ''}; "
+            f"{self.not_counted} {players} not counted, whose grade is not published or who "
+            + ("is not a member" if self.not_counted == 1 else "are not members")
+        )
+
+
+def field_strength(published: Iterable[float], players: int) -> FieldStrength:
+    """``published``: the grades at the start of the session of the players whose grade is
+    published today; ``players``: everyone in the field (unknown players included)."""
+    grades = list(published)
+    value = sum(grades) / len(grades) if len(grades) >= SMALLEST_GROUP else None
+    return FieldStrength(value, len(grades), max(players - len(grades), 0))
+
+
+def published_start_grades(version_ids: Iterable[int]) -> dict[int, dict[str, list[float]]]:
+    """Per session version, the grades at the start of the session (the ones SoF was worked
+    out from, S3.2) of the players whose grade is published today (S7: public and not
+    provisional), by the pair's id. What a club or public page may average (S14.25)."""
+    out: dict[int, dict[str, list[float]]] = {}
+    rows = SessionGrade.objects.filter(version_id__in=list(version_ids)).filter(
+        published_grade_q("member__")
+    )
+    for version_id, pair_id, grade in rows.values_list("version_id", "pair_id", "grade_before"):
+        out.setdefault(version_id, {}).setdefault(pair_id, []).append(grade)
+    return out
+
+
+def own_figures_hidden(sopp_hidden: bool) -> frozenset[str]:
+    """S14.14 as amended: where a member's SOpp is withheld (an average over fewer than 5
+    players holding a private grade), so are the figures that give it back: par (50% plus the
+    pair's grade less SOpp) and excess (score term plus SOpp less the pair's grade), on the
+    page, in the API and in the CSV. The session grade stays the member's own, and what it
+    gives back is said on the page (``OWN_FIGURES_SAID``)."""
+    return frozenset({"sopp", "par", "excess"}) if sopp_hidden else frozenset()
+
+
+OWN_FIGURES_SAID = (
+    "SOpp, par and excess are not shown: in a field this small they would give away the "
+    "grade of a player who keeps it private. Your session grade is still shown, as it is your "
+    "own; with your score and your grade it lets you work SOpp out, which nothing can prevent "
+    "in a field of fewer than 5 other players."
+)

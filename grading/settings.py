@@ -293,6 +293,13 @@ LOGGING = {
 # Uploads (issue 21 item 3): a session of more pairs than this is refused before anything is
 # stored or graded (no club session is that large; a file that claims it is a wrong export).
 UPLOAD_MAX_PAIRS_PER_SESSION = int(os.environ.get("UPLOAD_MAX_PAIRS_PER_SESSION", "500"))
+# What one file may hold over all its sessions, and how many files one request may carry
+# (issue 32 item 9): a file of 40 sessions of 500 pairs kept every other club's uploads waiting
+# for minutes, and 50 files of 10 MB in one request outlasted the server's timeout half stored.
+# The largest congress file (a week's events, a few thousand pairs) fits well within them.
+UPLOAD_MAX_SESSIONS_PER_FILE = int(os.environ.get("UPLOAD_MAX_SESSIONS_PER_FILE", "50"))
+UPLOAD_MAX_PAIRS_PER_FILE = int(os.environ.get("UPLOAD_MAX_PAIRS_PER_FILE", "4000"))
+UPLOAD_MAX_FILES_PER_REQUEST = int(os.environ.get("UPLOAD_MAX_FILES_PER_REQUEST", "10"))
 # A broker that is down must not hold a request: publishing gives up within a second (no
 # publish retries, short socket timeouts) and the sweep (grade_pending) takes the upload up.
 CELERY_TASK_PUBLISH_RETRY = False

@@ -10,7 +10,11 @@ urlpatterns = [
     path("me/", views.grade_card, name="card"),
     path("me/sessions/", views.session_history, name="sessions"),
     path("me/sessions.csv", views.session_history_csv, name="sessions-csv"),
-    path("me/sessions/<int:grade_id>/", views.session_explain, name="explain"),
+    # A session is addressed by the session's id, which no refold, parameter change or
+    # correction renumbers (issue 30 item 3); the older address by a session grade's id
+    # redirects while that row exists.
+    path("me/sessions/session/<int:session_id>/", views.session_explain, name="explain"),
+    path("me/sessions/<int:grade_id>/", views.session_explain_by_grade, name="explain-grade"),
     path("me/partners/", views.partners, name="partners"),
     path("me/forecast/", views.forecast, name="forecast"),
     path("me/privacy/", views.privacy, name="privacy"),
@@ -21,7 +25,16 @@ urlpatterns = [
     path("members/<str:number>/", views.member_public, name="public"),
     path("api/v1/me/", api.GradeCardAPI.as_view(), name="api-card"),
     path("api/v1/me/sessions/", api.HistoryAPI.as_view(), name="api-sessions"),
-    path("api/v1/me/sessions/<int:grade_id>/", api.ExplainAPI.as_view(), name="api-explain"),
+    path(
+        "api/v1/me/sessions/session/<int:session_id>/",
+        api.ExplainAPI.as_view(),
+        name="api-explain",
+    ),
+    path(
+        "api/v1/me/sessions/<int:grade_id>/",
+        api.ExplainByGradeAPI.as_view(),
+        name="api-explain-grade",
+    ),
     path("api/v1/me/partners/", api.PartnersAPI.as_view(), name="api-partners"),
     path("api/v1/me/forecast/", api.ForecastAPI.as_view(), name="api-forecast"),
     path("api/v1/me/privacy/", api.PrivacyAPI.as_view(), name="api-privacy"),

@@ -143,11 +143,24 @@ def session_history_csv(request, member):
 
 
 @member_required
-def session_explain(request, member, grade_id: int):
-    explanation = explanations.session_explain(member=member, grade_id=grade_id)
+def session_explain(request, member, session_id: int):
+    grade_id = explanations.session_grade_id(member=member, session_id=session_id)
+    explanation = (
+        None if grade_id is None else explanations.session_explain(member=member, grade_id=grade_id)
+    )
     if explanation is None:
         raise Http404("No such session in your history.")
     return render(request, "members/explain.html", {"x": explanation, "nav": "sessions"})
+
+
+@member_required
+def session_explain_by_grade(request, member, grade_id: int):
+    """An address from before sessions were addressed by their own id: sent on to the
+    session's address while the row exists (issue 30 item 3)."""
+    session_id = explanations.grade_session_id(member=member, grade_id=grade_id)
+    if session_id is None:
+        raise Http404("No such session in your history.")
+    return redirect("members:explain", session_id=session_id, permanent=True)
 
 
 @member_required

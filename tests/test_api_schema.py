@@ -48,6 +48,7 @@ PUBLIC = {"GET /api/v1/grades/bands/", "GET /api/v1/grades/top/", "GET /api/v1/m
 MINE = {
     "GET /api/v1/me/",
     "GET /api/v1/me/sessions/",
+    "GET /api/v1/me/sessions/session/{session_id}/",
     "GET /api/v1/me/sessions/{grade_id}/",
     "GET /api/v1/me/partners/",
     "GET /api/v1/me/forecast/",
@@ -133,6 +134,7 @@ def api_world(db, django_capture_on_commit_callbacks):
             "slug": ["alpha", "beta"],
             "id": [upload.pk],
             "grade_id": list(grades.values_list("pk", flat=True)),
+            "session_id": list(grades.values_list("version__session_id", flat=True)),
             "number": ["900001", "900010", "900020"],
         },
         "exemption": {"planned_session": planned[1].pk, "partner_number": "900020"},

@@ -7,7 +7,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from django.db.models import Avg, Case, Count, When
+from django.db.models import Case, When
 from django.db.models.functions import Length
 from django.shortcuts import get_object_or_404
 
@@ -26,9 +26,11 @@ from grading.models import (
 from grading.privacy import (
     PRIVATE,
     PROVISIONAL,
-    SMALLEST_GROUP,
+    FieldStrength,
+    field_strength,
     grade_withheld_reason,
     published_grade,
+    published_start_grades,
 )
 from members.models import Member
 from members.selectors.groups import pair_group, tables_met
@@ -54,10 +56,14 @@ class SessionRow:
     pairs: int
     tables: int
     known_pairs: int | None
-    sof: float | None
+    # the strength of field as club pages show it: over published grades only (S14.25)
+    sof: float | None = None
     ns_sof: float | None = None
     ew_sof: float | None = None
     series: str = ""
+    field: FieldStrength | None = None
+    ns_field: FieldStrength | None = None
+    ew_field: FieldStrength | None = None
 
     @property
     def graded(self) -> bool:
@@ -82,41 +88,37 @@ class SessionRow:
         return self.version.movement == Movement.TWO_WINNER
 
 
-def _field_sof(value: float | None, players: int) -> float | None:
-    """A strength of field is an average of grades: suppressed under 5 players (S7)."""
-    return value if value is not None and players >= SMALLEST_GROUP else None
-
-
 def club_session_rows(*, club: Club, series: str = "") -> list[SessionRow]:
     """Every session of the club with its live version, most recent first (S3.2, S3.8).
 
-    NS and EW SoF of a two-winner movement are the means of the pairs' SOpp in each direction:
-    with SOpp_i the average of the other pairs' grades, the mean of the SOpps over a direction
-    is the average grade of all its players (unknown players at their S3.8 value ``h_u``)."""
+    The strength of field shown is the average grade at the start of the session of the
+    players whose grade is published, with how many are not counted (S14.25: a file can name
+    anyone, so the grading's own SoF, over every grade, would give a private one away;
+    ``grading.privacy.field_strength``). A two-winner movement's NS and EW figures are the
+    same average over each direction's players."""
     sessions = list(
         Session.objects.filter(event__club=club, live_version__isnull=False)
         .select_related("event", "live_version")
         .order_by("-date", "-start", "-number", "-pk")
     )
     version_ids = [s.live_version_id for s in sessions]
-    groups: dict[int, dict[str, tuple[int, int, float | None]]] = defaultdict(dict)
-    for row in (
-        PairResult.objects.filter(version_id__in=version_ids)
-        .values("version_id", "direction")
-        .annotate(n=Count("id"), with_sopp=Count("sopp"), mean_sopp=Avg("sopp"))
-        .order_by()
-    ):
-        groups[row["version_id"]][row["direction"]] = (row["n"], row["with_sopp"], row["mean_sopp"])
+    directions: dict[int, dict[str, str]] = defaultdict(dict)
+    for version_id, pair_id, direction in PairResult.objects.filter(
+        version_id__in=version_ids
+    ).values_list("version_id", "pair_id", "direction"):
+        directions[version_id][pair_id] = direction
+    graded_ids = [s.live_version_id for s in sessions if s.live_version.sof is not None]
+    published = published_start_grades(graded_ids)
     rows = []
     for session in sessions:
         version = session.live_version
-        by_direction = groups.get(version.pk, {})
-        counted = sum(n for n, _, _ in by_direction.values())
-        pairs = version.total_pairs or counted
-        if version.movement == Movement.TWO_WINNER and (
-            "NS" in by_direction or "EW" in by_direction
-        ):
-            tables = max(by_direction.get(d, (0, 0, None))[0] for d in ("NS", "EW"))
+        by_pair = directions.get(version.pk, {})
+        counted: dict[str, int] = defaultdict(int)
+        for direction in by_pair.values():
+            counted[direction] += 1
+        pairs = version.total_pairs or len(by_pair)
+        if version.movement == Movement.TWO_WINNER and ("NS" in counted or "EW" in counted):
+            tables = max(counted.get(d, 0) for d in ("NS", "EW"))
         else:
             tables = math.ceil(pairs / 2)
         row = SessionRow(
@@ -125,14 +127,25 @@ def club_session_rows(*, club: Club, series: str = "") -> list[SessionRow]:
             pairs=pairs,
             tables=tables,
             known_pairs=version.known_pairs,
-            sof=_field_sof(version.sof, 2 * pairs),
             series=series_name(session.event.name),
         )
-        if row.two_winner and row.graded:
-            for direction in ("NS", "EW"):
-                n, with_sopp, mean = by_direction.get(direction, (0, 0, None))
-                value = _field_sof(mean, 2 * n) if n and with_sopp == n else None
-                setattr(row, f"{direction.lower()}_sof", value)
+        if version.sof is not None:
+            grades = published.get(version.pk, {})
+            row.field = field_strength((g for gs in grades.values() for g in gs), 2 * pairs)
+            row.sof = row.field.value
+            if row.two_winner and row.graded:
+                for direction in ("NS", "EW"):
+                    strength = field_strength(
+                        (
+                            g
+                            for pair_id, gs in grades.items()
+                            if by_pair.get(pair_id) == direction
+                            for g in gs
+                        ),
+                        2 * counted.get(direction, 0),
+                    )
+                    setattr(row, f"{direction.lower()}_field", strength)
+                    setattr(row, f"{direction.lower()}_sof", strength.value)
         rows.append(row)
     if series:
         rows = [r for r in rows if r.series == series]
@@ -297,11 +310,10 @@ def club_session_detail(*, club: Club, session_id: int) -> SessionDetail:
     (S7). Nor does any other pair of its comparison group (S3.2): each visible pair's grade is
     ``par - 50 + SOpp`` and the group's total ``(n - 1) SOpp + grade``, so the hidden pair's
     grade would be the total less the others'; any one of SOpp, par or excess per pair does
-    the same with the SoF, which the page shows (S7 allows it, 5 players or more). What stays
-    is the SoF, the scores and today's published grades: ``n x SoF`` less the other players'
-    grades today still approximates the hidden pair's, off by however far the field's grades
-    have moved since the session (an S7 residual the SoF report carries everywhere). Grades
-    shown are published current grades only."""
+    the same with the grading's SoF. The strength of field shown is over published grades
+    only, with how many players are not counted (S14.25, ``club_session_rows``): it holds no
+    withheld grade, so ``n x SoF`` less the published grades gives nothing away. Grades shown
+    are published current grades only."""
     session = get_object_or_404(
         Session.objects.select_related("event", "live_version"),
         pk=session_id,

@@ -48,21 +48,18 @@ GRADING_FAILED = (
 
 
 def versions_grade_pending() -> int:
-    """Grade every stored version in the order stored, one transaction each (S5.2). A version
-    whose grading fails is set aside (not graded, its upload failed) so that it does not hold
-    up every later upload; a database that went away is left to the retry and the sweep."""
+    """Grade every stored version, one transaction (and one hold of the ledger lock) each
+    (S5.2), in the order ``version_next`` picks: a file's sessions in their order, a club's
+    uploads in theirs, other clubs' uploads in between (issue 32 item 9). A version whose
+    grading fails is set aside (not graded, its upload failed) so that it does not hold up
+    every later upload; a database that went away is left to the retry and the sweep."""
     graded = 0
     while True:
         pending = None
         try:
             with transaction.atomic():
                 head = ledger_head_lock()
-                version = (
-                    SessionVersion.objects.select_for_update()
-                    .filter(state=SessionVersion.State.STORED)
-                    .order_by("pk")
-                    .first()
-                )
+                version = version_next()
                 if version is None:
                     return graded
                 pending = version.pk
@@ -76,6 +73,42 @@ def versions_grade_pending() -> int:
             version_fail(version_id=pending)
             continue
         graded += 1
+
+
+def version_next() -> SessionVersion | None:
+    """The stored version to grade next (the caller holds the ledger lock), locked.
+
+    Each club's stored versions go in the order stored (a file's sessions in the file's
+    order, a correction after what it corrects: S5.3); between clubs, the version with the
+    fewest of its own file's versions before it goes first (the older upload on a tie). So a
+    file of 40 sessions does not make another club's upload of one wait for all 40: it is
+    graded after the session now being graded (issue 32 item 9). Every process picks the
+    same version under the lock; the ledger's sequence numbers record the order taken, and a
+    replay folds the ledger in that order (S5.4)."""
+    stored = SessionVersion.objects.filter(state=SessionVersion.State.STORED)
+    heads: dict[int, tuple[int, int | None]] = {}  # club: its first stored (version, upload)
+    for pk, upload_id, club_id in stored.order_by("pk").values_list(
+        "pk", "upload_id", "session__event__club_id"
+    ):
+        heads.setdefault(club_id, (pk, upload_id))
+    if not heads:
+        return None
+
+    def place(head: tuple[int, int | None]) -> tuple[int, int]:
+        pk, upload_id = head
+        before = (
+            SessionVersion.objects.filter(upload_id=upload_id, pk__lt=pk).count()
+            if upload_id is not None and len(heads) > 1
+            else 0
+        )
+        return before, pk
+
+    chosen = min(place(head) for head in heads.values())[1]
+    return (
+        SessionVersion.objects.select_for_update()
+        .filter(pk=chosen, state=SessionVersion.State.STORED)
+        .first()
+    )
 
 
 @transaction.atomic

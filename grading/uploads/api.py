@@ -11,13 +11,15 @@ from drf_spectacular.utils import (
     inline_serializer,
 )
 from rest_framework import generics, parsers, permissions, serializers, status
-from rest_framework.exceptions import PermissionDenied
+from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.response import Response
 
 from clubs.models import Club
 from clubs.selectors import user_can_administer
 from grading.common.api_docs import CLUB_SLUG, ApiPagination, errors, path_parameter
+from grading.common.uploadhandlers import too_many_files
 from grading.models import Upload
+from grading.uploads import wording
 from grading.uploads.selectors import club_uploads, upload_progress
 from grading.uploads.services import upload_receive, upload_refuse_oversize
 
@@ -119,6 +121,10 @@ class UploadListCreate(ClubUploadMixin, generics.ListAPIView):
     def post(self, request, slug: str):
         club = self.club()
         incoming = UploadFileSerializer(data=request.data)
+        if too_many_files(request):  # refused before any file is read (issue 32 item 9)
+            raise ValidationError(
+                {"file": [wording.too_many_files(settings.UPLOAD_MAX_FILES_PER_REQUEST)]}
+            )
         incoming.is_valid(raise_exception=True)
         uploaded = incoming.validated_data["file"]
         if uploaded.size > settings.UPLOAD_MAX_BYTES:

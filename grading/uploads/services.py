@@ -207,6 +207,13 @@ def _problems(
     problems = list(parsed.problems)
     if check_club:
         problems += _club_problems(parsed, upload.club)
+    # What one file may hold (issue 32 item 9): each session is graded under the ledger lock
+    # on its own, but a file's sessions queue up every other club's uploads behind them.
+    if len(parsed.sessions) > settings.UPLOAD_MAX_SESSIONS_PER_FILE:
+        problems.append(wording.too_many_sessions(len(parsed.sessions)))
+    pairs = sum(len(result.pairs) for result in parsed.sessions)
+    if pairs > settings.UPLOAD_MAX_PAIRS_PER_FILE:
+        problems.append(wording.too_many_pairs_in_file(pairs))
     today = timezone.localdate()
     for result in parsed.sessions:
         name = readable_event_name(result, parsed.meta)

@@ -8,6 +8,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from clubs.pages import administered_club, uploads_path
+from grading.common.uploadhandlers import too_many_files
 from grading.models import SessionVersion, Upload
 from grading.uploads.forms import UploadForm
 from grading.uploads.selectors import club_upload_rows, upload_progress
@@ -20,7 +21,9 @@ def uploads(request, slug: str):
     the worker: the request only stores them), see the past and reopen any upload's result."""
     club = administered_club(request, slug)
     if request.method == "POST":
-        form = UploadForm(request.POST, request.FILES)
+        # more files than one request may carry: refused whole, before any is read or stored
+        # (issue 32 item 9)
+        form = UploadForm(request.POST, request.FILES, too_many_files=too_many_files(request))
         if form.is_valid():
             created = [_receive(club, request.user, f) for f in form.cleaned_data["files"]]
             ids = ",".join(str(u.pk) for u in created)

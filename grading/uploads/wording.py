@@ -82,6 +82,42 @@ def too_many_pairs(result: SessionResult, event_name: str) -> Problem:
     )
 
 
+def too_many_sessions(sessions: int) -> Problem:
+    """A file of more sessions than one upload may hold (issue 32 item 9): its grading would
+    keep every other club's uploads waiting."""
+    limit = settings.UPLOAD_MAX_SESSIONS_PER_FILE
+    return Problem(
+        "file",
+        f"This file holds {sessions:,} sessions; one file may hold at most {limit:,}. Export "
+        "the results in several files (an event or a week at a time) and upload them one "
+        "after another.",
+        code="too-many-sessions",
+    )
+
+
+def too_many_pairs_in_file(pairs: int) -> Problem:
+    """A file of more pairs, over all its sessions, than one upload may hold (issue 32 item
+    9)."""
+    limit = settings.UPLOAD_MAX_PAIRS_PER_FILE
+    return Problem(
+        "file",
+        f"This file holds {pairs:,} pairs over all its sessions; one file may hold at most "
+        f"{limit:,}. Export the results in several files (an event or a week at a time) and "
+        "upload them one after another.",
+        code="too-many-pairs-in-file",
+    )
+
+
+def too_many_files(limit: int) -> str:
+    """More files in one upload than the page or the API takes at once (issue 32 item 9):
+    none of them is read."""
+    files = "file" if limit == 1 else "files"
+    return (
+        f"At most {limit} {files} can be uploaded at once: none of the files you chose was "
+        f"uploaded. Choose {limit} or fewer and upload the rest afterwards."
+    )
+
+
 def future_date(result: SessionResult, event_name: str, today: dt.date) -> Problem:
     return Problem(
         session_label(result, event_name),

@@ -59,7 +59,14 @@ class GradeCardSerializer(serializers.Serializer):
 
 
 class HistoryRowSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = serializers.IntegerField(
+        help_text="this row's own id: it changes when grades are recomputed or the session is "
+        "corrected; address the session by session_id"
+    )
+    session_id = serializers.IntegerField(
+        help_text="the session's id, for /api/v1/me/sessions/session/{session_id}/: it stays "
+        "the same when grades are recomputed or the session is corrected"
+    )
     date = serializers.DateField()
     club = serializers.CharField()
     event = serializers.CharField()
@@ -76,8 +83,12 @@ class HistoryRowSerializer(serializers.Serializer):
         help_text="null also where it is an average over fewer than 5 players that would give "
         "another member's private grade away",
     )
-    par = serializers.FloatField(allow_null=True)
-    excess = serializers.FloatField(allow_null=True)
+    par = serializers.FloatField(
+        allow_null=True, help_text="null also where sopp is withheld: par would give it back"
+    )
+    excess = serializers.FloatField(
+        allow_null=True, help_text="null also where sopp is withheld: excess would give it back"
+    )
     session_grade = serializers.FloatField(allow_null=True)
     grade_before = serializers.FloatField(help_text="your grade when the session was graded")
     grade_after = serializers.FloatField(

@@ -123,8 +123,42 @@ class HistoryAPI(MemberAPIView):
 class ExplainAPI(MemberAPIView):
     @extend_schema(
         responses={200: ExplanationSerializer, **MINE},
-        parameters=[path_parameter("grade_id", "int", "a session grade's id")],
+        parameters=[
+            path_parameter(
+                "session_id",
+                "int",
+                "the session's id (a history row's session_id): it stays the same when grades "
+                "are recomputed or the session is corrected",
+            )
+        ],
         summary="Explain one session (S3.2-S3.5)",
+    )
+    def get(self, request, session_id: int):
+        member = self.member(request)
+        grade_id = explanations.session_grade_id(member=member, session_id=session_id)
+        explanation = (
+            None
+            if grade_id is None
+            else explanations.session_explain(member=member, grade_id=grade_id)
+        )
+        if explanation is None:
+            raise NotFound("No such session in your history.")
+        return Response(ExplanationSerializer(explanation).data)
+
+
+class ExplainByGradeAPI(MemberAPIView):
+    @extend_schema(
+        responses={200: ExplanationSerializer, **MINE},
+        parameters=[
+            path_parameter(
+                "grade_id",
+                "int",
+                "a history row's id: it changes when grades are recomputed or the session is "
+                "corrected; use /api/v1/me/sessions/session/{session_id}/",
+            )
+        ],
+        summary="Explain one session, by a history row's id (deprecated)",
+        deprecated=True,
     )
     def get(self, request, grade_id: int):
         explanation = explanations.session_explain(member=self.member(request), grade_id=grade_id)

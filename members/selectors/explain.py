@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from django.db import models
+
 from grading.engine.ngs import (
     NGSParams,
 )
@@ -18,6 +20,7 @@ from grading.models import (
 )
 from grading.params import active_params
 from grading.privacy import (
+    OWN_FIGURES_SAID,
     GradeView,
     average_view,
     current_of,
@@ -213,8 +216,9 @@ def session_explain(*, member: Member, grade_id: int) -> Explanation | None:
     if grade.sopp is not None and sopp is None:
         opponents += (
             " It is not shown: it is an average over fewer than 5 players, one of whom keeps "
-            "their grade private."
+            "their grade private. " + OWN_FIGURES_SAID
         )
+    figures_withheld = row.sopp_withheld  # S14.14 as amended: par and excess go with SOpp
     steps: list[Step] = []
     ga, gb = grade.grade_before, grade.partner_grade
     steps.append(Step("Your grade", "Your current grade when the session was graded.", f"{ga:.2f}"))
@@ -255,13 +259,24 @@ def session_explain(*, member: Member, grade_id: int) -> Explanation | None:
             Step(
                 "Par",
                 "The score that gives zero excess: 50% plus the pair's grade "
-                "minus SOpp, in this event's units.",
-                _sum_text([50, pair, -grade.sopp], grade.par) + "%"
+                "minus SOpp, in this event's units."
+                + (" Not shown, as it would give SOpp away." if figures_withheld else ""),
+                "—"
+                if figures_withheld
+                else _sum_text([50, pair, -grade.sopp], grade.par) + "%"
                 if percent and every_figure
                 else f"{score_text(grade.par, version.scoring)}",
             )
         )
-    if grade.excess is not None:
+    if grade.excess is not None and figures_withheld:
+        steps.append(
+            Step(
+                "Excess",
+                "Score term + SOpp − pair's grade. Not shown, as it would give SOpp away.",
+                "—",
+            )
+        )
+    elif grade.excess is not None:
         terms_shown = every_figure and grade.score_term is not None
         steps.append(
             Step(
@@ -288,7 +303,16 @@ def session_explain(*, member: Member, grade_id: int) -> Explanation | None:
                 f"{grade.regular_adjustment:+.3f}",
             )
         )
-    if grade.session_grade is not None and grade.excess is not None:
+    if grade.session_grade is not None and figures_withheld:
+        steps.append(
+            Step(
+                "Session grade",
+                "Your grade + regular-pair adjustment + gain × excess (the excess is not "
+                "shown, as it would give SOpp away).",
+                f"{grade.session_grade:.2f}",
+            )
+        )
+    elif grade.session_grade is not None and grade.excess is not None:
         steps.append(
             Step(
                 "Session grade",
@@ -359,13 +383,14 @@ def _movement(grade: SessionGrade, row: HistoryRow) -> tuple[float | None, str, 
         score is not None
         and row.scoring in PERCENT_SCORINGS
         and score > 50
-        and (grade.excess or 0) < 0
+        and (row.excess or 0) < 0
+        and row.par is not None
     ):
         words += (
-            f" You scored {score:.2f}%, above average, but par was {grade.par:.2f}%: "
+            f" You scored {score:.2f}%, above average, but par was {row.par:.2f}%: "
             "this is FAQ 12's case of a good score that lowers the grade."
         )
-    elif (grade.excess or 0) > 0 and moved < 0:
+    elif (row.excess or 0) > 0 and moved < 0:
         words += (
             " The excess was positive yet the grade fell: the decay and the order in "
             "which results were graded moved it (FAQ 12)."
@@ -449,3 +474,26 @@ def _start_text(
     if not view.shown:
         return view.text
     return f"{value:.2f}" if start_shown else "not listed"
+
+
+def session_grade_id(*, member: Member, session_id: int) -> int | None:
+    """The member's session grade that a session's address stands for: the row of the
+    session's live version, else (a session withdrawn or corrected without them) the row of
+    its newest version they played in. Addresses use the session's id, which no refold,
+    parameter change or correction renumbers (issue 30 item 3); the rows are rewritten."""
+    rows = SessionGrade.objects.filter(member=member, version__session_id=session_id)
+    live = rows.filter(version__session__live_version=models.F("version_id"))
+    pk = live.values_list("pk", flat=True).first()
+    if pk is not None:
+        return pk
+    return rows.order_by("-version__number", "-version_id").values_list("pk", flat=True).first()
+
+
+def grade_session_id(*, member: Member, grade_id: int) -> int | None:
+    """The session of one of the member's session grades (an address from before sessions
+    were addressed by their own id), or None."""
+    return (
+        SessionGrade.objects.filter(member=member, pk=grade_id)
+        .values_list("version__session_id", flat=True)
+        .first()
+    )

@@ -20,11 +20,11 @@ from grading.models import (
 )
 from grading.params import active_params
 from grading.privacy import (
-    SMALLEST_GROUP,
     GradeView,
+    field_strength,
+    published_start_grades,
 )
 from members.models import Member
-from members.selectors.groups import sof_hidden_versions
 from members.selectors.partners import partnerships
 
 RECENT_SERIES_SESSIONS = 10
@@ -45,31 +45,43 @@ class Series:
 
 def club_series(*, member: Member) -> list[Series]:
     """Each of the member's clubs' session series (same event name) with the average SoF of
-    its last 10 graded sessions: the recent strength of field (FR 5). A session whose SoF
-    the member may not see (fewer than 5 players, one with a private grade: S7) is left out."""
+    its last 10 graded sessions: the recent strength of field (FR 5). Each session's SoF is
+    the one club pages show (S14.25): over the published grades of its field only, so that a
+    series of one crafted session gives no private grade away; a session with fewer than 5
+    published grades is left out."""
     clubs = ClubRole.objects.filter(member=member).values("club_id")
-    versions = SessionVersion.objects.filter(
-        session__event__club_id__in=clubs,
-        state="graded",
-        sof__isnull=False,
-        session__live_version=F("pk"),
-    )
-    hidden = sof_hidden_versions(
-        viewer=member,
-        version_ids=versions.filter(total_pairs__lt=SMALLEST_GROUP).values_list("pk", flat=True),
-    )
     rows = (
-        versions.exclude(pk__in=hidden)
+        SessionVersion.objects.filter(
+            session__event__club_id__in=clubs,
+            state="graded",
+            sof__isnull=False,
+            session__live_version=F("pk"),
+        )
         .order_by("-session__date", "-pk")
         .values_list(
-            "session__event__club_id", "session__event__club__name", "session__event__name", "sof"
+            "pk",
+            "total_pairs",
+            "session__event__club_id",
+            "session__event__club__name",
+            "session__event__name",
         )
     )
-    groups: dict[tuple[int, str, str], list[float]] = defaultdict(list)
-    for club_id, club, event, sof in rows:
-        bucket = groups[(club_id, club, event)]
+    recent: dict[tuple[int, str, str], list[tuple[int, int]]] = defaultdict(list)
+    for pk, total_pairs, club_id, club, event in rows:
+        bucket = recent[(club_id, club, event)]
         if len(bucket) < RECENT_SERIES_SESSIONS:
-            bucket.append(sof)
+            bucket.append((pk, total_pairs or 0))
+    published = published_start_grades(pk for bucket in recent.values() for pk, _ in bucket)
+    groups: dict[tuple[int, str, str], list[float]] = {}
+    for key, bucket in recent.items():
+        values = []
+        for pk, total_pairs in bucket:
+            grades = [g for gs in published.get(pk, {}).values() for g in gs]
+            strength = field_strength(grades, 2 * total_pairs).value
+            if strength is not None:
+                values.append(strength)
+        if values:
+            groups[key] = values
     return sorted(
         (
             Series(f"{club_id}:{event}", club, event, sum(v) / len(v), len(v))

@@ -173,17 +173,3 @@ def sopp_hidden(
         if not average_shown(group.players, viewer):
             hidden.add(g.pk)
     return hidden
-
-
-def sof_hidden_versions(*, viewer: Member, version_ids: Iterable[int]) -> set[int]:
-    """The versions whose strength of field the viewer may not see: fewer than 5 players, one
-    of them with someone else's private grade (S7, S14.14)."""
-    small = SessionVersion.objects.filter(
-        pk__in=set(version_ids), total_pairs__lt=(SMALLEST_GROUP + 1) // 2
-    ).values_list("pk", flat=True)
-    pairs: dict[int, list[PairResult]] = defaultdict(list)
-    for pair in PairResult.objects.filter(version_id__in=list(small)).select_related(
-        "player1", "player2"
-    ):
-        pairs[pair.version_id].append(pair)
-    return {vid for vid, ps in pairs.items() if not average_shown(players_of(ps), viewer)}

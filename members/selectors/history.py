@@ -26,6 +26,7 @@ from grading.models import (
 from grading.params import active_params
 from grading.privacy import (
     current_of,
+    own_figures_hidden,
 )
 from members.models import Member
 from members.selectors.base import score_text, score_unit
@@ -197,7 +198,8 @@ class HistoryRow:
     graded: bool
     reason: str
     flags: list[str]
-    # SOpp over fewer than 5 players, one with someone else's private grade (S7, S14.14).
+    # SOpp over fewer than 5 players, one with someone else's private grade (S7, S14.14): par
+    # and excess are then withheld with it.
     sopp_withheld: bool = False
     # Why a graded session carries no weight today ("" when it does, S4).
     unweighted: str = ""
@@ -216,6 +218,7 @@ def history_row(row: SessionGrade, weights: Weights, *, sopp_shown: bool = True)
     event = version.session.event
     host = row.reason == Reason.HOST
     graded = row.session_grade is not None
+    withheld = own_figures_hidden(not sopp_shown and row.sopp is not None)
     flags = []
     if host:
         flags.append("host: not graded")
@@ -231,6 +234,8 @@ def history_row(row: SessionGrade, weights: Weights, *, sopp_shown: bool = True)
         flags.append(weights.unweighted[row.pk][0])
     elif graded and row.pk in weights.part_counted:
         flags.append(weights.part_counted[row.pk])
+    if withheld:
+        flags.append("SOpp, par and excess not shown: a small field with a private grade")
     partner = row.partner
     return HistoryRow(
         id=row.pk,
@@ -249,9 +254,10 @@ def history_row(row: SessionGrade, weights: Weights, *, sopp_shown: bool = True)
         boards_reported=row.boards_reported,
         score=row.pair_score,
         score_unit=score_unit(version.scoring),
-        sopp=row.sopp if sopp_shown else None,
-        par=row.par,
-        excess=row.excess,
+        # S14.14 as amended: par and excess give a withheld SOpp back, so they go with it
+        sopp=None if "sopp" in withheld else row.sopp,
+        par=None if "par" in withheld else row.par,
+        excess=None if "excess" in withheld else row.excess,
         session_grade=row.session_grade,
         grade_before=row.grade_before,
         grade_after=row.grade_after if graded else None,

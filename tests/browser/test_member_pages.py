@@ -98,7 +98,7 @@ def test_session_history_and_explain(member_site, member_page, artifacts):
     page.screenshot(path=str(artifacts / "member-sessions-phone.png"), full_page=False)
     page.set_viewport_size({"width": 1200, "height": 900})
     line.locator("a").first.click()
-    page.wait_for_url(f"{member_site.url}/me/sessions/{first_graded.pk}/")
+    page.wait_for_url(f"{member_site.url}/me/sessions/session/{first_graded.version.session_id}/")
     grade = SessionGrade.objects.get(pk=first_graded.pk)
     assert page.inner_text("[data-testid=buildup] [data-testid=par]") == f"{grade.par:.2f}%"
     assert "Why a good score can lower your grade" in page.content()

@@ -1,9 +1,12 @@
 """Partnerships (S6, FAQ 43) and "What do I need tonight?" (S3.5, FR 5)."""
 
+import statistics
+
 import pytest
 
 from grading.engine.ngs import forecast, shown
-from grading.models import CurrentGrade, PartnershipGrade, SessionVersion
+from grading.models import CurrentGrade, PartnershipGrade, SessionGrade, SessionVersion
+from grading.privacy import published_grade_q
 from members.selectors import forecast as forecasts
 from members.selectors import partners as partner_reads
 from tests.members.conftest import url
@@ -50,13 +53,18 @@ def test_forecast_with_a_typed_partner_and_field(me_client, graded):
 
 
 def test_forecast_with_a_partner_and_a_club_series(me_client, graded):
-    sofs = list(
-        SessionVersion.objects.filter(
-            session__event__club=graded.riverside, state="graded", session__event__name="MON Pairs"
+    versions = SessionVersion.objects.filter(
+        session__event__club=graded.riverside, state="graded", session__event__name="MON Pairs"
+    ).order_by("-session__date")[:10]
+    # each session's SoF as club pages show it: over published grades only (S14.25)
+    sofs = [
+        statistics.fmean(
+            SessionGrade.objects.filter(version=v)
+            .filter(published_grade_q("member__"))
+            .values_list("grade_before", flat=True)
         )
-        .order_by("-session__date")
-        .values_list("sof", flat=True)[:10]
-    )
+        for v in versions
+    ]
     series = {s.key: s for s in forecasts.club_series(member=graded.me)}
     key = f"{graded.riverside.pk}:MON Pairs"
     assert series[key].sof == pytest.approx(sum(sofs) / 10) and series[key].sessions == 10

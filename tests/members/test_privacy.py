@@ -60,7 +60,8 @@ def every_url(graded, viewer_member):
             url("api-host-exemptions"),
             "/dashboard/",
         ]
-        for pk in SessionGrade.objects.filter(member=viewer_member).values_list("pk", flat=True):
+        grades = SessionGrade.objects.filter(member=viewer_member)
+        for pk in grades.values_list("version__session_id", flat=True):
             pages += [url("explain", pk), url("api-explain", pk)]
         partner = graded.private.pk
         pages += [
@@ -122,7 +123,7 @@ def test_private_partner_is_shown_as_private_where_the_member_meets_them(me_clie
     assert private["partner_grade"] is None and private["partner_grade_text"] == "Private"
     assert private["average"] is None and private["gel"] is None
     together = SessionGrade.objects.filter(member=graded.me, partner=graded.private).first()
-    steps = me_client.get(url("api-explain", together.pk)).json()["steps"]
+    steps = me_client.get(url("api-explain", together.version.session_id)).json()["steps"]
     assert next(s for s in steps if s["label"] == "Partner's grade")["value"] == "Private"
     # and the forecast does not accept them as a partner (their grade would show through par)
     response = me_client.get(

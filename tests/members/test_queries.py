@@ -39,7 +39,7 @@ def test_public_list_pages(client, graded, django_assert_max_num_queries, name, 
 def test_explain_page(me_client, graded, django_assert_max_num_queries):
     grade = graded.me.session_grades.filter(date="2026-06-22").get()
     with django_assert_max_num_queries(16):
-        assert me_client.get(url("explain", grade.pk)).status_code == 200
+        assert me_client.get(url("explain", grade.version.session_id)).status_code == 200
 
 
 def test_host_exemption_page(me_client, graded, django_assert_max_num_queries):

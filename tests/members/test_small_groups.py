@@ -48,15 +48,19 @@ def _figures(value: float) -> set[str]:
 def test_opponent_in_a_two_pair_session_sees_no_sopp_or_sof(me_client, graded, two_pairs):
     mine, _ = two_pairs
     sopp, sof = mine.sopp, mine.version.sof
-    explained = me_client.get(url("api-explain", mine.pk)).json()
+    explained = me_client.get(url("api-explain", mine.version.session_id)).json()
     assert explained["sof"] is None
     assert explained["row"]["sopp"] is None
     step = next(s for s in explained["steps"] if s["label"] == "SOpp")
     assert step["value"] == "—" and "fewer than 5 players" in step["words"]
-    # the member's own results stay (S14.14)
+    # the member's own session grade stays (S14.14); par and excess, which give SOpp back
+    # (par = 50 + pair's grade - SOpp), go with it (S14.14 as amended, issue 32 item 3)
     assert explained["row"]["session_grade"] == pytest.approx(mine.session_grade)
-    assert explained["row"]["par"] == pytest.approx(mine.par)
-    page = me_client.get(url("explain", mine.pk)).content.decode()
+    assert explained["row"]["par"] is None and explained["row"]["excess"] is None
+    steps = {s["label"]: s["value"] for s in explained["steps"]}
+    assert steps["Par"] == "—" and steps["Excess"] == "—"
+    assert "nothing can prevent" in step["words"]  # what cannot be hidden is said
+    page = me_client.get(url("explain", mine.version.session_id)).content.decode()
     history = me_client.get(url("sessions")).content.decode()
     api_rows = me_client.get(url("api-sessions")).json()["results"]
     row = next(r for r in api_rows if r["id"] == mine.pk)
@@ -66,14 +70,21 @@ def test_opponent_in_a_two_pair_session_sees_no_sopp_or_sof(me_client, graded, t
     )
     duo = next(r for r in exported if r["date"] == TWO_PAIRS_DATE)
     assert duo["sopp"] == "" and duo["session_grade"] != ""
-    for body in (page, history, str(explained), str(api_rows)):
-        assert not (_figures(sopp) | _figures(sof)) & {w.strip("()") for w in body.split()}
+    assert duo["par"] == "" and duo["excess"] == ""
+    assert row["par"] is None and row["excess"] is None
+    excess = mine.excess
+    gone = _figures(sopp) | _figures(sof) | _figures(mine.par) | _figures(excess)
+    gone |= {f"{excess:+.2f}", f"{mine.par:.2f}%"}
+    csv_text = me_client.get(url("sessions-csv")).content.decode()
+    for body in (page, history, str(explained), str(api_rows), csv_text):
+        words = {w.strip("(),;") for w in body.replace(",", " ").split()}
+        assert not gone & words
 
 
 def test_the_private_member_sees_their_own_small_field(client, graded, two_pairs):
     _, theirs = two_pairs
     client.force_login(graded.private_user)
-    explained = client.get(url("api-explain", theirs.pk)).json()
+    explained = client.get(url("api-explain", theirs.version.session_id)).json()
     assert explained["sof"] == pytest.approx(theirs.version.sof)
     assert explained["row"]["sopp"] == pytest.approx(theirs.sopp)
 
@@ -88,13 +99,13 @@ def test_a_four_player_field_without_a_private_grade_shows_its_averages(me_clien
     )
     sender(graded.riverside, csv_bytes(rows), "open4.csv")
     mine = SessionGrade.objects.get(member=graded.me, version__session__event__event_id="OPEN4")
-    explained = me_client.get(url("api-explain", mine.pk)).json()
+    explained = me_client.get(url("api-explain", mine.version.session_id)).json()
     assert explained["sof"] == pytest.approx(mine.version.sof)
     assert explained["row"]["sopp"] == pytest.approx(mine.sopp)
     # ... until one of the four makes their grade private: then "—" (the page cache too)
     assert f"{mine.sopp:.2f}" in me_client.get(url("sessions")).content.decode()
     member_privacy_set(member=graded.member(p.others[0]), private=True)
-    assert me_client.get(url("api-explain", mine.pk)).json()["sof"] is None
+    assert me_client.get(url("api-explain", mine.version.session_id)).json()["sof"] is None
     assert f"{mine.sopp:.2f}" not in me_client.get(url("sessions")).content.decode()
 
 
@@ -103,10 +114,10 @@ def test_the_partner_of_a_private_member_sees_no_pairs_grade(me_client, graded):
         member=graded.me, partner=graded.private, session_grade__isnull=False
     ).first()
     pair_grade = (together.grade_before + together.partner_grade) / 2
-    explained = me_client.get(url("api-explain", together.pk)).json()
+    explained = me_client.get(url("api-explain", together.version.session_id)).json()
     steps = {s["label"]: s["value"] for s in explained["steps"]}
     assert steps["Partner's grade"] == "Private" and steps["Pair's grade"] == "Private"
-    page = me_client.get(url("explain", together.pk)).content.decode()
+    page = me_client.get(url("explain", together.version.session_id)).content.decode()
     for body in (page, str(explained)):
         assert f"{pair_grade:.2f}" not in body
         assert f"{together.partner_grade:.2f}" not in body
@@ -125,7 +136,7 @@ def test_no_grades_at_the_start_beside_an_average_over_a_private_grade(me_client
     assert x.sof is not None  # a field of 16 players: the average itself is shown
     others = [g for pair in x.field if not pair.mine for _, g in pair.grades]
     assert others and all(not g[:1].isdigit() for g in others)
-    page = me_client.get(url("explain", row.pk)).content.decode()
+    page = me_client.get(url("explain", row.version.session_id)).content.decode()
     # The member's own grade, and the partner's where the build-up above already shows it
     # (issue 30: not "(not listed)" under "Partner's grade 42.00"); no one else's.
     starts = SessionGrade.objects.filter(version=row.version).exclude(
@@ -204,5 +215,8 @@ def test_the_forecasts_series_leaves_out_a_small_field_with_a_private_grade(grad
     mine, theirs = two_pairs
     mine_series = {s.event: s for s in forecasts.club_series(member=graded.me)}
     assert "DUO Pairs" not in mine_series
+    # the series' SoF is the club pages' (S14.25): over published grades only, and a field of
+    # fewer than 5 of them has none, for the private member too
     theirs_series = {s.event: s for s in forecasts.club_series(member=graded.private)}
-    assert theirs_series["DUO Pairs"].sof == pytest.approx(theirs.version.sof)
+    assert "DUO Pairs" not in theirs_series
+    assert theirs_series  # the club's larger series are there

@@ -100,12 +100,12 @@ def test_the_sopp_group_of_a_teams_pair_is_the_table_it_met(graded, tables_sessi
 
 def test_the_pair_that_met_the_private_pair_sees_no_sopp(me_client, graded, tables_session):
     mine = tables_session
-    explained = me_client.get(url("api-explain", mine.pk)).json()
+    explained = me_client.get(url("api-explain", mine.version.session_id)).json()
     assert explained["row"]["sopp"] is None
     step = next(s for s in explained["steps"] if s["label"] == "SOpp")
     assert step["value"] == "—" and "fewer than 5 players" in step["words"]
     assert explained["row"]["session_grade"] == pytest.approx(mine.session_grade)
-    page = me_client.get(url("explain", mine.pk)).content.decode()
+    page = me_client.get(url("explain", mine.version.session_id)).content.decode()
     history = me_client.get(url("sessions")).content.decode()
     row = history.split(f'data-id="{mine.pk}">', 1)[1].split("</tr>", 1)[0]
     assert 'data-label="SOpp" class="num">—<' in row
@@ -118,5 +118,5 @@ def test_the_pair_that_met_the_private_pair_sees_no_sopp(me_client, graded, tabl
 def test_the_private_member_sees_their_own_tables_sopp(client, graded, tables_session):
     theirs = SessionGrade.objects.get(member=graded.private, version=tables_session.version)
     client.force_login(graded.private_user)
-    explained = client.get(url("api-explain", theirs.pk)).json()
+    explained = client.get(url("api-explain", theirs.version.session_id)).json()
     assert explained["row"]["sopp"] == pytest.approx(theirs.sopp)

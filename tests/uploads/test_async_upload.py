@@ -58,8 +58,11 @@ def test_a_10000_pair_file_is_answered_at_once_then_refused_by_the_worker(
     grading.tasks.process_upload(upload.pk)  # the worker
     upload.refresh_from_db()
     assert upload.status == Upload.Status.REFUSED
-    (problem,) = upload.problems
+    # the session is over the per-session bound, and the file over the per-file one (issue 32
+    # item 9)
+    file_problem, problem = upload.problems
     assert "10,000 pairs" in problem["message"] and "500" in problem["message"]
+    assert "10,000 pairs over all its sessions" in file_problem["message"]
     # All-or-nothing: the refusal record (without the file) and its audit entry, nothing else.
     assert bytes(upload.content) == b""
     assert not SessionVersion.objects.exists()
