@@ -231,6 +231,8 @@ SERVER_EMAIL = DEFAULT_FROM_EMAIL
 # How long an invitation's link stays usable, and a password reset's (Django's setting).
 INVITATION_DAYS = int(os.environ.get("INVITATION_DAYS", "14"))
 PASSWORD_RESET_TIMEOUT = 3 * 24 * 3600
+# The site's address in emails sent by the worker (a sign-up's notice to the administrators).
+SITE_URL = os.environ.get("SITE_URL", "http://localhost:8000")
 
 # Results files (S12): refused above this size before they are read into memory.
 UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(10 * 1024 * 1024)))

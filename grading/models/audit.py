@@ -17,6 +17,12 @@ class AuditEvent(models.Model):
         REFOLD = "refold", "Ledger refolded"
         PARAMETERS = "parameters", "Parameter change"
         LOGIN_LINK = "login-link", "Login linked to a member"
+        CLUB = "club", "Club registered or changed"
+        CLUB_ADMIN = "club-admin", "Club administrator appointed or removed"
+        REGISTER = "register", "Member register loaded"
+        MERGE = "merge", "Two membership numbers merged"
+        REPORT = "report", "A member reported a session"
+        NIGHTLY = "nightly", "Nightly refresh of the grades"
 
     # Names, not foreign keys: the record outlives the user or club it names, and no cascade
     # ever needs to touch an append-only row.

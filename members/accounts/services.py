@@ -18,7 +18,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from clubs.models import Club, ClubRole
+from clubs.selectors.home import login_tie_allowed, member_home_club, member_home_club_id
+from clubs.services import club_admin_grant
 from grading.common.audit import audit_record
+from grading.common.queue import task_queue
 from grading.common.stale import member_pages_invalidate
 from grading.engine.types import normalise_number
 from grading.models import AuditEvent
@@ -32,19 +35,37 @@ class AccountRefused(ValueError):
     """A request the data does not allow; the message says why, in the member's words."""
 
 
+LOGIN_TIE_REFUSED = (
+    "Only {name}'s home club can invite them to an address of its choosing. Invite them at "
+    "the email address the union's member register holds for them, or ask their home club."
+)
+SIGN_UP_NOT_HOME = (
+    "Only {name}'s home club can approve this request: this club is not their home club."
+)
+
+
 def _has_login(member: Member) -> bool:
     return member.user_id is not None
 
 
 @transaction.atomic
 def invitation_create(
-    *, member: Member, email: str, site_url: str, club: Club | None = None, invited_by=None
+    *,
+    member: Member,
+    email: str,
+    site_url: str,
+    club: Club | None = None,
+    invited_by=None,
+    template: str = "invitation",
 ) -> Invitation:
     """Invite ``member`` to choose a login, by a link sent to ``email`` once the transaction
-    commits. An earlier invitation still open for the member stops working."""
+    commits. An earlier invitation still open for the member stops working. Only to the
+    register's email for them, or from their home club or staff (S14.25)."""
     member = Member.objects.select_for_update().get(pk=member.pk)
     if _has_login(member):
         raise AccountRefused(f"{member.name} ({member.national_number}) already has a login.")
+    if not login_tie_allowed(member=member, email=email, club=club, invited_by=invited_by):
+        raise AccountRefused(LOGIN_TIE_REFUSED.format(name=member.name))
     Invitation.objects.filter(member=member, accepted__isnull=True, withdrawn=False).update(
         withdrawn=True
     )
@@ -65,7 +86,7 @@ def invitation_create(
         "site_url": site_url.rstrip("/"),
     }
     transaction.on_commit(
-        lambda: email_send(to=invitation.email, template="invitation", context=context)
+        lambda: email_send(to=invitation.email, template=template, context=context)
     )
     return invitation
 
@@ -145,6 +166,8 @@ def invitation_accept(*, invitation: Invitation, username: str, password: str, e
         status=SignUpRequest.Status.DECLINED, decided_at=now
     )
     member_pages_invalidate(member_ids=[member.pk])
+    if invitation.role == "admin" and invitation.club is not None:
+        club_admin_grant(club=invitation.club, member=member, actor=user, how="invitation accepted")
     audit_record(
         action=AuditEvent.Action.LOGIN_LINK,
         subject=str(member),
@@ -185,7 +208,14 @@ def sign_up_request_create(*, number: str, name: str, email: str) -> SignUpReque
     ).first()
     if existing:
         return existing
-    return SignUpRequest.objects.create(member=member, name=name.strip(), email=email.strip())
+    sign_up = SignUpRequest.objects.create(
+        member=member,
+        name=name.strip(),
+        email=email.strip(),
+        club=member_home_club(member_id=member.pk),
+    )
+    task_queue("grading.sign_up_notify", sign_up.pk)  # S15: each administrator gets an email
+    return sign_up
 
 
 @transaction.atomic
@@ -197,6 +227,11 @@ def sign_up_decide(
     sign_up = SignUpRequest.objects.select_for_update().select_related("member").get(pk=sign_up.pk)
     if sign_up.status != SignUpRequest.Status.WAITING:
         raise AccountRefused("This request has already been answered.")
+    if approve and not (
+        getattr(decided_by, "is_staff", False)
+        or member_home_club_id(member_id=sign_up.member_id) == club.pk
+    ):
+        raise AccountRefused(SIGN_UP_NOT_HOME.format(name=sign_up.member.name))
     if approve:
         invitation_create(
             member=sign_up.member,
@@ -204,6 +239,7 @@ def sign_up_decide(
             site_url=site_url,
             club=club,
             invited_by=decided_by,
+            template="sign_up_approved",
         )
     sign_up.status = SignUpRequest.Status.APPROVED if approve else SignUpRequest.Status.DECLINED
     sign_up.decided_by = decided_by

@@ -2,11 +2,12 @@
 
 from django.urls import path
 
-from members.accounts import views
+from members.accounts import union_views, views
 
 app_name = "accounts"
 urlpatterns = [
     path("sign-up/", views.sign_up, name="sign-up"),
     path("sign-up/sent/", views.sign_up_sent, name="sign-up-sent"),
     path("invitation/<str:token>/", views.invitation, name="invitation"),
+    path("administrator/<str:token>/", union_views.administrator, name="administrator"),
 ]
