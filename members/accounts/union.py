@@ -127,7 +127,7 @@ def admin_invitation_by_token(*, token: str) -> Invitation | None:
 def admin_invitation_accept(*, invitation: Invitation, user) -> ClubRole:
     """The invited member, signed in with their own login, accepts the role."""
     invitation = (
-        Invitation.objects.select_for_update()
+        Invitation.objects.select_for_update(of=("self",))
         .select_related("member", "club")
         .get(pk=invitation.pk)
     )
