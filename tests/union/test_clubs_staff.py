@@ -94,7 +94,11 @@ def test_an_appointed_administrator_follows_the_emailed_link_and_becomes_adminis
     link = link_in(mailoutbox[0])
     response = client.post(
         link,
-        {"username": "ann", "password1": "a-long-pass-phrase-1", "password2": "a-long-pass-phrase-1"},
+        {
+            "username": "ann",
+            "password1": "a-long-pass-phrase-1",
+            "password2": "a-long-pass-phrase-1",
+        },
     )
     assert response.status_code == 302
     member.refresh_from_db()
