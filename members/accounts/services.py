@@ -116,6 +116,13 @@ def invitations_create_from_list(
             problems.append(
                 f"Line {row.line}: membership number {row.number} is not a member of {club.name}."
             )
+        elif not login_tie_allowed(
+            member=members[row.number], email=row.email, club=club, invited_by=invited_by
+        ):
+            problems.append(
+                f"Line {row.line}: {club.name} is not the home club of {row.number}: invite "
+                "them only at the email address the union's member register holds for them."
+            )
     result = InviteListResult(problems=sorted(problems, key=_line_order))
     if result.problems:
         return result

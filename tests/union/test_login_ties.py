@@ -198,3 +198,16 @@ def test_a_quick_withdrawal_naming_other_clubs_members_is_on_the_staff_page(worl
     page = client.get(reverse("staff-home")).content.decode()
     section = page.split('data-testid="quick-withdrawals"')[1].split("</section>")[0]
     assert VICTIM in section and "rogue_admin" in section
+
+
+def test_an_invitation_list_naming_a_member_of_another_home_club_is_refused_whole(
+    world, client, mailoutbox
+):
+    client.force_login(world["users"]["rogue_admin"])
+    response = client.post(
+        reverse("club_members:invite-list", args=[world["rogue"].slug]),
+        {"text": f"{VICTIM},attacker@example.org\n"},
+    )
+    assert response.status_code == 200
+    assert "is not the home club of 424242" in response.content.decode()
+    assert not mailoutbox and not world["victim"].invitations.exists()
