@@ -147,3 +147,17 @@ def test_the_merge_page_and_command(client, django_capture_on_commit_callbacks):
     assert Member.objects.get(national_number="100001").merged_into.national_number == "100099"
     with pytest.raises(CommandError, match="already merged"):
         call_command("merge_members", "100001", "100099", "--reason", "again", stdout=StringIO())
+
+
+@pytest.mark.django_db
+def test_the_merged_numbers_public_page_is_the_survivors(
+    client, django_capture_on_commit_callbacks
+):
+    club = ClubFactory()
+    upload_world(
+        club, 1, ["100001", "100001", "100099", "100099"], django_capture_on_commit_callbacks
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        members_merge(merged="100001", survivor="100099", reason="replaced")
+    response = client.get(reverse("members:public", args=["100001"]))
+    assert response.status_code == 301 and response.url.endswith("/members/100099/")
