@@ -10,4 +10,7 @@ register = template.Library()
 
 @register.simple_tag
 def sign_ups_waiting(club) -> int:
-    return sign_ups_waiting_count(club=club) if club is not None else 0
+    if club is None:
+        return 0
+    known = getattr(club, "sign_ups_waiting", None)  # read with the administrator's clubs
+    return known if known is not None else sign_ups_waiting_count(club=club)
