@@ -52,9 +52,9 @@ def admin_clubs(*, user) -> list[Club]:
         member = member_for_user(user=user)  # read with the user (members.auth)
         clubs = user._admin_clubs = (
             list(
-                Club.objects.filter(
-                    roles__member=member, roles__role=ClubRole.Role.ADMIN
-                ).annotate(sign_ups_waiting=_sign_ups_waiting())
+                Club.objects.filter(roles__member=member, roles__role=ClubRole.Role.ADMIN).annotate(
+                    sign_ups_waiting=_sign_ups_waiting()
+                )
             )
             if member is not None
             else []

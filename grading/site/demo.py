@@ -36,8 +36,8 @@ from grading.engine.types import (
 from grading.ingest.csvformat import write_csv
 from grading.ledger.step import versions_grade_pending
 from grading.models import SessionVersion, Upload
-from grading.uploads.services import upload_create
 from grading.staff.register import register_load
+from grading.uploads.services import upload_create
 from members.accounts.services import member_login_link, sign_up_request_create
 from members.models import Member
 from members.services import member_get_or_create
