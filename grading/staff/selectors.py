@@ -8,7 +8,8 @@ import datetime as dt
 from fractions import Fraction
 
 from django.conf import settings
-from django.db.models import Count, Exists, Max, OuterRef, Q
+from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from clubs.models import Club, ClubRole
@@ -170,10 +171,22 @@ def clubs_overview(*, query: str = "", limit: int = 100) -> tuple[list[dict], in
             | Q(slug__icontains=query)
         )
     total = clubs.count()
+    # Two correlated subqueries, not two joins: joined, a club's roles times its uploads
+    # would be counted (millions of rows at a large club).
+    last_upload = (
+        Upload.objects.filter(club=OuterRef("pk")).order_by("-created").values("created")[:1]
+    )
+    members = (
+        ClubRole.objects.filter(club=OuterRef("pk"))
+        .order_by()
+        .values("club")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
     clubs = list(
         clubs.annotate(
-            last_upload=Max("uploads__created"),
-            members=Count("roles", distinct=True),
+            last_upload=Subquery(last_upload),
+            members=Coalesce(Subquery(members, output_field=IntegerField()), 0),
         ).order_by("name")[:limit]
     )
     admins: dict[int, list[str]] = {}

@@ -48,12 +48,17 @@ def test_staff_register_a_club_and_a_second_club_with_its_number_is_refused(clie
 
 @pytest.mark.django_db
 def test_the_clubs_list_finds_a_club_by_name_number_or_county(client, staff):
-    ClubFactory(name="Acol Club", national_number="77", county="Surrey")
+    acol = ClubFactory(name="Acol Club", national_number="77", county="Surrey")
     ClubFactory(name="Other Club", national_number="88", county="Devon")
+    ClubRole.objects.create(club=acol, member=MemberFactory(name="Ada Admin"), role="admin")
+    ClubRole.objects.create(club=acol, member=MemberFactory())
+    Upload.objects.create(club=acol, filename="a.csv", status=Upload.Status.GRADED)
     client.force_login(staff)
     for query in ("acol", "77", "surrey"):
         page = client.get(reverse("staff-clubs"), {"q": query}).content.decode()
         assert "Acol Club" in page and "Other Club" not in page, query
+    row = page.split("Acol Club")[1].split("</tr>")[0]
+    assert "Ada Admin" in row and "<td>2</td>" in row and "never" not in row
 
 
 @pytest.mark.django_db
