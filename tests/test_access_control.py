@@ -145,6 +145,7 @@ TABLE = {
     "staff-register": ("get", {}, STAFF_ONLY),
     "staff-merge": ("get", {}, STAFF_ONLY),
     "staff-report-close": ("post", {"pk": "0"}, staff_only(ok=302)),
+    "staff-sign-up-decide": ("post", {"pk": "0"}, staff_only(ok=302)),
     "members:sessions-clubs": ("get", {}, logged_in()),
     # a member's report of a session: only one stored under their own number is taken
     "members:session-report": ("post", {"version_id": "version"}, everyone(302)),

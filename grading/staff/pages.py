@@ -19,8 +19,9 @@ from grading.staff.merge import MergeRefused, members_merge
 from grading.staff.register import register_load
 from grading.staff.selectors import club_admin_rows, clubs_overview, staff_dashboard
 from grading.staff.services import session_report_close
-from members.accounts.services import AccountRefused
+from members.accounts.services import AccountRefused, sign_up_decide
 from members.accounts.union import admin_invitation_create, member_by_number
+from members.models import SignUpRequest
 
 
 @staff_required
@@ -179,4 +180,33 @@ def merge(request):
 def report_close(request, pk: int):
     session_report_close(report_id=pk, user=request.user)
     messages.success(request, "Report closed.")
+    return redirect("staff-home")
+
+
+@staff_required
+@require_POST
+def sign_up_decide_view(request, pk: int):
+    """Staff answer a sign-up no club can (no home club, or no administrator there, S15)."""
+    sign_up = SignUpRequest.objects.select_related("member", "club").filter(pk=pk).first()
+    decision = request.POST.get("decision")
+    if sign_up is None or decision not in ("approve", "decline"):
+        messages.error(request, "Choose Approve or Decline for a request that exists.")
+        return redirect("staff-home")
+    try:
+        sign_up_decide(
+            sign_up=sign_up,
+            approve=decision == "approve",
+            decided_by=request.user,
+            club=sign_up.club,
+            site_url=request.build_absolute_uri("/"),
+        )
+    except AccountRefused as refused:
+        messages.error(request, str(refused))
+    else:
+        messages.success(
+            request,
+            f"Approved: a link goes to {sign_up.email}."
+            if decision == "approve"
+            else f"Declined the request from {sign_up.email}.",
+        )
     return redirect("staff-home")

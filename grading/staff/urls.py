@@ -18,6 +18,7 @@ urlpatterns = [
     path("register/", pages.register, name="staff-register"),
     path("merge/", pages.merge, name="staff-merge"),
     path("reports/<int:pk>/close/", pages.report_close, name="staff-report-close"),
+    path("sign-ups/<int:pk>/decide/", pages.sign_up_decide_view, name="staff-sign-up-decide"),
     path("quality/", views.quality, name="staff-quality"),
     path("parameters/", views.parameters, name="staff-parameters"),
     path("parameters/replay/", views.parameters_replay, name="staff-parameters-replay"),

@@ -211,3 +211,17 @@ def test_an_invitation_list_naming_a_member_of_another_home_club_is_refused_whol
     assert response.status_code == 200
     assert "is not the home club of 424242" in response.content.decode()
     assert not mailoutbox and not world["victim"].invitations.exists()
+
+
+def test_staff_answer_a_sign_up_no_club_can(
+    world, client, mailoutbox, django_capture_on_commit_callbacks
+):
+    orphan = MemberFactory(national_number="313131")
+    ClubRole.objects.create(club=ClubFactory(name="Nobody Home"), member=orphan)
+    sign_up = sign_up_request_create(number="313131", name="Orphan", email="orphan@example.org")
+    client.force_login(UserFactory(is_staff=True))
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("staff-sign-up-decide", args=[sign_up.pk]), {"decision": "approve"})
+    sign_up.refresh_from_db()
+    assert sign_up.status == "approved"
+    assert mailoutbox[-1].to == ["orphan@example.org"] and "approved" in mailoutbox[-1].subject
