@@ -296,9 +296,7 @@ def _roles_sync(members: list[Member], clubs: dict[str, int]) -> None:
         ],
         batch_size=BATCH,
     )
-    dropped = set(to_none)
-    affected = {club for club, _ in wanted} | {
-        club for (club, _), (pk, _r, _h) in existing.items() if pk in dropped
-    }
+    # every club that lists one of these members shows their name, email or role
+    affected = {club for club, _ in wanted} | {club for club, _ in existing}
     if affected:
         club_pages_invalidate(club_ids=list(affected))
