@@ -178,3 +178,14 @@ def test_the_members_page_lists_home_club_members_first_and_invites_the_register
     with django_capture_on_commit_callbacks(execute=True):
         client.post(reverse("club_members:invite-register", args=[hundred.slug]))
     assert len(mailoutbox) == 1  # invited once: an invitation is open
+
+
+@pytest.mark.django_db
+def test_the_register_bench_loads_new_unchanged_and_renamed_and_leaves_nothing():
+    from grading.lab.registerbench import register_bench
+
+    figures = register_bench(members=300)
+    assert figures["first"].startswith("300 added")
+    assert figures["unchanged"].startswith("Nothing changed")
+    assert figures["tenth_renamed"].startswith("0 added, 30 changed")
+    assert not Member.objects.exists()  # rolled back
