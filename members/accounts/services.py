@@ -57,6 +57,7 @@ def invitation_create(
     club: Club | None = None,
     invited_by=None,
     template: str = "invitation",
+    link_view: str = "accounts:invitation",
 ) -> Invitation:
     """Invite ``member`` to choose a login, by a link sent to ``email`` once the transaction
     commits. An earlier invitation still open for the member stops working. Only to the
@@ -66,9 +67,10 @@ def invitation_create(
         raise AccountRefused(f"{member.name} ({member.national_number}) already has a login.")
     if not login_tie_allowed(member=member, email=email, club=club, invited_by=invited_by):
         raise AccountRefused(LOGIN_TIE_REFUSED.format(name=member.name))
-    Invitation.objects.filter(member=member, accepted__isnull=True, withdrawn=False).update(
-        withdrawn=True
-    )
+    # An administrator's invitation to another club stays open (S15: it is accepted signed in)
+    Invitation.objects.filter(
+        member=member, accepted__isnull=True, withdrawn=False, role=""
+    ).update(withdrawn=True)
     token = secrets.token_urlsafe(32)
     invitation = Invitation.objects.create(
         member=member,
@@ -81,7 +83,7 @@ def invitation_create(
     context = {
         "member": member,
         "club": club,
-        "link": site_url.rstrip("/") + reverse("accounts:invitation", args=[token]),
+        "link": site_url.rstrip("/") + reverse(link_view, args=[token]),
         "days": settings.INVITATION_DAYS,
         "site_url": site_url.rstrip("/"),
     }
@@ -168,7 +170,7 @@ def invitation_accept(*, invitation: Invitation, username: str, password: str, e
     now = timezone.now()
     invitation.accepted = now
     invitation.save(update_fields=["accepted"])
-    Invitation.objects.filter(member=member, accepted__isnull=True).update(withdrawn=True)
+    Invitation.objects.filter(member=member, accepted__isnull=True, role="").update(withdrawn=True)
     SignUpRequest.objects.filter(member=member, status=SignUpRequest.Status.WAITING).update(
         status=SignUpRequest.Status.DECLINED, decided_at=now
     )

@@ -73,6 +73,8 @@ def admin_invitation_create(
             club=club,
             invited_by=invited_by,
             template="admin_invitation",
+            # one link whether or not they have chosen a login by the time they follow it
+            link_view="accounts:administrator",
         )
         invitation.role = "admin"
         invitation.save(update_fields=["role"])

@@ -189,3 +189,33 @@ def test_staff_import_registers_the_club_a_file_names_and_says_so():
     assert club.national_number == "458128"
     assert "has been registered now as Sample Bridge Club 5" in out.getvalue()
     assert AuditEvent.objects.filter(action="club", details__number="458128").exists()
+
+
+@pytest.mark.django_db
+def test_a_person_appointed_at_two_clubs_becomes_administrator_of_both(
+    client, staff, mailoutbox, django_capture_on_commit_callbacks
+):
+    first, second = ClubFactory(name="First"), ClubFactory(name="Second")
+    member = MemberFactory(national_number="123456")
+    client.force_login(staff)
+    with django_capture_on_commit_callbacks(execute=True):
+        for club in (first, second):
+            client.post(
+                reverse("staff-club-admin", args=[club.slug]),
+                {"number": "123456", "email": "ann@example.org"},
+            )
+    first_link, second_link = link_in(mailoutbox[0]), link_in(mailoutbox[1])
+    client.logout()
+    client.post(
+        first_link,
+        {
+            "username": "ann",
+            "password1": "a-long-pass-phrase-1",
+            "password2": "a-long-pass-phrase-1",
+        },
+    )
+    member.refresh_from_db()
+    assert client.post(second_link).status_code == 302  # signed in now: accepted as themselves
+    assert set(
+        ClubRole.objects.filter(member=member, role="admin").values_list("club__name", flat=True)
+    ) == {"First", "Second"}
