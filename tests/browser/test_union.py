@@ -129,3 +129,22 @@ def test_staff_bring_a_club_on_and_its_administrator_runs_it(
     approved = [m for m in mail.outbox if m.to == ["nick@example.org"]][-1]
     assert "approved" in approved.subject
     assert Member.objects.get(national_number="399999").user is None  # until he follows it
+
+
+def test_the_staff_page_in_the_demo(live_server, transactional_db, page, artifacts):
+    """The demo's staff page: Hilltop has no administrator and a sign-up waits there."""
+    from grading.site.demo import demo_seed
+
+    demo_seed()
+    log_in(page, live_server.url, "demo-staff", "demo-staff")
+    page.click("nav >> [data-nav=staff]")
+    page.wait_for_url(f"{live_server.url}/staff/")
+    expect(page.locator("[data-testid=clubs-without-admin]")).to_contain_text("Hilltop")
+    expect(page.locator("[data-testid=staff-sign-ups]")).to_contain_text("Hilltop Bridge Club")
+    expect(page.locator("[data-testid=tasks-waiting]")).to_contain_text("in-process")
+    page.screenshot(path=str(artifacts / "union-staff-page.png"), full_page=True)
+    # a member is refused with the product's own page, not the admin's login
+    page.click("nav form button[type=submit]")
+    log_in(page, live_server.url, "demo-member", "demo-member")
+    page.goto(f"{live_server.url}/staff/clubs/")
+    expect(page.locator("[data-testid=error-403]")).to_be_visible()
