@@ -38,12 +38,12 @@ class Member(models.Model):
     # The member register (S15): "" the member is known only from results files; "active" or
     # "lapsed" as the union's last list said (a member missing from a later list keeps theirs).
     register_status = models.CharField(
-        max_length=10, blank=True, choices=RegisterStatus.choices, default=""
+        max_length=10, blank=True, choices=RegisterStatus.choices, default="", db_default=""
     )
-    register_email = models.EmailField(blank=True)
+    register_email = models.EmailField(blank=True, default="", db_default="")
     # The register's national club numbers, ";"-separated, the home club first, as the list
     # gave them: a club registered after the list was loaded takes its members from here.
-    register_clubs = models.CharField(max_length=200, blank=True)
+    register_clubs = models.CharField(max_length=200, blank=True, default="", db_default="")
     # Two numbers, one person (S15): this number was merged into ``merged_into``; its results
     # are the survivor's and looking the number up finds the survivor.
     merged_into = models.ForeignKey(
@@ -96,7 +96,7 @@ class Invitation(models.Model):
         related_name="+",
     )
     # "admin": accepting it also makes the member an administrator of ``club`` (S15).
-    role = models.CharField(max_length=10, blank=True, default="")
+    role = models.CharField(max_length=10, blank=True, default="", db_default="")
     created = models.DateTimeField(auto_now_add=True)
     expires = models.DateTimeField()
     accepted = models.DateTimeField(null=True, blank=True)
