@@ -219,3 +219,24 @@ def test_a_person_appointed_at_two_clubs_becomes_administrator_of_both(
     assert set(
         ClubRole.objects.filter(member=member, role="admin").values_list("club__name", flat=True)
     ) == {"First", "Second"}
+
+
+@pytest.mark.django_db
+def test_the_api_refuses_a_file_for_a_club_not_registered(django_capture_on_commit_callbacks):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from rest_framework.test import APIClient
+
+    club = ClubFactory(national_number="999")
+    admin = MemberFactory(user=UserFactory(username="scorer"))
+    ClubRole.objects.create(club=club, member=admin, role="admin")
+    client = APIClient()
+    client.force_authenticate(admin.user)
+    with django_capture_on_commit_callbacks(execute=True):
+        body = client.post(
+            reverse("api-uploads", args=[club.slug]),
+            {"file": SimpleUploadedFile("x.xml", SAMPLE.read_bytes(), "text/xml")},
+        ).json()
+    body = client.get(reverse("api-upload", args=[club.slug, body["id"]])).json()
+    assert body["status"] == "refused"
+    assert "staff must register that club first" in body["problems"][0]["message"]
+    assert Upload.objects.get().summary["unknown_club"] == "458128"
