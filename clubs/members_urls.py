@@ -14,6 +14,11 @@ urlpatterns = [
         name="invite-list",
     ),
     path(
+        "<slug:slug>/members/invite-register/",
+        members_views.club_register_invite,
+        name="invite-register",
+    ),
+    path(
         "<slug:slug>/members/sign-ups/<int:pk>/decide/",
         members_views.club_sign_up_decide,
         name="decide",

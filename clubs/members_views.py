@@ -12,6 +12,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from clubs.models import ClubRole
 from clubs.pages import administered_club, uploads_path
+from grading.common.queue import task_queue
 from members.accounts.forms import InviteForm, InviteListForm
 from members.accounts.selectors import club_login_rows, sign_up_for_club, sign_ups_waiting
 from members.accounts.services import (
@@ -20,6 +21,7 @@ from members.accounts.services import (
     invitations_create_from_list,
     sign_up_decide,
 )
+from members.accounts.union import register_invitable
 
 
 def _site_url(request) -> str:
@@ -41,6 +43,7 @@ def _render(request, club, *, invite_form=None, list_form=None, list_problems=()
             "invite_form": invite_form or InviteForm(),
             "list_form": list_form or InviteListForm(),
             "list_problems": list_problems,
+            "register_invitable": register_invitable(club=club).count(),
         },
     )
 
@@ -137,4 +140,25 @@ def club_sign_up_decide(request, slug: str, pk: int):
             )
         else:
             messages.success(request, f"Declined the request from {sign_up.email}.")
+    return redirect("club_members:members", club.slug)
+
+
+@login_required
+@require_POST
+def club_register_invite(request, slug: str):
+    """Invite every member of the club the register gives an email and no login, in one step
+    (S15): the invitations are made and sent by a task, not this request."""
+    club = administered_club(request, slug)
+    count = register_invitable(club=club).count()
+    if count:
+        task_queue(
+            "grading.register_invitations_send", club.pk, request.user.pk, _site_url(request)
+        )
+        messages.success(
+            request,
+            f"Invitations are being sent to {count} member{'s' if count != 1 else ''} at the "
+            "addresses the register holds.",
+        )
+    else:
+        messages.info(request, "No one to invite: every such member has a login or an invitation.")
     return redirect("club_members:members", club.slug)

@@ -9,6 +9,7 @@ class Club(models.Model):
     national_number = models.CharField(
         max_length=20, blank=True, help_text="The club's national (EBU) club number, if any."
     )
+    county = models.CharField(max_length=100, blank=True, default="", db_default="")
     keeps_brambledown = models.BooleanField(
         default=False, help_text="The club also keeps Brambledown grades (S11)."
     )
@@ -37,6 +38,12 @@ class ClubRole(models.Model):
         "members.Member", on_delete=models.CASCADE, related_name="club_roles"
     )
     role = models.CharField(max_length=10, choices=Role.choices, default=Role.MEMBER)
+    # The member register (S15) lists the member at this club; ``home``: its first club. A row
+    # with neither flag exists because the member played in one of the club's live sessions
+    # (or is an administrator): it makes no one a member in the register's sense (S14.25).
+    # Database defaults too: bulk loaders that COPY rows (grading/lab) need not name them.
+    registered = models.BooleanField(default=False, db_default=False)
+    home = models.BooleanField(default=False, db_default=False)
 
     class Meta:
         constraints = [

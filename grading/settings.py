@@ -239,6 +239,8 @@ SERVER_EMAIL = DEFAULT_FROM_EMAIL
 # How long an invitation's link stays usable, and a password reset's (Django's setting).
 INVITATION_DAYS = int(os.environ.get("INVITATION_DAYS", "14"))
 PASSWORD_RESET_TIMEOUT = 3 * 24 * 3600
+# The site's address in emails sent by the worker (a sign-up's notice to the administrators).
+SITE_URL = os.environ.get("SITE_URL", "http://localhost:8000")
 
 # The engine path the ledger grades with, in a step and in a whole-ledger replay: "fast" (the
 # windows built once per subject) or "reference" (each grade recomputed from the whole

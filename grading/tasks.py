@@ -7,11 +7,15 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from grading.celery import DATABASE_RETRY
+from grading.common.audit import audit_record
 from grading.ledger.refresh import grades_refresh
 from grading.ledger.replay.check import ledger_refold
 from grading.ledger.step import versions_grade_pending
+from grading.models import AuditEvent
 from grading.schemes.brambledown.update import brambledown_regrade_due
+from grading.schemes.rebuild.run import schemes_rebuild
 from grading.uploads.services import upload_process, uploads_received_process
+from members.accounts.union import register_invitations_send, sign_up_notify
 from members.pagewarm import member_pages_warm
 
 
@@ -38,8 +42,16 @@ def grade_upload(upload_id: int) -> int:
 
 @shared_task(name="grading.refresh_grades", **DATABASE_RETRY)
 def refresh_grades() -> int:
-    """Nightly: current and partnership grades move with the calendar (S4 window, statuses)."""
-    return grades_refresh(today=timezone.localdate())
+    """Nightly: current and partnership grades move with the calendar (S4 window, statuses).
+    Recorded in the audit log: the staff page shows when it last ran (S15)."""
+    today = timezone.localdate()
+    refreshed = grades_refresh(today=today)
+    audit_record(
+        action=AuditEvent.Action.NIGHTLY,
+        subject=f"Grades refreshed as of {today:%Y-%m-%d}",
+        refreshed=refreshed,
+    )
+    return refreshed
 
 
 @shared_task(name="grading.grade_pending", **DATABASE_RETRY)
@@ -74,3 +86,23 @@ def warm_member_pages(version_id: int) -> int:
     """After a step: the grade cards and histories of the version's players with a login,
     rendered into the page cache before they open them. Returns the members warmed."""
     return member_pages_warm(version_id=version_id)
+
+
+@shared_task(name="grading.sign_up_notify", acks_late=True)
+def sign_up_notify_task(sign_up_id: int) -> int:
+    """A sign-up arrived: email each administrator of the member's home club (S15)."""
+    return sign_up_notify(sign_up_id=sign_up_id)
+
+
+@shared_task(name="grading.register_invitations_send", acks_late=True)
+def register_invitations_send_task(club_id: int, user_id: int | None, site_url: str) -> int:
+    """Invite every register member of the club with an email and no login (S15); members
+    already invited are skipped, so a task delivered twice sends each email once."""
+    return register_invitations_send(club_id=club_id, user_id=user_id, site_url=site_url)
+
+
+@shared_task(name="grading.schemes_rebuild", acks_late=True)
+def schemes_rebuild_task() -> dict:
+    """PPI and Brambledown rebuilt from the stored versions (after a merge of two numbers,
+    S15: the merged number's ratings become the survivor's)."""
+    return schemes_rebuild()

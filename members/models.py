@@ -9,6 +9,12 @@ def new_pages_version() -> int:
     return secrets.randbits(63)
 
 
+class RegisterStatus(models.TextChoices):
+    NONE = "", "Not on the register"
+    ACTIVE = "active", "Active"
+    LAPSED = "lapsed", "Lapsed"
+
+
 class Member(models.Model):
     """A person known by their national membership number (S1, S14.2).
 
@@ -29,6 +35,20 @@ class Member(models.Model):
         default=False, help_text="Hide the grade from everyone but the member (S7)."
     )
     created = models.DateTimeField(auto_now_add=True)
+    # The member register (S15): "" the member is known only from results files; "active" or
+    # "lapsed" as the union's last list said (a member missing from a later list keeps theirs).
+    register_status = models.CharField(
+        max_length=10, blank=True, choices=RegisterStatus.choices, default="", db_default=""
+    )
+    register_email = models.EmailField(blank=True, default="", db_default="")
+    # The register's national club numbers, ";"-separated, the home club first, as the list
+    # gave them: a club registered after the list was loaded takes its members from here.
+    register_clubs = models.CharField(max_length=200, blank=True, default="", db_default="")
+    # Two numbers, one person (S15): this number was merged into ``merged_into``; its results
+    # are the survivor's and looking the number up finds the survivor.
+    merged_into = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="merged_numbers"
+    )
     # Part of the cache key of the member's own pages (members/pagecache.py): a new random
     # value in the same transaction as every write that changes what those pages show. Random,
     # not counted: after a restore or a reset that reuses ids, no page kept before can match.
@@ -75,6 +95,8 @@ class Invitation(models.Model):
         on_delete=models.SET_NULL,
         related_name="+",
     )
+    # "admin": accepting it also makes the member an administrator of ``club`` (S15).
+    role = models.CharField(max_length=10, blank=True, default="", db_default="")
     created = models.DateTimeField(auto_now_add=True)
     expires = models.DateTimeField()
     accepted = models.DateTimeField(null=True, blank=True)
@@ -102,6 +124,10 @@ class SignUpRequest(models.Model):
     name = models.CharField(max_length=200, help_text="The name the person gave.")
     email = models.EmailField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.WAITING)
+    # The member's home club when the request arrived (S14.25): its administrators decide.
+    club = models.ForeignKey(
+        "clubs.Club", null=True, blank=True, on_delete=models.SET_NULL, related_name="sign_ups"
+    )
     created = models.DateTimeField(auto_now_add=True)
     decided_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -118,3 +144,25 @@ class SignUpRequest(models.Model):
 
     def __str__(self) -> str:
         return f"Sign-up by {self.name} <{self.email}> for {self.member} ({self.status})"
+
+
+class SessionReport(models.Model):
+    """A member's report of a session graded under their number that they did not play
+    (S14.25): listed on the staff page until staff close it."""
+
+    member = models.ForeignKey(Member, on_delete=models.CASCADE, related_name="session_reports")
+    version = models.ForeignKey(
+        "grading.SessionVersion", on_delete=models.CASCADE, related_name="reports"
+    )
+    note = models.CharField(max_length=500, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    closed = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created"]
+        constraints = [
+            models.UniqueConstraint(fields=["member", "version"], name="one_report_per_version")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.member} did not play version {self.version_id}"

@@ -11,8 +11,8 @@ from clubs.services import ExemptionRefused, exemption_request_create
 from grading.common.audit import audit_record
 from grading.common.stale import member_privacy_invalidate
 from grading.engine.types import normalise_number
-from grading.models import AuditEvent
-from members.models import Member
+from grading.models import AuditEvent, PairResult
+from members.models import Member, SessionReport
 
 
 class InvalidMembershipNumber(ValueError):
@@ -31,6 +31,8 @@ def member_get_or_create(*, number: str, name: str) -> tuple[Member, list[str]]:
     member, created = Member.objects.get_or_create(
         national_number=normalised, defaults={"name": name.strip() or normalised}
     )
+    while member.merged_into_id is not None:  # a number merged into another (S15)
+        member = Member.objects.get(pk=member.merged_into_id)
     warnings = []
     if not created and name.strip() and _names_differ(member.name, name):
         warnings.append(
@@ -125,3 +127,34 @@ def exemption_request_cancel(*, member: Member, request_id: int, now: dt.datetim
         status="cancelled by the member",
     )
     request.delete()
+
+
+class ReportRefused(ValueError):
+    pass
+
+
+@transaction.atomic
+def session_report_create(*, member: Member, version_id: int, note: str = ""):
+    """The member says they did not play this session (S14.25): listed on the staff page.
+    Only a session stored under their own number; a second report of it is the first."""
+    named = (
+        PairResult.objects.filter(version_id=version_id)
+        .filter(Q(player1=member) | Q(player2=member))
+        .select_related("version__session__event__club")
+        .first()
+    )
+    if named is None:
+        raise ReportRefused("That session does not name you.")
+    report, created = SessionReport.objects.get_or_create(
+        member=member, version_id=version_id, defaults={"note": note.strip()[:500]}
+    )
+    if created:
+        audit_record(
+            action=AuditEvent.Action.REPORT,
+            subject=f"{member} says they did not play {named.version}",
+            actor=member.user,
+            club=named.version.session.event.club,
+            version=version_id,
+            note=report.note,
+        )
+    return report

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from members import views
+from members import report_views, views
 from members.api import views as api
 
 app_name = "members"
@@ -15,6 +15,12 @@ urlpatterns = [
     # redirects while that row exists.
     path("me/sessions/session/<int:session_id>/", views.session_explain, name="explain"),
     path("me/sessions/<int:grade_id>/", views.session_explain_by_grade, name="explain-grade"),
+    path("me/sessions/clubs/", report_views.sessions_by_club, name="sessions-clubs"),
+    path(
+        "me/sessions/report/<int:version_id>/",
+        report_views.session_report,
+        name="session-report",
+    ),
     path("me/partners/", views.partners, name="partners"),
     path("me/forecast/", views.forecast, name="forecast"),
     path("me/privacy/", views.privacy, name="privacy"),

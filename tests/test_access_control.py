@@ -55,7 +55,13 @@ def own_only(page=True):
     }
 
 
-STAFF_ONLY = {**{r: {302} for r in ROLES[:-1]}, "staff": {200}}  # others: to the admin login
+def staff_only(ok=200):
+    """Staff pages (S13, S15): anonymous visitors go to the product's login page, members and
+    club administrators get the product's "not allowed" page, never the admin's login form."""
+    return {"anonymous": PAGE_LOGIN, **{r: {403} for r in ROLES[1:-1]}, "staff": {ok}}
+
+
+STAFF_ONLY = staff_only()
 
 # name: (method, kwargs builder key, expectations)
 TABLE = {
@@ -126,9 +132,30 @@ TABLE = {
     "clubs-api:member-search": ("get", {"slug": "slug"}, club_admins(page=False)),
     "staff-quality": ("get", {}, STAFF_ONLY),
     "staff-parameters": ("get", {}, STAFF_ONLY),
-    # staff: redirected back to the page after queueing the replay; others: to the admin login
-    "staff-parameters-replay": ("post", {}, everyone(302)),
-    "admin:index": ("get", {}, STAFF_ONLY),
+    # staff: redirected back to the page after queueing the replay
+    "staff-parameters-replay": ("post", {}, staff_only(ok=302)),
+    # The union's staff pages (S15)
+    "staff-home": ("get", {}, STAFF_ONLY),
+    "staff-clubs": ("get", {}, STAFF_ONLY),
+    "staff-club-new": ("get", {}, STAFF_ONLY),
+    "staff-club": ("get", {"slug": "slug"}, STAFF_ONLY),
+    "staff-club-admin": ("post", {"slug": "slug"}, STAFF_ONLY),  # empty form: 200
+    "staff-club-admin-remove": (
+        "post",
+        {"slug": "slug", "number": "public"},
+        staff_only(ok=302),
+    ),
+    "staff-register": ("get", {}, STAFF_ONLY),
+    "staff-merge": ("get", {}, STAFF_ONLY),
+    "staff-report-close": ("post", {"pk": "0"}, staff_only(ok=302)),
+    "staff-sign-up-decide": ("post", {"pk": "0"}, staff_only(ok=302)),
+    "members:sessions-clubs": ("get", {}, logged_in()),
+    # a member's report of a session: only one stored under their own number is taken
+    "members:session-report": ("post", {"version_id": "version"}, everyone(302)),
+    "accounts:administrator": ("get", {"token": "no-such-token"}, everyone(410)),
+    "club_members:invite-register": ("post", {"slug": "slug"}, club_admins(ok=302)),
+    # the database admin (not a /staff/ page): others go to its own login
+    "admin:index": ("get", {}, {**{r: {302} for r in ROLES[:-1]}, "staff": {200}}),
     # Accounts (issue 19 item 1, issue 21 item 5)
     "admin-login": ("get", {}, everyone()),
     "password_reset": ("get", {}, everyone()),

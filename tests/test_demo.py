@@ -44,3 +44,30 @@ def test_demo_plans_include_a_waiting_host_request():
     assert PlannedSession.objects.filter(date__gte=TODAY).count() == 4
     request = HostExemptionRequest.objects.get()
     assert request.status == "waiting" and request.planned_session.club.slug == "riverside"
+
+
+def test_the_demo_register_file_is_the_one_the_demo_loads():
+    from pathlib import Path
+
+    from grading.site.demo import demo_register_csv
+
+    shipped = Path(__file__).resolve().parent.parent / "docs/examples/demo-register.csv"
+    assert shipped.read_bytes() == demo_register_csv()
+
+
+@pytest.mark.django_db
+def test_the_demo_has_a_register_and_a_club_without_an_administrator(client):
+    from clubs.models import ClubRole
+    from grading.site.demo import demo_register_csv
+    from grading.staff.register import register_load
+    from tests.factories import UserFactory
+
+    demo_seed()
+    assert Member.objects.exclude(register_status="").count() == 60
+    assert ClubRole.objects.filter(club__slug="riverside", home=True).count() == 40
+    assert not ClubRole.objects.filter(club__slug="hilltop", role="admin").exists()
+    assert register_load(data=demo_register_csv()).text().startswith("Nothing changed")
+    client.force_login(UserFactory(is_staff=True))
+    page = client.get("/staff/").content.decode()
+    waiting = page.split('data-testid="staff-sign-ups"')[1].split("</section>")[0]
+    assert "Hilltop Bridge Club" in waiting

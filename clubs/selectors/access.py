@@ -1,9 +1,28 @@
 """Who may administer or belongs to a club (S13)."""
 
-from django.db.models import QuerySet
+from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
 from clubs.models import Club, ClubRole
+from members.models import SignUpRequest
 from members.selectors.base import member_for_user
+
+
+def _sign_ups_waiting():
+    """The count of sign-ups waiting for a club's answer (S15), read with the clubs the
+    navigation lists, so the club pages' header costs no query of its own."""
+    waiting = (
+        SignUpRequest.objects.filter(
+            club=OuterRef("pk"),
+            status=SignUpRequest.Status.WAITING,
+            member__user__isnull=True,
+        )
+        .order_by()
+        .values("club")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return Coalesce(Subquery(waiting, output_field=IntegerField()), 0)
 
 
 def clubs_administered_by(*, user) -> QuerySet[Club]:
@@ -32,7 +51,11 @@ def admin_clubs(*, user) -> list[Club]:
     if clubs is None:
         member = member_for_user(user=user)  # read with the user (members.auth)
         clubs = user._admin_clubs = (
-            list(Club.objects.filter(roles__member=member, roles__role=ClubRole.Role.ADMIN))
+            list(
+                Club.objects.filter(roles__member=member, roles__role=ClubRole.Role.ADMIN).annotate(
+                    sign_ups_waiting=_sign_ups_waiting()
+                )
+            )
             if member is not None
             else []
         )

@@ -19,6 +19,12 @@ class AuditEvent(models.Model):
         LOGIN_LINK = "login-link", "Login linked to a member"
         TOKEN_CREATE = "token-create", "API token made by its owner"
         TOKEN_REVOKE = "token-revoke", "API token revoked"
+        CLUB = "club", "Club registered or changed"
+        CLUB_ADMIN = "club-admin", "Club administrator appointed or removed"
+        REGISTER = "register", "Member register loaded"
+        MERGE = "merge", "Two membership numbers merged"
+        REPORT = "report", "A member reported a session"
+        NIGHTLY = "nightly", "Nightly refresh of the grades"
 
     # Names, not foreign keys: the record outlives the user or club it names, and no cascade
     # ever needs to touch an append-only row.

@@ -36,8 +36,9 @@ from grading.engine.types import (
 from grading.ingest.csvformat import write_csv
 from grading.ledger.step import versions_grade_pending
 from grading.models import SessionVersion, Upload
+from grading.staff.register import register_load
 from grading.uploads.services import upload_create
-from members.accounts.services import member_login_link
+from members.accounts.services import member_login_link, sign_up_request_create
 from members.models import Member
 from members.services import member_get_or_create
 
@@ -109,7 +110,11 @@ DEMO_LOGINS = {
 DEMO_LOGIN_ROLES = (
     ("demo-member", "demo-member", "a member of both clubs: grade card, history, partners"),
     ("demo-admin", "demo-admin", "Riverside's administrator: uploads, grade lists, members"),
-    ("demo-staff", "demo-staff", "staff: parameters, data quality, the admin (not a superuser)"),
+    (
+        "demo-staff",
+        "demo-staff",
+        "staff: clubs, the member register, parameters, data quality (not a superuser)",
+    ),
 )
 
 
@@ -147,7 +152,32 @@ def demo_seed() -> dict:
     _ensure_login(demo_member, "demo-member")
     _ensure_login(demo_admin, "demo-admin")
     _ensure_staff("demo-staff")
+    # The union's member register (S15): names, emails, home clubs. Hilltop has no
+    # administrator, so a sign-up there waits on the staff page.
+    register_load(data=demo_register_csv(), filename="demo-register.csv")
+    waiting = members[45]
+    sign_up_request_create(
+        number=waiting.national_number, name=waiting.name, email=_demo_email(waiting.name)
+    )
     return {"clubs": len(clubs), "members": len(members)}
+
+
+def _demo_email(name: str) -> str:
+    return name.lower().replace(" ", ".") + "@example.org"
+
+
+def demo_register_csv() -> bytes:
+    """The demo's member register (docs/examples/demo-register.csv): members 0-29 of
+    Riverside, 30-39 of Riverside then Hilltop, 40-59 of Hilltop; every other member with an
+    email; the last one lapsed."""
+    lines = ["membership_number,first_name,surname,email,clubs,status"]
+    for i, (number, name) in enumerate(demo_people()):
+        first, surname = name.split(" ", 1)
+        clubs = "1101" if i < 30 else "1101;1102" if i < 40 else "1102"
+        email = _demo_email(name) if i % 2 == 0 else ""
+        status = "lapsed" if i == MEMBER_COUNT - 1 else "active"
+        lines.append(f"{number},{first},{surname},{email},{clubs},{status}")
+    return ("\n".join(lines) + "\n").encode()
 
 
 # --- results -------------------------------------------------------------------------------

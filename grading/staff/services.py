@@ -7,6 +7,7 @@ import logging
 
 from django.core.exceptions import PermissionDenied
 from django.db import transaction
+from django.utils import timezone
 
 from grading.common.audit import audit_record
 from grading.common.queue import task_queue
@@ -17,6 +18,7 @@ from grading.engine.ngs.params import NGSParams
 from grading.engine.types import SessionResult
 from grading.ledger.lock import ledger_head_lock
 from grading.models import AuditEvent, LedgerEntry
+from members.models import SessionReport
 
 log = logging.getLogger(__name__)
 
@@ -123,3 +125,28 @@ def ledger_versions_not_gradeable(
         if why_not_graded(result, params, entry.host_pair or None):
             blocked.append(entry.version_id)
     return blocked
+
+
+def session_report_close(*, report_id: int, user) -> None:
+    """Staff close a member's report of a session they did not play (S14.25), once looked
+    into (the session withdrawn by its club, or the report mistaken): audited."""
+    _staff_only(user)
+    with transaction.atomic():
+        report = (
+            SessionReport.objects.select_for_update()
+            .select_related("member", "version__session__event__club")
+            .filter(pk=report_id, closed__isnull=True)
+            .first()
+        )
+        if report is None:
+            return
+        report.closed = timezone.now()
+        report.save(update_fields=["closed"])
+        audit_record(
+            action=AuditEvent.Action.REPORT,
+            subject=f"Report closed: {report.member} in {report.version}",
+            actor=user,
+            club=report.version.session.event.club,
+            report=report.pk,
+            how="closed by staff",
+        )

@@ -9,10 +9,10 @@ import math
 import plotly.graph_objects as go
 import plotly.io as pio
 from django.contrib import messages
-from django.contrib.admin.views.decorators import staff_member_required
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from grading.common.access import staff_required
 from grading.engine.ngs import PARAMETER_SETS
 from grading.engine.quality import FR18_FIGURES
 from grading.ledger.replay.check import refold_progress
@@ -78,7 +78,7 @@ def _finite(value):
     return None if value is None or (isinstance(value, float) and math.isnan(value)) else value
 
 
-@staff_member_required
+@staff_required
 def quality(request):
     """FR 18's figures on the stored grades; ``?params=`` replays with another parameter set."""
     params = (request.GET.get("params") or "").strip()
@@ -114,7 +114,7 @@ def quality(request):
     return render(request, "staff/quality.html", context)
 
 
-@staff_member_required
+@staff_required
 def parameters(request):
     """The NGS parameter sets side by side, the active one, and the form to change it (S9,
     S13); a change refolds every grade in the background."""
@@ -138,7 +138,7 @@ def parameters(request):
     return render(request, "staff/parameters.html", context)
 
 
-@staff_member_required
+@staff_required
 @require_POST
 def parameters_replay(request):
     """Replay the whole ledger now with the active set: every stored grade recomputed (S5.4)."""

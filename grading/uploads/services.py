@@ -20,9 +20,10 @@ from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
 from clubs.models import Club
-from clubs.services import club_get_or_create
+from clubs.services import club_get_or_create, club_number_normalise
 from grading.common.audit import audit_record
 from grading.common.queue import task_queue
+from grading.common.stale import club_pages_invalidate
 from grading.engine.ngs import years_before
 from grading.ingest import parse_file
 from grading.ingest.problems import ParseResult, Problem
@@ -31,7 +32,12 @@ from grading.ledger.step import version_withdraw
 from grading.models import AuditEvent, Session, SessionVersion, Upload
 from grading.params import active_params
 from grading.uploads import wording
-from grading.uploads.store import StoredSessions, session_in_force_q, sessions_store
+from grading.uploads.store import (
+    StoredSessions,
+    played_roles_prune,
+    session_in_force_q,
+    sessions_store,
+)
 from grading.uploads.wording import problem_json, readable_event_name
 
 log = logging.getLogger(__name__)
@@ -206,7 +212,7 @@ def _problems(
 ) -> list[Problem]:
     problems = list(parsed.problems)
     if check_club:
-        problems += _club_problems(parsed, upload.club)
+        problems += _club_problems(parsed, upload)
     # What one file may hold (issue 32 item 9): each session is graded under the ledger lock
     # on its own, but a file's sessions queue up every other club's uploads behind them.
     if len(parsed.sessions) > settings.UPLOAD_MAX_SESSIONS_PER_FILE:
@@ -254,12 +260,29 @@ def _previous_in_force(upload: Upload) -> Upload | None:
     return None
 
 
-def _club_problems(parsed: ParseResult, club: Club) -> list[Problem]:
-    """A file for another club is refused (S12); a file without a club number is accepted."""
-    number = (parsed.meta.national_club_id or "").lstrip("0")
-    ours = club.national_number.lstrip("0")
+def _club_problems(parsed: ParseResult, upload: Upload) -> list[Problem]:
+    """A file for another club is refused (S12); a file without a club number is accepted. A
+    file naming a club number no registered club has is refused too, asking for the union's
+    staff to register it, and marked for the staff page (S15)."""
+    club = upload.club
+    number = club_number_normalise(parsed.meta.national_club_id or "")
+    ours = club_number_normalise(club.national_number)
     if number and ours and number != ours:
         named = f" ({parsed.meta.club_name})" if parsed.meta.club_name else ""
+        if _club_of_file(number, "") is None:
+            upload.summary = {
+                "unknown_club": number,
+                "unknown_club_name": (parsed.meta.club_name or "")[:200],
+            }
+            return [
+                Problem(
+                    "file",
+                    f"This file is for club number {number}{named}, which is not registered "
+                    "here. The union's staff must register that club first. If it is your "
+                    f"club, ask them to give {club.name} the number {number}; otherwise check "
+                    "the club number in your scoring program.",
+                )
+            ]
         return [
             Problem(
                 "file",
@@ -393,6 +416,14 @@ def session_withdraw(*, version: SessionVersion, user=None) -> SessionVersion:
         _withdrawable(version)
         version_withdraw(head=head, version=version)
         Session.objects.filter(pk=version.session_id).update(live_version=None)
+        players = {
+            pk
+            for pair in version.pairs.values_list("player1_id", "player2_id")
+            for pk in pair
+            if pk is not None
+        }
+        if played_roles_prune(club_id=version.session.event.club_id, member_ids=players):
+            club_pages_invalidate(club_ids=[version.session.event.club_id])
         audit_record(
             action=AuditEvent.Action.WITHDRAWAL,
             subject=str(version),
@@ -440,6 +471,17 @@ def upload_import(*, filename: str, data: bytes, club: Club | None = None, user=
             )
             if upload.status == Upload.Status.REFUSED:
                 raise _RefusedImport(upload)  # no club, member or role of a refused file
+            upload.warnings = [wording.club_registered(club), *upload.warnings]
+            upload.save(update_fields=["warnings"])
+            audit_record(
+                action=AuditEvent.Action.CLUB,
+                subject=f"{club.name} (club {number or 'without a number'}) registered",
+                actor=user,
+                club=club,
+                number=number,
+                how="registered by an operator's import",
+                upload=upload.pk,
+            )
             return upload
     except _RefusedImport as refused_import:
         refused = _upload_new(club=None, user=user, filename=filename, data=data)
@@ -461,7 +503,7 @@ class _RefusedImport(Exception):
 def _club_of_file(number: str, name: str) -> Club | None:
     if number:
         for club in Club.objects.exclude(national_number=""):
-            if club.national_number.lstrip("0") == number:
+            if club_number_normalise(club.national_number) == number:
                 return club
     if name:
         return Club.objects.filter(name__iexact=name).first()

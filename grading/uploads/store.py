@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.db.models import Q
+from django.db.models import F, Q
 
 from clubs.models import Club, ClubRole
 from grading.common.stale import club_pages_invalidate, member_pages_invalidate
@@ -205,8 +205,12 @@ def _member_for(number, name, warnings, where: str) -> Member | None:
 
 
 def _club_memberships_add(club: Club, member_ids: set[int]) -> None:
-    """Someone who plays in a club's session is listed among its members (docs/decisions.md):
-    one query and one insert for the whole session, never touching an existing role."""
+    """Someone who plays in a club's session is listed on its pages as a player there
+    (docs/decisions.md): one query and one insert for the whole session, never touching an
+    existing role. Such a row makes no one a member (S14.25): only the register does
+    (``ClubRole.registered``), and a login is tied only through the home club
+    (``clubs.selectors.home``). ``played_roles_prune`` takes it away when the sessions that
+    brought it are withdrawn."""
     known = set(
         ClubRole.objects.filter(club=club, member_id__in=member_ids).values_list(
             "member_id", flat=True
@@ -236,3 +240,28 @@ def _pair_row(version: SessionVersion, pair: PairEntry, members: list) -> PairRe
         host=not pair.rateable,
         known=pair.known,
     )
+
+
+def played_roles_prune(*, club_id: int, member_ids: set[int]) -> int:
+    """The club rows that only play brought (not on the register, not administrators) of
+    those of ``member_ids`` who no longer play in any of the club's sessions in force: a
+    withdrawn upload leaves no one on the club's list (S15). Returns the rows removed."""
+    if not member_ids:
+        return 0
+    in_force = PairResult.objects.filter(version__session__event__club_id=club_id).filter(
+        Q(version__session__live_version_id=F("version_id"))
+        | Q(version__state=SessionVersion.State.STORED)
+    )
+    still = set(
+        in_force.filter(player1_id__in=member_ids).values_list("player1_id", flat=True)
+    ) | set(in_force.filter(player2_id__in=member_ids).values_list("player2_id", flat=True))
+    gone = member_ids - still
+    if not gone:
+        return 0
+    removed, _ = ClubRole.objects.filter(
+        club_id=club_id,
+        member_id__in=gone,
+        role=ClubRole.Role.MEMBER,
+        registered=False,
+    ).delete()
+    return removed

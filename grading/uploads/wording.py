@@ -151,6 +151,19 @@ def no_club_named(filename: str) -> Problem:
     )
 
 
+def club_registered(club) -> dict:
+    """An operator's import registered the club the file names (S15: staff's own import may)."""
+    number = f"club number {club.national_number}" if club.national_number else "no club number"
+    return {
+        "location": "file",
+        "message": (
+            f"The club this file names was not registered: it has been registered now as "
+            f"{club.name} ({number}). Check its name and county on the staff's clubs page."
+        ),
+        "line": None,
+    }
+
+
 def duplicate_message(when: str) -> str:
     return f"This file was already uploaded on {when} and its sessions are in force; it is not graded again."
 

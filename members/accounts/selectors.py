@@ -33,6 +33,7 @@ class MemberLoginRow:
     username: str  # empty: no login
     invited_to: str  # the address of the open invitation, if any ("another club" for theirs)
     invited_on: object  # its date, or None
+    register: str = ""  # "home club", "on the register" or "" (plays here, S15)
 
 
 def club_login_rows(*, club: Club) -> list[MemberLoginRow]:
@@ -44,7 +45,7 @@ def club_login_rows(*, club: Club) -> list[MemberLoginRow]:
         ClubRole.objects.filter(club=club)
         .select_related("member__user")
         .prefetch_related(Prefetch("member__invitations", queryset=open_invitations))
-        .order_by("member__name")
+        .order_by("-home", "-registered", "member__name")
     )
     rows = []
     for role in roles:
@@ -63,31 +64,32 @@ def club_login_rows(*, club: Club) -> list[MemberLoginRow]:
                 username=member.user.get_username() if member.user else "",
                 invited_to=invited,
                 invited_on=pending[0].created if pending and not member.user else None,
+                register="home club" if role.home else "on the register" if role.registered else "",
             )
         )
     return rows
 
 
 def sign_ups_waiting(*, club: Club) -> list[SignUpRequest]:
-    """Sign-ups for members of this club still waiting for an answer (any of the member's
-    clubs may answer; the first answer counts)."""
+    """Sign-ups waiting for this club's answer: those of members whose home club it is
+    (S14.25: only the home club approves)."""
     return list(
         SignUpRequest.objects.filter(
-            status=SignUpRequest.Status.WAITING,
-            member__club_roles__club=club,
-            member__user__isnull=True,
+            status=SignUpRequest.Status.WAITING, club=club, member__user__isnull=True
         )
         .select_related("member")
         .order_by("created")
     )
 
 
+def sign_ups_waiting_count(*, club: Club) -> int:
+    return SignUpRequest.objects.filter(
+        status=SignUpRequest.Status.WAITING, club=club, member__user__isnull=True
+    ).count()
+
+
 def sign_up_for_club(*, club: Club, pk: int) -> SignUpRequest | None:
-    return (
-        SignUpRequest.objects.filter(pk=pk, member__club_roles__club=club)
-        .select_related("member")
-        .first()
-    )
+    return SignUpRequest.objects.filter(pk=pk, club=club).select_related("member").first()
 
 
 def token_digest(token: str) -> str:

@@ -18,7 +18,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from clubs.models import Club, ClubRole
+from clubs.selectors.home import login_tie_allowed, member_home_club, member_home_club_id
+from clubs.services import club_admin_grant
 from grading.common.audit import audit_record
+from grading.common.queue import task_queue
 from grading.common.stale import member_pages_invalidate
 from grading.engine.types import normalise_number
 from grading.models import AuditEvent
@@ -32,22 +35,42 @@ class AccountRefused(ValueError):
     """A request the data does not allow; the message says why, in the member's words."""
 
 
+LOGIN_TIE_REFUSED = (
+    "Only {name}'s home club can invite them to an address of its choosing. Invite them at "
+    "the email address the union's member register holds for them, or ask their home club."
+)
+SIGN_UP_NOT_HOME = (
+    "Only {name}'s home club can approve this request: this club is not their home club."
+)
+
+
 def _has_login(member: Member) -> bool:
     return member.user_id is not None
 
 
 @transaction.atomic
 def invitation_create(
-    *, member: Member, email: str, site_url: str, club: Club | None = None, invited_by=None
+    *,
+    member: Member,
+    email: str,
+    site_url: str,
+    club: Club | None = None,
+    invited_by=None,
+    template: str = "invitation",
+    link_view: str = "accounts:invitation",
 ) -> Invitation:
     """Invite ``member`` to choose a login, by a link sent to ``email`` once the transaction
-    commits. An earlier invitation still open for the member stops working."""
+    commits. An earlier invitation still open for the member stops working. Only to the
+    register's email for them, or from their home club or staff (S14.25)."""
     member = Member.objects.select_for_update().get(pk=member.pk)
     if _has_login(member):
         raise AccountRefused(f"{member.name} ({member.national_number}) already has a login.")
-    Invitation.objects.filter(member=member, accepted__isnull=True, withdrawn=False).update(
-        withdrawn=True
-    )
+    if not login_tie_allowed(member=member, email=email, club=club, invited_by=invited_by):
+        raise AccountRefused(LOGIN_TIE_REFUSED.format(name=member.name))
+    # An administrator's invitation to another club stays open (S15: it is accepted signed in)
+    Invitation.objects.filter(
+        member=member, accepted__isnull=True, withdrawn=False, role=""
+    ).update(withdrawn=True)
     token = secrets.token_urlsafe(32)
     invitation = Invitation.objects.create(
         member=member,
@@ -60,12 +83,12 @@ def invitation_create(
     context = {
         "member": member,
         "club": club,
-        "link": site_url.rstrip("/") + reverse("accounts:invitation", args=[token]),
+        "link": site_url.rstrip("/") + reverse(link_view, args=[token]),
         "days": settings.INVITATION_DAYS,
         "site_url": site_url.rstrip("/"),
     }
     transaction.on_commit(
-        lambda: email_send(to=invitation.email, template="invitation", context=context)
+        lambda: email_send(to=invitation.email, template=template, context=context)
     )
     return invitation
 
@@ -94,6 +117,13 @@ def invitations_create_from_list(
         if row.number not in members:
             problems.append(
                 f"Line {row.line}: membership number {row.number} is not a member of {club.name}."
+            )
+        elif not login_tie_allowed(
+            member=members[row.number], email=row.email, club=club, invited_by=invited_by
+        ):
+            problems.append(
+                f"Line {row.line}: {club.name} is not the home club of {row.number}: invite "
+                "them only at the email address the union's member register holds for them."
             )
     result = InviteListResult(problems=sorted(problems, key=_line_order))
     if result.problems:
@@ -140,11 +170,13 @@ def invitation_accept(*, invitation: Invitation, username: str, password: str, e
     now = timezone.now()
     invitation.accepted = now
     invitation.save(update_fields=["accepted"])
-    Invitation.objects.filter(member=member, accepted__isnull=True).update(withdrawn=True)
+    Invitation.objects.filter(member=member, accepted__isnull=True, role="").update(withdrawn=True)
     SignUpRequest.objects.filter(member=member, status=SignUpRequest.Status.WAITING).update(
         status=SignUpRequest.Status.DECLINED, decided_at=now
     )
     member_pages_invalidate(member_ids=[member.pk])
+    if invitation.role == "admin" and invitation.club is not None:
+        club_admin_grant(club=invitation.club, member=member, actor=user, how="invitation accepted")
     audit_record(
         action=AuditEvent.Action.LOGIN_LINK,
         subject=str(member),
@@ -185,7 +217,14 @@ def sign_up_request_create(*, number: str, name: str, email: str) -> SignUpReque
     ).first()
     if existing:
         return existing
-    return SignUpRequest.objects.create(member=member, name=name.strip(), email=email.strip())
+    sign_up = SignUpRequest.objects.create(
+        member=member,
+        name=name.strip(),
+        email=email.strip(),
+        club=member_home_club(member_id=member.pk),
+    )
+    task_queue("grading.sign_up_notify", sign_up.pk)  # S15: each administrator gets an email
+    return sign_up
 
 
 @transaction.atomic
@@ -197,6 +236,11 @@ def sign_up_decide(
     sign_up = SignUpRequest.objects.select_for_update().select_related("member").get(pk=sign_up.pk)
     if sign_up.status != SignUpRequest.Status.WAITING:
         raise AccountRefused("This request has already been answered.")
+    if approve and not (
+        getattr(decided_by, "is_staff", False)
+        or member_home_club_id(member_id=sign_up.member_id) == club.pk
+    ):
+        raise AccountRefused(SIGN_UP_NOT_HOME.format(name=sign_up.member.name))
     if approve:
         invitation_create(
             member=sign_up.member,
@@ -204,6 +248,7 @@ def sign_up_decide(
             site_url=site_url,
             club=club,
             invited_by=decided_by,
+            template="sign_up_approved",
         )
     sign_up.status = SignUpRequest.Status.APPROVED if approve else SignUpRequest.Status.DECLINED
     sign_up.decided_by = decided_by

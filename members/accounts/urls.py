@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from members.accounts import views
+from members.accounts import union_views, views
 
 app_name = "accounts"
 urlpatterns = [
@@ -10,4 +10,5 @@ urlpatterns = [
     path("sign-up/sent/", views.sign_up_sent, name="sign-up-sent"),
     path("api-token/", views.api_token, name="api-token"),
     path("invitation/<str:token>/", views.invitation, name="invitation"),
+    path("administrator/<str:token>/", union_views.administrator, name="administrator"),
 ]

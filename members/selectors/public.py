@@ -155,6 +155,10 @@ def public_member(*, number: str, viewer=None) -> PublicMember | None:
     member = (
         Member.objects.filter(national_number=normalised).select_related("current_grade").first()
     )
+    if member is not None and member.merged_into_id is not None:  # two numbers, one person
+        member = (
+            Member.objects.filter(pk=_survivor_id(member)).select_related("current_grade").first()
+        )
     if member is None or hidden_from(member, viewer):
         return None
     view = grade_view(member, current_of(member))
@@ -171,7 +175,22 @@ def member_by_number(*, number: str) -> Member | None:
     normalised = normalise_number(number or "")
     if normalised is None:
         return None
-    return Member.objects.filter(national_number=normalised).first()
+    member = Member.objects.filter(national_number=normalised).first()
+    if member is not None and member.merged_into_id is not None:
+        member = Member.objects.filter(pk=_survivor_id(member)).first()
+    return member
+
+
+def _survivor_id(member: Member) -> int:
+    """The member a merged number now belongs to (S15: both numbers find the member)."""
+    seen = {member.pk}
+    pk = member.merged_into_id
+    while True:
+        following = Member.objects.filter(pk=pk).values_list("merged_into_id", flat=True).first()
+        if following is None or following in seen:
+            return pk
+        seen.add(pk)
+        pk = following
 
 
 SEARCH_MIN_LENGTH = 2

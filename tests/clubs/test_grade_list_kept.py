@@ -76,8 +76,9 @@ def test_a_kept_list_is_served_without_reading_the_grades(
     first = main_of(admin_client.get(grades_url(played)))
     assert listed(admin_client, played)["1001"][1] == grade_of("1001")
     # The session, the user (with their membership and whether they administer a club) and
-    # the clubs they administer (the navigation's, this one among them): none of the rows.
-    with django_assert_max_num_queries(3):
+    # the clubs they administer (the navigation's, this one among them), and the count of
+    # sign-ups waiting for the club's answer in its header (S15): none of the rows.
+    with django_assert_max_num_queries(4):
         assert main_of(admin_client.get(grades_url(played))) == first
     CurrentGrade.objects.filter(member__national_number="1001").update(grade=61.2345)
     assert listed(admin_client, played)["1001"][1] != "61.23"  # so the list really is kept...
