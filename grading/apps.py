@@ -10,8 +10,11 @@ class GradingConfig(AppConfig):
         # grading.engine package never imports Celery.
         from grading import celery  # noqa: F401
         from grading.ledger.hooks import after_step_register
+        from grading.results.hooks import results_after_step
         from grading.schemes.after_step import schemes_after_step
 
         # PPI and Brambledown follow every ledger step in its transaction; registered here so
         # that the ledger never imports the schemes (docs/architecture.md).
         after_step_register(schemes_after_step)
+        # The players' emails (S16), queued for when the step's transaction commits.
+        after_step_register(results_after_step)

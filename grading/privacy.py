@@ -178,3 +178,15 @@ def average_view(
     if value is None:
         return None
     return value if average_shown(players, viewer, staff=staff) else None
+
+
+def stratum_grade(member: Member, grade_at_start: float, *, estimate: float | None) -> float | None:
+    """The grade a results page's strata place a member by (S16): their grade at the start of
+    the session when their grade is published (public, not provisional); for a private or
+    provisional grade (or none) the club's estimate for them (S8, FAQ 36), else None, and the
+    pair then goes in the strongest stratum, so that no stratum tells anything of a withheld
+    grade. The same for every viewer: the member's own page places them as everyone else's.
+    Expects ``member.current_grade`` loaded with ``select_related``."""
+    if grade_withheld_reason(member):
+        return estimate
+    return grade_at_start
