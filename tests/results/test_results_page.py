@@ -1,7 +1,6 @@
 """The session's results page (S16): ranking, travellers scored by the engine, the player's
 scorecard, who may see it (S13), a withdrawn version, and where it is linked from."""
 
-import datetime as dt
 import re
 
 import pytest
