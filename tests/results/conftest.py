@@ -2,6 +2,7 @@ import datetime as dt
 
 import pytest
 
+from tests.results.smtp import mailbox, no_mail_server  # noqa: F401  (fixtures)
 from tests.results.world import numbers, session_file, upload_session
 
 PLAYED = dt.date(2026, 11, 17)
