@@ -5,6 +5,7 @@ switches). Thin: selectors read, services write, the access rule is S13's
 from __future__ import annotations
 
 from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
@@ -52,6 +53,7 @@ def session_results(request, session_id: int, number: int | None = None):
     return render(request, "results/session.html", {"r": results})
 
 
+@login_required
 def club_results_settings(request, slug: str):
     club = administered_club(request, slug)
     data = request.POST if request.method == "POST" else None
@@ -89,6 +91,7 @@ def club_results_settings(request, slug: str):
     )
 
 
+@login_required
 @require_POST
 def club_estimate_delete(request, slug: str, pk: int):
     club = administered_club(request, slug)
