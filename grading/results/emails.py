@@ -60,8 +60,10 @@ def version_figures(*, version: SessionVersion) -> dict[int, Figures]:
     """Every member's own figures in the version, by member id (two queries)."""
     pairs = list(PairResult.objects.filter(version=version).order_by("pk"))
     grouped: dict[tuple[str, str], list[PairResult]] = {}
+    sectioned = len({p.section for p in pairs}) > 1
     for p in pairs:
-        key = ranking_group(section=p.section, direction=p.direction, movement=version.movement)
+        section = p.section if sectioned else ""  # a single section goes unlabelled
+        key = ranking_group(section=section, direction=p.direction, movement=version.movement)
         grouped.setdefault(key, []).append(p)
     place_of: dict[str, tuple[str, int, str]] = {}
     for key, members in grouped.items():

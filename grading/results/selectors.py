@@ -122,8 +122,10 @@ def session_results(
     limits = strata_limits(club=session.event.club, event_id=session.event_id)
     placed = pair_strata(version=version, result=result, pairs=pairs, limits=limits)
     grouped: dict[tuple[str, str], list[PairResult]] = {}
+    sectioned = len({p.section for p in pairs}) > 1
     for p in pairs:
-        key = ranking_group(section=p.section, direction=p.direction, movement=version.movement)
+        section = p.section if sectioned else ""  # a single section goes unlabelled
+        key = ranking_group(section=section, direction=p.direction, movement=version.movement)
         grouped.setdefault(key, []).append(p)
     groups = []
     for key in sorted(grouped):
