@@ -36,6 +36,9 @@ FIRST_WAIT = dt.timedelta(seconds=60)
 LONGEST_WAIT = dt.timedelta(hours=2)
 Status = ResultsEmail.Status
 MAIL_ERRORS = (smtplib.SMTPException, OSError)
+# The server answered this message with a refusal (SMTPException is an OSError: the order of
+# the ``except`` clauses below matters); anything else is the connection itself.
+REFUSED = (smtplib.SMTPRecipientsRefused, smtplib.SMTPResponseException)
 
 
 def backoff(attempts: int) -> dt.timedelta:
@@ -102,11 +105,18 @@ def claimed_send(*, claim: str) -> int:
         rows = [r for r in rows if r.pk not in off]
     sent = 0
     for start in range(0, len(rows), BATCH):
-        sent += _batch_send(rows[start : start + BATCH])
+        done, reachable = _batch_send(rows[start : start + BATCH])
+        sent += done
+        if not reachable:  # the server is down or hangs: the rest wait too, at once
+            _failed(rows[start + BATCH :])
+            break
     return sent
 
 
-def _batch_send(rows: list[ResultsEmail]) -> int:
+def _batch_send(rows: list[ResultsEmail]) -> tuple[int, bool]:
+    """Send one batch on one connection: (emails sent, whether the server stayed reachable).
+    A refused recipient is that row's failure; a connection lost or timed out fails the rest
+    of the batch without waiting on each message in turn."""
     messages = []
     for row in rows:
         token = emails_off_token(member=row.member)
@@ -121,17 +131,21 @@ def _batch_send(rows: list[ResultsEmail]) -> int:
     except MAIL_ERRORS:
         log.warning("Mail server unreachable: %s results emails wait", len(rows), exc_info=True)
         _failed(rows)
-        return 0
+        return 0, False
     sent = 0
     try:
-        for row, message in zip(rows, messages, strict=True):
+        for i, (row, message) in enumerate(zip(rows, messages, strict=True)):
             message.connection = connection
             try:
                 message.send()
-            except MAIL_ERRORS:
+            except REFUSED:
                 log.warning("Mail server refused the results email %s", row.pk, exc_info=True)
                 _failed([row])
                 continue
+            except MAIL_ERRORS as error:
+                log.warning("Mail server lost: %s results emails wait (%s)", len(rows) - i, error)
+                _failed(rows[i:])
+                return sent, False
             ResultsEmail.objects.filter(pk=row.pk).update(status=Status.SENT, sent=timezone.now())
             sent += 1
     finally:
@@ -139,7 +153,7 @@ def _batch_send(rows: list[ResultsEmail]) -> int:
             connection.close()
         except MAIL_ERRORS:
             pass
-    return sent
+    return sent, True
 
 
 def _failed(rows: list[ResultsEmail]) -> None:
