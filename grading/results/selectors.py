@@ -11,17 +11,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from django.core.cache import cache
 from django.db.models import Q
 
 from clubs.models import ClubRole
 from grading.engine import codec
-from grading.engine.types import SessionResult
+from grading.engine.types import Scoring, SessionResult
 from grading.models import PairResult, Session, SessionVersion
 from grading.results.rules import group_title, places, ranking_group
 from grading.results.strata import Stratum, pair_strata, strata_limits, strata_rankings
 from grading.results.travellers import Scorecard, Traveller, scorecard, travellers_scored
 from members.models import Member
 from members.selectors.base import member_for_user, score_text, score_unit
+
+TRAVELLERS_KEPT = 7 * 24 * 3600  # seconds: a session's results are read most in its first week
 
 
 @dataclass
@@ -103,6 +106,16 @@ def member_pair(*, member: Member | None, pairs: list[PairResult]) -> str | None
     return None
 
 
+def version_travellers(*, version: SessionVersion) -> list[Traveller]:
+    """The version's travellers scored, kept in the cache under the version: a version's file
+    never changes once stored (a correction is a new version), so neither do they."""
+    return cache.get_or_set(
+        f"results:travellers:1:{version.pk}",
+        lambda: travellers_scored(codec.load(SessionResult, version.payload)),
+        timeout=TRAVELLERS_KEPT,
+    )
+
+
 def session_results(
     *, session: Session, user, version_number: int | None = None, pair: str | None = None
 ) -> SessionResults:
@@ -110,7 +123,6 @@ def session_results(
     (the viewer's own pair by default; any pair's card is only its results, S16)."""
     version = session.live_version
     asked = version_number if version_number not in (None, version.number) else None
-    result = codec.load(SessionResult, version.payload)
     pairs = list(
         PairResult.objects.filter(version=version)
         .select_related("player1__current_grade", "player2__current_grade")
@@ -120,7 +132,7 @@ def session_results(
     mine = member_pair(member=viewer, pairs=pairs)
     names = {p.pair_id: _names(p) for p in pairs}
     limits = strata_limits(club=session.event.club, event_id=session.event_id)
-    placed = pair_strata(version=version, result=result, pairs=pairs, limits=limits)
+    placed = pair_strata(version=version, pairs=pairs, limits=limits)
     grouped: dict[tuple[str, str], list[PairResult]] = {}
     sectioned = len({p.section for p in pairs}) > 1
     for p in pairs:
@@ -146,11 +158,11 @@ def session_results(
             for r in ranked
         ]
         groups.append((group_title(*key), lines))
-    travellers = travellers_scored(result)
+    travellers = version_travellers(version=version)
     shown_pair = pair if pair in names else mine
     card = None
     if shown_pair is not None and travellers:
-        card = scorecard(result, travellers, shown_pair, names)
+        card = scorecard(Scoring(version.scoring), travellers, shown_pair, names)
     return SessionResults(
         session=session,
         version=version,

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from clubs.models import Club, ClubEstimate, ClubStrata
+from grading.engine import codec
 from grading.engine.ngs.session import unknown_pair_figures
 from grading.engine.types import SessionResult
 from grading.models import PairResult, SessionGrade, SessionVersion
@@ -62,7 +63,6 @@ def strata_limits(*, club: Club, event_id: int | None) -> list[float]:
 def pair_strata(
     *,
     version: SessionVersion,
-    result: SessionResult,
     pairs: Sequence[PairResult],
     limits: Sequence[float],
 ) -> dict[str, list[float]]:
@@ -79,7 +79,10 @@ def pair_strata(
         ClubEstimate.objects.filter(club=club, member__in=members).values_list("member_id", "grade")
     )
     by_number = {m.national_number: starts[m.pk] for m in members if m.pk in starts}
-    unknown = unknown_pair_figures(result, by_number, active_params())
+    unknown = {}
+    if any(not p.known for p in pairs):  # the file is read only when a visitor played
+        result = codec.load(SessionResult, version.payload)
+        unknown = unknown_pair_figures(result, by_number, active_params())
     placed: dict[str, list[float]] = {}
     for pair in pairs:
         if not pair.known:

@@ -53,6 +53,7 @@ class TravellerRow:
     lead: str
     tricks: str
     score: str  # NS points as played, or the adjusted score's code
+    ew_score: str  # the same from East-West's seat (their sign), for their scorecard
     ns: Earned
     ew: Earned
 
@@ -156,6 +157,7 @@ def travellers_scored(result: SessionResult) -> list[Traveller]:
                     lead=line.lead,
                     tricks=_tricks(line),
                     score=_points(line, "NS"),
+                    ew_score=_points(line, "EW"),
                     ns=_earned(method, found.ns if found else None, found.top if found else None),
                     ew=_earned(method, found.ew if found else None, found.top if found else None),
                 )
@@ -165,26 +167,24 @@ def travellers_scored(result: SessionResult) -> list[Traveller]:
 
 
 def scorecard(
-    result: SessionResult,
+    scoring: Scoring,
     travellers: list[Traveller],
     pair_id: str,
     names: Mapping[str, str],
 ) -> Scorecard:
     """The pair's boards in order: opponents, contract, declarer, lead, their score and what
     it earned, and their total in the session's units (S16)."""
-    method = method_of(result.scoring)
+    method = method_of(scoring)
     card = Scorecard(pair_id)
     total = Fraction(0)
     top = Fraction(0)
     counted = False
-    by_board = {(line.board, line.ns_pair, line.ew_pair): line for line in result.travellers}
     for traveller in travellers:
         for row in traveller.rows:
             if pair_id not in (row.ns_pair, row.ew_pair):
                 continue
             ns = row.ns_pair == pair_id
             opponents = row.ew_pair if ns else row.ns_pair
-            line = by_board[(traveller.board, row.ns_pair, row.ew_pair)]
             earned = row.ns if ns else row.ew
             if earned.value is not None:
                 counted = True
@@ -199,7 +199,7 @@ def scorecard(
                     declarer=row.declarer,
                     lead=row.lead,
                     tricks=row.tricks,
-                    score=_points(line, "NS" if ns else "EW"),
+                    score=row.score if ns else row.ew_score,
                     earned=earned,
                 )
             )

@@ -7,9 +7,12 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
+from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
+from django.utils.safestring import mark_safe
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
@@ -50,7 +53,19 @@ def session_results(request, session_id: int, number: int | None = None):
         version_number=number,
         pair=request.GET.get("pair") or None,
     )
-    return render(request, "results/session.html", {"r": results})
+    # The travellers are the same for every viewer and a version never changes: kept rendered.
+    travellers_html = cache.get_or_set(
+        f"results:travellers-html:1:{results.version.pk}",
+        lambda: render_to_string(
+            "results/_travellers.html", {"travellers": results.travellers, "unit": results.unit}
+        ),
+        timeout=selectors.TRAVELLERS_KEPT,
+    )
+    return render(
+        request,
+        "results/session.html",
+        {"r": results, "travellers_html": mark_safe(travellers_html)},  # noqa: S308 (ours)
+    )
 
 
 @login_required
