@@ -110,7 +110,7 @@ def version_travellers(*, version: SessionVersion) -> list[Traveller]:
     """The version's travellers scored, kept in the cache under the version: a version's file
     never changes once stored (a correction is a new version), so neither do they."""
     return cache.get_or_set(
-        f"results:travellers:1:{version.pk}",
+        f"results:travellers:2:{version.pk}",
         lambda: travellers_scored(codec.load(SessionResult, version.payload)),
         timeout=TRAVELLERS_KEPT,
     )

@@ -37,11 +37,12 @@ NOT_SCORED = "This board's scores could not be compared; its scores are shown as
 
 @dataclass(frozen=True)
 class Earned:
-    """What one side of a line earned, as printed ("7 (58.3%)", "+3.50", "620")."""
+    """What one side of a line earned, as printed ("7 (58.3%)", "+3.50", "620"), and as a
+    number (match points come in halves at most, so a float holds them exactly)."""
 
     text: str
-    value: Fraction | None = None
-    top: Fraction | None = None
+    value: float | None = None
+    top: float | None = None
 
 
 @dataclass
@@ -100,10 +101,10 @@ def _earned(method: Method | None, value: Fraction | None, top: Fraction | None)
         return Earned("")
     if method is Method.MP:
         percent = f" ({float(value * 100 / top):.1f}%)" if top else ""
-        return Earned(f"{_number(value)}{percent}", value, top)
+        return Earned(f"{_number(value)}{percent}", float(value), float(top) if top else None)
     if method is Method.AGGREGATE:
-        return Earned(_number(value, 0), value)
-    return Earned(f"{float(value):+.2f}", value)
+        return Earned(_number(value, 0), float(value))
+    return Earned(f"{float(value):+.2f}", float(value))
 
 
 def _points(line: TravellerLine, side: str) -> str:
@@ -176,8 +177,8 @@ def scorecard(
     it earned, and their total in the session's units (S16)."""
     method = method_of(scoring)
     card = Scorecard(pair_id)
-    total = Fraction(0)
-    top = Fraction(0)
+    total = 0.0
+    top = 0.0
     counted = False
     for traveller in travellers:
         for row in traveller.rows:
@@ -204,7 +205,9 @@ def scorecard(
                 )
             )
     if counted and method is not None:
-        card.total = _earned(method, total, top if method is Method.MP else None).text
+        card.total = _earned(
+            method, Fraction(total), Fraction(top) if method is Method.MP and top else None
+        ).text
         if method is not Method.MP:
             card.total += f" {UNITS[method]}"
     return card
