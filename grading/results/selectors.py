@@ -12,12 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
-from django.db.models import Q
+from django.db.models import F, Q
 
 from clubs.models import ClubRole
 from grading.engine import codec
 from grading.engine.types import Scoring, SessionResult
-from grading.models import PairResult, Session, SessionVersion
+from grading.models import PairResult, Session, SessionGrade, SessionVersion
 from grading.results.rules import group_title, places, ranking_group
 from grading.results.strata import Stratum, pair_strata, strata_limits, strata_rankings
 from grading.results.travellers import Scorecard, Traveller, scorecard, travellers_scored
@@ -181,3 +181,16 @@ def session_results(
 
 def session_id_of_version(*, version_id: int) -> int | None:
     return SessionVersion.objects.filter(pk=version_id).values_list("session_id", flat=True).first()
+
+
+def member_grade_of_session(*, member: Member, session_id: int) -> int | None:
+    """The member's row (its id) in the session's live version, if they played in it."""
+    return (
+        SessionGrade.objects.filter(
+            member=member,
+            version__session_id=session_id,
+            version__session__live_version=F("version"),
+        )
+        .values_list("pk", flat=True)
+        .first()
+    )

@@ -9,6 +9,7 @@ app_name = "results"
 urlpatterns = [
     path("results/<int:session_id>/", views.session_results, name="session"),
     path("results/<int:session_id>/v<int:number>/", views.session_results, name="session-version"),
+    path("results/<int:session_id>/explain/", views.session_explain, name="explain"),
     path("emails/off/<str:token>/", views.emails_off, name="emails-off"),
     path("me/emails/", views.member_emails, name="member-emails"),
     path("clubs/<slug:slug>/results/", views.club_results_settings, name="club-settings"),

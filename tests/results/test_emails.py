@@ -76,7 +76,8 @@ def test_each_player_with_a_login_and_an_email_gets_one_email_with_their_result(
     assert f"{grade.session_grade:.2f}" in text and f"{grade.grade_after:.2f}" in text
     session = version.session
     assert f"/results/{session.pk}/v{version.number}/" in text
-    assert reverse("members:explain", args=[grade.pk]) in text
+    explain = reverse("results:explain", args=[session.pk])
+    assert explain in text
     html = html_of(message)
     assert 'name="viewport"' in html and f"/results/{session.pk}/v1/" in html
     assert message["List-Unsubscribe"].strip().startswith("<http")
@@ -224,3 +225,22 @@ def test_the_choice_on_the_settings_page_and_through_the_api(client, players):
     assert Member.objects.get(pk=member.pk).results_emails == "none"
     client.logout()
     assert client.get(api).status_code == 403
+
+
+def test_the_emails_explain_link_names_the_session_and_finds_the_members_row(
+    client, players, mailbox, django_capture_on_commit_callbacks
+):
+    """A refold renumbers the rows of session grades; the email's link names the session."""
+    version = upload(players, django_capture_on_commit_callbacks)
+    member = Member.objects.get(national_number="1003")
+    client.force_login(member.user)
+    url = reverse("results:explain", args=[version.session_id])
+    grade = SessionGrade.objects.get(version=version, member=member)
+    SessionGrade.objects.filter(pk=grade.pk).update(id=grade.pk + 1000)  # as a refold would
+    answer = client.get(url)
+    assert answer.status_code == 302
+    assert answer["Location"] == reverse("members:explain", args=[grade.pk + 1000])
+    outsider = UserFactory(username="did-not-play")
+    MemberFactory(user=outsider)
+    client.force_login(outsider)
+    assert client.get(url).status_code == 404
