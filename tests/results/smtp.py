@@ -18,6 +18,12 @@ class Mailbox:
         self.messages: list[email.message.EmailMessage] = []
         self.refuse = 0
         self.refused = 0
+        self.connections = 0
+
+    async def handle_EHLO(self, server, session, envelope, hostname, responses):
+        self.connections += 1
+        session.host_name = hostname
+        return responses
 
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
         if self.refuse > 0:

@@ -244,3 +244,14 @@ def test_the_emails_explain_link_names_the_session_and_finds_the_members_row(
     MemberFactory(user=outsider)
     client.force_login(outsider)
     assert client.get(url).status_code == 404
+
+
+def test_emails_go_in_batches_one_connection_each(
+    players, mailbox, monkeypatch, django_capture_on_commit_callbacks
+):
+    from grading.results import sending
+
+    monkeypatch.setattr(sending, "BATCH", 2)
+    upload(players, django_capture_on_commit_callbacks)
+    assert len(mailbox.messages) == 4
+    assert mailbox.connections == 2
