@@ -191,6 +191,9 @@ def test_the_one_click_link_switches_the_emails_off_without_a_login(
     assert Member.objects.get(national_number="1009").results_emails == "each"
     assert client.get(link.replace("/off/", "/off/x")).status_code == 404
     assert Member.objects.get(national_number="1009").results_emails == "each"
+    # A mail program's one-click POST (RFC 8058, the List-Unsubscribe-Post header).
+    client.post(link, {"List-Unsubscribe": "One-Click"})
+    assert Member.objects.get(national_number="1009").results_emails == "none"
 
 
 def test_a_correction_emails_only_those_whose_figures_changed(
