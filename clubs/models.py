@@ -13,6 +13,14 @@ class Club(models.Model):
     keeps_brambledown = models.BooleanField(
         default=False, help_text="The club also keeps Brambledown grades (S11)."
     )
+    # Results for the players (S16, grading/results/): who sees a session's results page, and
+    # whether its players get an email after each graded session.
+    results_public = models.BooleanField(
+        default=False, help_text="Anyone may see the club's results pages, not only its members."
+    )
+    results_emails = models.BooleanField(
+        default=True, help_text="Players get an email with their result after each session."
+    )
     created = models.DateTimeField(auto_now_add=True)
     # Part of the cache key of the club's grade list (members/pagecache.py), like a member's
     # ``pages_version``: a new random value in the same transaction as every write that changes
@@ -102,3 +110,45 @@ class HostExemptionRequest(models.Model):
 
     def __str__(self) -> str:
         return f"{self.member} & {self.partner}: {self.planned_session} ({self.status})"
+
+
+class ClubStrata(models.Model):
+    """Up to three grade limits a club sets for one event or, ``event`` empty, for all its
+    events (S16, seed 000 "stratification"): a stratum is the pairs whose average grade at the
+    start of the session is below its limit. Read by ``grading.results``."""
+
+    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="strata")
+    event = models.ForeignKey(
+        "grading.Event", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    limits = models.JSONField(default=list, help_text="Grade limits, highest first (1 to 3).")
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["club", "event"], name="one_strata_per_event"),
+            models.UniqueConstraint(
+                fields=["club"], condition=models.Q(event=None), name="one_strata_for_all_events"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.club} strata {self.limits}"
+
+
+class ClubEstimate(models.Model):
+    """The grade a club's administrator estimates for a member whose grade is private or
+    provisional (S8, FAQ 36): it stands in for the grade in the club's strata."""
+
+    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="estimates")
+    member = models.ForeignKey("members.Member", on_delete=models.CASCADE, related_name="+")
+    grade = models.FloatField()
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["club", "member"], name="one_estimate_per_member")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.member}: estimate {self.grade:.2f} at {self.club}"

@@ -10,6 +10,7 @@ class GradingConfig(AppConfig):
         # grading.engine package never imports Celery.
         from grading import celery  # noqa: F401
         from grading.ledger.hooks import after_step_register
+        from grading.results.hooks import results_after_step
         from grading.schemes.after_step import schemes_after_step
         from members.pagewarm import member_pages_warm_queue
 
@@ -18,3 +19,5 @@ class GradingConfig(AppConfig):
         after_step_register(schemes_after_step)
         # The graded members' pages rendered ahead, by a low-priority task after the commit.
         after_step_register(member_pages_warm_queue)
+        # The players' emails (S16), queued for when the step's transaction commits.
+        after_step_register(results_after_step)

@@ -261,3 +261,15 @@ OWN_FIGURES_SAID = (
     "own; with your score and your grade it lets you work SOpp out, which nothing can prevent "
     "in a field of fewer than 5 other players."
 )
+
+
+def stratum_grade(member: Member, grade_at_start: float, *, estimate: float | None) -> float | None:
+    """The grade a results page's strata place a member by (S16): their grade at the start of
+    the session when their grade is published (public, not provisional); for a private or
+    provisional grade (or none) the club's estimate for them (S8, FAQ 36), else None, and the
+    pair then goes in the strongest stratum, so that no stratum tells anything of a withheld
+    grade. The same for every viewer: the member's own page places them as everyone else's.
+    Expects ``member.current_grade`` loaded with ``select_related``."""
+    if grade_withheld_reason(member):
+        return estimate
+    return grade_at_start

@@ -173,6 +173,12 @@ CELERY_BEAT_SCHEDULE = {
     "refresh-grades": {"task": "grading.refresh_grades", "schedule": crontab(hour=3, minute=0)},
     # Versions stored while the broker was down are graded by the next sweep.
     "grade-pending": {"task": "grading.grade_pending", "schedule": 5 * 60},
+    # The players' emails (S16): refused ones tried again; the weekly summaries.
+    "results-emails-due": {"task": "results.send_due_emails", "schedule": 60},
+    "results-emails-weekly": {
+        "task": "results.send_weekly_summaries",
+        "schedule": crontab(hour=7, minute=0, day_of_week=1),
+    },
     # Brambledown (S11): regrade the quarter just ended, on the first day of each quarter.
     "regrade-brambledown": {
         "task": "grading.regrade_brambledown",
@@ -236,6 +242,8 @@ EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
 EMAIL_TIMEOUT = int(os.environ.get("EMAIL_TIMEOUT", "20"))
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Bridge grading <grades@localhost>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
+# The site's address as members reach it: the links in emails the worker sends (S16).
+SITE_URL = os.environ.get("SITE_URL", "http://localhost:8000")
 # How long an invitation's link stays usable, and a password reset's (Django's setting).
 INVITATION_DAYS = int(os.environ.get("INVITATION_DAYS", "14"))
 PASSWORD_RESET_TIMEOUT = 3 * 24 * 3600

@@ -12,6 +12,7 @@ from grading.ledger.refresh import grades_refresh
 from grading.ledger.replay.check import ledger_refold
 from grading.ledger.step import versions_grade_pending
 from grading.models import AuditEvent
+from grading.results import tasks as results_tasks  # noqa: F401  (the emails' tasks, S16)
 from grading.schemes.brambledown.update import brambledown_regrade_due
 from grading.schemes.rebuild.run import schemes_rebuild
 from grading.uploads.services import upload_process, uploads_received_process

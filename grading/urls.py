@@ -62,6 +62,7 @@ urlpatterns = [
         name="api-club-schemes",
     ),
     path("api/v1/clubs/", include("clubs.api_urls")),
+    path("", include("grading.results.urls")),
     path("", include("members.urls")),
     # Before the admin's own: its login goes through the same throttle as the site's.
     path("admin/login/", ThrottledAdminLoginView.as_view(), name="admin-login"),

@@ -34,6 +34,15 @@ class Member(models.Model):
     grade_private = models.BooleanField(
         default=False, help_text="Hide the grade from everyone but the member (S7)."
     )
+
+    class ResultsEmails(models.TextChoices):  # S16: the member's choice
+        EACH = "each", "After each session"
+        WEEKLY = "weekly", "A weekly summary"
+        NONE = "none", "No emails"
+
+    results_emails = models.CharField(
+        max_length=8, choices=ResultsEmails.choices, default=ResultsEmails.EACH
+    )
     created = models.DateTimeField(auto_now_add=True)
     # The member register (S15): "" the member is known only from results files; "active" or
     # "lapsed" as the union's last list said (a member missing from a later list keeps theirs).
@@ -166,3 +175,39 @@ class SessionReport(models.Model):
 
     def __str__(self) -> str:
         return f"{self.member} did not play version {self.version_id}"
+
+
+class ResultsEmail(models.Model):
+    """What was sent, or is being sent, to a member about one session version (S16): the row
+    is claimed (created, or a failed one taken back) before the message goes, and the unique
+    constraint makes a second delivery of the same task find it; at most one email per member
+    and version. ``grading/results/sending.py`` writes it."""
+
+    class Status(models.TextChoices):
+        SENDING = "sending", "Being sent"
+        SENT = "sent", "Sent"
+        FAILED = "failed", "Mail server refused; tried again later"
+        WEEKLY = "weekly", "Waiting for the weekly summary"
+        SKIPPED = "skipped", "Not sent"
+
+    member = models.ForeignKey(Member, on_delete=models.CASCADE, related_name="results_emails_sent")
+    version = models.ForeignKey(
+        "grading.SessionVersion", on_delete=models.CASCADE, related_name="+"
+    )
+    correction = models.BooleanField(default=False)
+    status = models.CharField(max_length=8, choices=Status.choices)
+    claim = models.CharField(max_length=32, blank=True)
+    figures = models.JSONField(default=dict, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    next_attempt = models.DateTimeField(null=True, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+    sent = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["member", "version"], name="one_results_email")
+        ]
+        indexes = [models.Index(fields=["status", "next_attempt"])]
+
+    def __str__(self) -> str:
+        return f"results email to {self.member} for version {self.version_id}: {self.status}"

@@ -63,6 +63,16 @@ def staff_only(ok=200):
 
 STAFF_ONLY = staff_only()
 
+
+RESULTS = {
+    "anonymous": PAGE_LOGIN,
+    "member": {200},
+    "other_member": {403},
+    "admin": {200},
+    "other_admin": {403},
+    "staff": {200},
+}
+
 # name: (method, kwargs builder key, expectations)
 TABLE = {
     "home": ("get", {}, everyone()),
@@ -170,6 +180,22 @@ TABLE = {
     "club_members:invite": ("post", {"slug": "slug"}, club_admins()),  # empty form: 200
     "club_members:invite-list": ("post", {"slug": "slug"}, club_admins()),
     "club_members:decide": ("post", {"slug": "slug", "pk": "0"}, club_admins(ok=404)),
+    # Results for the players (issue 28, S16, S13's new row): the club's members, the players
+    # of the session, its administrators and staff; a club may publish them (tests/results/).
+    "results:session": ("get", {"session_id": "session"}, RESULTS),
+    "results:session-version": ("get", {"session_id": "session", "number": "1"}, RESULTS),
+    # The member's own row of the session: 302 to it; no row in it: 404 (world's "member"
+    # played; the others did not).
+    "results:explain": (
+        "get",
+        {"session_id": "session"},
+        {"anonymous": PAGE_LOGIN, "member": {302}, **{r: {404} for r in LOGGED_IN[1:]}},
+    ),
+    "results:emails-off": ("get", {"token": "no-such-token"}, everyone(404)),
+    "results:member-emails": ("post", {}, everyone(302)),  # empty form: back to the page
+    "results:club-settings": ("get", {"slug": "slug"}, club_admins()),
+    "results:estimate-delete": ("post", {"slug": "slug", "pk": "0"}, club_admins(ok=302)),
+    "results:api-emails": ("get", {}, logged_in(page=False)),
 }
 
 

@@ -57,6 +57,8 @@ MINE = {
     "GET /api/v1/me/schemes/",
     "GET /api/v1/me/host-exemptions/",
     "POST /api/v1/me/host-exemptions/",
+    "GET /api/v1/me/emails/",
+    "PUT /api/v1/me/emails/",
 }
 CLUB = {
     "GET /api/v1/clubs/{slug}/members/",

@@ -17,7 +17,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from clubs.models import Club, ClubRole, HostExemptionRequest, PlannedSession
+from clubs.models import Club, ClubRole, ClubStrata, HostExemptionRequest, PlannedSession
 from clubs.services import (
     club_get_or_create,
     club_role_set,
@@ -137,6 +137,8 @@ def demo_seed() -> dict:
     clubs = [club_get_or_create(name=n, slug=s, national_number=c) for n, s, c in CLUBS]
     # Riverside also keeps Brambledown grades (S11), so the demo shows all three schemes.
     Club.objects.filter(slug="riverside", keeps_brambledown=False).update(keeps_brambledown=True)
+    # Riverside ranks two strata on its results pages (S16).
+    ClubStrata.objects.get_or_create(club=clubs[0], event=None, defaults={"limits": [50.0, 46.0]})
     members = [member_get_or_create(number=num, name=name)[0] for num, name in demo_people()]
     first, second = clubs
     # Members 0-39 belong to the first club, 30-59 to the second: ten play at both.

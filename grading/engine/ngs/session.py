@@ -57,6 +57,7 @@ __all__ = [
     "comparison_group",
     "table_opponents",
     "sopp_tables",
+    "unknown_pair_figures",
 ]
 
 
@@ -217,6 +218,33 @@ def grade_session(
         host_pair=host,
         warnings=warnings,
     )
+
+
+def unknown_pair_figures(
+    session: SessionResult,
+    grades: Mapping[str, PlayerStanding | float],
+    params: NGSParams = NGS_DEFAULT,
+) -> dict[str, float]:
+    """The S3.8 figure ``h_u = s_u + SoF_group`` of each unknown pair's players, by pair id,
+    as ``grade_session`` uses it in every SOpp (``grades`` as there: the known members'
+    standings at the start). The results page's strata place an unknown player by it (S16)."""
+    if len(session.pairs) < 2:
+        return {}
+    ximps = _teams_figures(session)
+    pairs = [_working_pair(pair, session, params, ximps) for pair in session.pairs]
+    _fill_aggregate_means(pairs, session, params)
+    for item in pairs:
+        if item.entry.known:
+            a, b = item.entry.players
+            assert a.number is not None and b.number is not None
+            item.grades = (
+                _standing(grades.get(a.number), session.weighting, params).grade,
+                _standing(grades.get(b.number), session.weighting, params).grade,
+            )
+    if not any(item.grades is not None for item in pairs):
+        return {}
+    _assign_values(pairs)
+    return {item.entry.pair_id: item.value for item in pairs if item.grades is None}
 
 
 def _standing(

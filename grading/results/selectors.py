@@ -1,0 +1,196 @@
+"""A session's results page (S16): who may see it (S13), and what it shows: the ranking as
+the file gives it (place, pair, names, score in the session's units, by section and direction
+as played), every board's traveller with what each line earned, the strata the club set, and
+the viewer's own scorecard. Results only: no grade of anyone appears here (S7, S14.14).
+
+The page is addressed by the session (``Session.id``), which no correction or refold
+renumbers, and optionally a version number: a version since withdrawn shows the session's
+current results with a note."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.core.cache import cache
+from django.db.models import F, Q
+
+from clubs.models import ClubRole
+from grading.engine import codec
+from grading.engine.types import Scoring, SessionResult
+from grading.models import PairResult, Session, SessionGrade, SessionVersion
+from grading.results.rules import group_title, places, ranking_group
+from grading.results.strata import Stratum, pair_strata, strata_limits, strata_rankings
+from grading.results.travellers import Scorecard, Traveller, scorecard, travellers_scored
+from members.models import Member
+from members.selectors.base import member_for_user, score_text, score_unit
+
+TRAVELLERS_KEPT = 7 * 24 * 3600  # seconds: a session's results are read most in its first week
+
+
+@dataclass
+class RankLine:
+    pair_id: str
+    place: str
+    names: str
+    score: str
+    value: float | None
+    boards: int | None
+    mine: bool = False
+    strata: list[float] = field(default_factory=list)
+
+
+@dataclass
+class SessionResults:
+    session: Session
+    version: SessionVersion
+    asked_version: int | None  # the number asked for, when it is no longer the live one
+    unit: str
+    groups: list[tuple[str, list[RankLine]]]
+    travellers: list[Traveller]
+    strata: list[Stratum]
+    limits: list[float]
+    card: Scorecard | None
+    card_names: str
+    my_pair: str | None
+    pair_ids: list[str]
+
+    @property
+    def replaced(self) -> bool:
+        return self.asked_version is not None
+
+
+def session_for_results(*, session_id: int) -> Session | None:
+    """The session, if it has a graded live version (S16: every graded session)."""
+    session = (
+        Session.objects.select_related("event__club", "live_version").filter(pk=session_id).first()
+    )
+    if session is None or session.live_version is None:
+        return None
+    if session.live_version.state != SessionVersion.State.GRADED:
+        return None
+    return session
+
+
+def results_visible(*, user, session: Session) -> bool:
+    """S13: anyone when the club publishes its results; else staff, the club's members and
+    administrators, and those who played in the session (any version of it)."""
+    club = session.event.club
+    if club.results_public:
+        return True
+    if not user.is_authenticated:
+        return False
+    if user.is_staff:
+        return True
+    member = member_for_user(user=user)
+    if member is None:
+        return False
+    if ClubRole.objects.filter(club=club, member=member).exists():
+        return True
+    return PairResult.objects.filter(
+        Q(player1=member) | Q(player2=member), version__session=session
+    ).exists()
+
+
+def _names(pair: PairResult) -> str:
+    one = pair.player1.name if pair.player1 else pair.player1_name or "Unknown player"
+    two = pair.player2.name if pair.player2 else pair.player2_name or "Unknown player"
+    return f"{one} & {two}"
+
+
+def member_pair(*, member: Member | None, pairs: list[PairResult]) -> str | None:
+    if member is None:
+        return None
+    for pair in pairs:
+        if member.pk in (pair.player1_id, pair.player2_id):
+            return pair.pair_id
+    return None
+
+
+def version_travellers(*, version: SessionVersion) -> list[Traveller]:
+    """The version's travellers scored, kept in the cache under the version: a version's file
+    never changes once stored (a correction is a new version), so neither do they."""
+    return cache.get_or_set(
+        f"results:travellers:2:{version.pk}",
+        lambda: travellers_scored(codec.load(SessionResult, version.payload)),
+        timeout=TRAVELLERS_KEPT,
+    )
+
+
+def session_results(
+    *, session: Session, user, version_number: int | None = None, pair: str | None = None
+) -> SessionResults:
+    """The page's figures for the session's live version. ``pair``: whose scorecard to show
+    (the viewer's own pair by default; any pair's card is only its results, S16)."""
+    version = session.live_version
+    asked = version_number if version_number not in (None, version.number) else None
+    pairs = list(
+        PairResult.objects.filter(version=version)
+        .select_related("player1__current_grade", "player2__current_grade")
+        .order_by("pk")
+    )
+    viewer = member_for_user(user=user)
+    mine = member_pair(member=viewer, pairs=pairs)
+    names = {p.pair_id: _names(p) for p in pairs}
+    limits = strata_limits(club=session.event.club, event_id=session.event_id)
+    placed = pair_strata(version=version, pairs=pairs, limits=limits)
+    grouped: dict[tuple[str, str], list[PairResult]] = {}
+    sectioned = len({p.section for p in pairs}) > 1
+    for p in pairs:
+        section = p.section if sectioned else ""  # a single section goes unlabelled
+        key = ranking_group(section=section, direction=p.direction, movement=version.movement)
+        grouped.setdefault(key, []).append(p)
+    groups = []
+    for key in sorted(grouped):
+        members = grouped[key]
+        ranked = places([(p.pair_id, p.score) for p in members])
+        by_id = {p.pair_id: p for p in members}
+        lines = [
+            RankLine(
+                pair_id=r.key,
+                place=r.place,
+                names=names[r.key],
+                score=score_text(by_id[r.key].score, version.scoring),
+                value=by_id[r.key].score,
+                boards=by_id[r.key].boards,
+                mine=r.key == mine,
+                strata=placed.get(r.key, []),
+            )
+            for r in ranked
+        ]
+        groups.append((group_title(*key), lines))
+    travellers = version_travellers(version=version)
+    shown_pair = pair if pair in names else mine
+    card = None
+    if shown_pair is not None and travellers:
+        card = scorecard(Scoring(version.scoring), travellers, shown_pair, names)
+    return SessionResults(
+        session=session,
+        version=version,
+        asked_version=asked,
+        unit=score_unit(version.scoring),
+        groups=groups,
+        travellers=travellers,
+        strata=strata_rankings(limits=limits, placed=placed, groups=groups),
+        limits=limits,
+        card=card,
+        card_names=names.get(shown_pair, "") if shown_pair else "",
+        my_pair=mine,
+        pair_ids=list(names),
+    )
+
+
+def session_id_of_version(*, version_id: int) -> int | None:
+    return SessionVersion.objects.filter(pk=version_id).values_list("session_id", flat=True).first()
+
+
+def member_grade_of_session(*, member: Member, session_id: int) -> int | None:
+    """The member's row (its id) in the session's live version, if they played in it."""
+    return (
+        SessionGrade.objects.filter(
+            member=member,
+            version__session_id=session_id,
+            version__session__live_version=F("version"),
+        )
+        .values_list("pk", flat=True)
+        .first()
+    )
