@@ -98,8 +98,20 @@ class TotalsMixin:
         """This session's figures from its travellers (S2): percent, Butler IMPs, or
         cross-IMPs averaged per comparison and summed."""
         method = {Scoring.MP: "MP", Scoring.BUTLER: "BUTLER"}.get(scoring, "CROSS_IMP")
-        totals = {}
-        for pair, result in engine_scoring.score_session(lines, method).items():
+        totals: dict[str, float] = {}
+        try:
+            results = engine_scoring.score_session(lines, method)
+        except ValueError as exc:  # travellers no table can have produced
+            self.log.problem(
+                f"line {self.table.line}",
+                "The ranking gives totals over earlier sessions as well as this one, and this "
+                f"session's travellers cannot be scored to find its own ({exc}). Export this "
+                "session's results on their own, or with each session's own columns.",
+                line=self.table.line,
+                code="running-totals",
+            )
+            return totals
+        for pair, result in results.items():
             value = result.percentage if scoring is Scoring.MP else float(result.total)
             if value is not None:
                 totals[pair] = round(value, 2)
