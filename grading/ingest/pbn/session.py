@@ -158,7 +158,7 @@ class SessionReader(TotalsMixin):
                 "be treated as a correction of it.",
                 code="derived-event-id",
             )
-        return SessionResult(
+        session = SessionResult(
             key=SessionKey(
                 self.club,
                 raw_id or common.derived_event_id(event_name, self.program),
@@ -174,6 +174,9 @@ class SessionReader(TotalsMixin):
             source=self.program,
             extra=(("pbn_scoring", self.scoring_text),),
         )
+        if complete and not self.crossed:  # summed cross-IMP lines are another unit
+            self.log.line_figures[session.key] = per_pair.figures
+        return session
 
     def _date(self) -> dt.date | None:
         value = game_date(self.game) or common.parse_date(self.meta.get("contestdate"))
