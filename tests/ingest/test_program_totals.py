@@ -240,3 +240,24 @@ def test_a_usebio_pairs_declared_boards_counting_a_bye_are_the_boards_it_played(
     assert {p.pair_id: p.boards for p in session.pairs}["1"] == 4  # 5 declared, 1 a bye
     assert len(session.travellers) == 8
     assert "boards-sit-out" in _codes(result)
+
+
+def test_summed_cross_imps_over_many_comparisons_are_not_refused_as_impossible():
+    # 12 pairs at 6 tables: a board has 5 comparisons. Pair 1's sum over them is 120 IMPs on
+    # 4 boards (30 a board, "more than 24 IMPs a board" read as written): 120 / 5 = 24.
+    rows = "".join(
+        f' {n} {n} "Player {n}a - Player {n}b" {9000 + 2 * n} {9001 + 2 * n} '
+        f"{(120 if n == 1 else -120 / 11):.2f} 4\n"
+        for n in range(1, 13)
+    )
+    data = (
+        '% PBN 2.1\n[Event "Big Cross"]\n[Date "2026.02.26"]\n[Board "1"]\n'
+        '[Scoring "IMP;Cross"]\n'
+        '[TotalScoreTable "Rank\\2R;PairId\\2R;Names\\30L;MemberID1\\6R;MemberID2\\6R;'
+        'TotalIMP\\7R;NrBoards\\2R"]\n' + rows
+    ).encode()
+    result = parse_file("big.pbn", data, "club")
+    assert result.ok, result.problems
+    pairs = {p.pair_id: p.score for p in result.sessions[0].pairs}
+    assert pairs["1"] == 24.0
+    assert pairs["2"] == pytest.approx(-120 / 11 / 5, abs=0.01)
