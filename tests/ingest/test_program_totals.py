@@ -261,3 +261,14 @@ def test_summed_cross_imps_over_many_comparisons_are_not_refused_as_impossible()
     pairs = {p.pair_id: p.score for p in result.sessions[0].pairs}
     assert pairs["1"] == 24.0
     assert pairs["2"] == pytest.approx(-120 / 11 / 5, abs=0.01)
+
+
+def test_without_a_session_number_the_latest_sessions_columns_are_read_and_numbered():
+    data = fixture_bytes("fidelity/two-session-championship-s2-columns.pbn")
+    data = data.replace(b'% <META name=crsession content="2">\n', b"")
+    result = parse_file("x.pbn", data, "club")
+    assert result.ok, result.problems
+    (session,) = result.sessions
+    # Percentage_S1 and Percentage_S2: the file is session 2's, read from Percentage_S2
+    assert session.key.session == 2
+    assert {p.pair_id: (p.score, p.boards) for p in session.pairs}["1"] == (87.5, 4)

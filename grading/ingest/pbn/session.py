@@ -162,7 +162,7 @@ class SessionReader(TotalsMixin):
             key=SessionKey(
                 self.club,
                 raw_id or common.derived_event_id(event_name, self.program),
-                common.parse_whole(self.meta.get("crsession", "")) or 1,
+                self._session_number(),
                 date,
             ),
             event_name=event_name,
