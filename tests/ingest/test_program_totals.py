@@ -272,3 +272,14 @@ def test_without_a_session_number_the_latest_sessions_columns_are_read_and_numbe
     # Percentage_S1 and Percentage_S2: the file is session 2's, read from Percentage_S2
     assert session.key.session == 2
     assert {p.pair_id: (p.score, p.boards) for p in session.pairs}["1"] == (87.5, 4)
+
+
+def test_own_session_columns_without_their_board_count_take_the_boards_from_the_travellers():
+    data = fixture_bytes("fidelity/two-session-championship-s2-columns.pbn")
+    data = data.replace(b";NrBoards_S2\\2R", b"")
+    result = parse_file("x.pbn", data, "club")
+    assert result.ok, result.problems
+    (session,) = result.sessions
+    # NrBoards (8) runs over both sessions; this session's 4 boards come from its travellers
+    assert {p.pair_id: (p.score, p.boards) for p in session.pairs}["1"] == (87.5, 4)
+    assert len(session.travellers) == 8

@@ -96,7 +96,8 @@ class SessionReader(TotalsMixin):
             bool(lines)
             and not per_pair.skipped
             and (
-                own[1] is not None or all(self._boards_agree(r, per_pair, running) for r in played)
+                own[0] is not None  # the ranking's NrBoards may run over every session
+                or all(self._boards_agree(r, per_pair, running) for r in played)
             )
         )
         recomputed = self._recomputed(scoring, lines) if running and complete else {}
