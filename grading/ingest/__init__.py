@@ -210,8 +210,14 @@ def _repeated_members(session: SessionResult) -> list[Problem]:
 
 
 def _with_crosscheck(result: ParseResult) -> ParseResult:
-    """Warn where the file's totals disagree with its own travellers (S2)."""
-    extra = [w for s in result.sessions if s.graded_flag for w in crosscheck_session(s)]
+    """Warn where the file's totals disagree with its own travellers (S2, S14.21), naming the
+    pair and the boards where the file's own per-board figures differ."""
+    extra = [
+        w
+        for s in result.sessions
+        if s.graded_flag
+        for w in crosscheck_session(s, result.line_figures.get(s.key))
+    ]
     if not extra:
         return result
     return replace(result, warnings=result.warnings + tuple(extra))

@@ -112,6 +112,24 @@ _SHORT_ADJUSTED = {
 }
 
 
+def line_figures(
+    ns: float | None, ew: float | None, match_points: bool
+) -> tuple[float, float] | None:
+    """The two sides' own figures of a traveller line as the product compares them (S14.21):
+    IMPs as written; match points as a percentage of the line's top, which is what the two
+    sides' match points add up to (FORMATS 5.4: programs scale and factor their tops
+    differently). None when the line does not give them, or gives no top (Ruter's centred
+    match points)."""
+    if ns is None or ew is None:
+        return None
+    if not match_points:
+        return ns, ew
+    top = ns + ew
+    if top <= 0:
+        return None
+    return ns * 100 / top, ew * 100 / top
+
+
 def looks_adjusted(code: str) -> bool:
     """Whether a traveller's score field holds an adjusted score rather than points: it starts
     with A (``A60``, ``A+``, ``AVE-``), possibly after a caret (PBN's mark of an artificial

@@ -43,7 +43,19 @@ def compare_totals(session: SessionResult, recomputed: Mapping[str, float]) -> l
     return _summarised(session, _mismatches(session, recomputed))
 
 
-def _mismatches(session: SessionResult, recomputed: Mapping[str, float]) -> list[Problem]:
+# Board differences: (board, the file's figure, the product's), per pair.
+BoardDifferences = Mapping[str, list[tuple[int, float, float]]]
+# How far a board's two figures may be apart and agree: a percentage written to 2 decimals
+# of a factored top, a cross-IMP average to 2 decimals, a whole Butler IMP.
+_BOARD_TOLERANCE = {Scoring.MP: 0.51, Scoring.BUTLER: 0.5, Scoring.CROSS_IMP: 0.06}
+
+
+def _mismatches(
+    session: SessionResult,
+    recomputed: Mapping[str, float],
+    boards: BoardDifferences | None = None,
+) -> list[Problem]:
+    boards = boards or {}
     warnings = []
     unit = _UNITS.get(session.scoring, "")
     for pair in session.pairs:
@@ -57,12 +69,60 @@ def _mismatches(session: SessionResult, recomputed: Mapping[str, float]) -> list
             Problem(
                 f"session {session.key.session}, pair {pair.pair_id}",
                 f"Pair {pair.pair_id}{section} has {pair.score:g}{unit} in the file, but scoring "
-                f"its traveller lines gives {ours:.2f}{unit}. The file's figure is used; check "
+                f"its traveller lines gives {ours:.2f}{unit}"
+                f"{_where(boards.get(pair.pair_id, []), unit)}. The file's figure is used; check "
                 "the session's travellers and adjustments in your scoring program.",
                 code="total-mismatch",
             )
         )
     return warnings
+
+
+def _where(differences: list[tuple[int, float, float]], unit: str) -> str:
+    """The boards where the file's own figure for the pair and the product's scoring of the
+    traveller differ (S14.21), at most five."""
+    if not differences:
+        return ""
+    shown = [
+        f"board {b} (the file {f:.2f}{unit}, the traveller {o:.2f}{unit})"
+        for b, f, o in differences
+    ]
+    more = f" and {len(shown) - 5} more board(s)" if len(shown) > 5 else ""
+    return "; they differ on " + ", ".join(shown[:5]) + more
+
+
+def board_differences(
+    session: SessionResult, figures: Mapping[tuple[str, int], float] | None
+) -> dict[str, list[tuple[int, float, float]]]:
+    """Per pair, the boards where the file's own figure (``figures``: percent or IMPs per
+    pair and board, as the traveller lines give them) differs from the product's scoring of
+    that board's traveller (S2): the boards a total that disagrees should be checked on."""
+    method = _METHODS.get(session.scoring)
+    if not figures or method is None or not session.travellers:
+        return {}
+    lines = engine_scoring.group_by_board(session.travellers)
+    expected = max(len(traveller) for traveller in lines.values())
+    found: dict[str, list[tuple[int, float, float]]] = {}
+    allowed = _BOARD_TOLERANCE[session.scoring]
+    for board, traveller in sorted(lines.items()):
+        size = expected if method == "MP" else len(traveller)
+        result = engine_scoring.score_board(traveller, method, size)
+        for line in result.lines:
+            for pair, ours in (
+                (line.ns_pair, _side(line, "ns")),
+                (line.ew_pair, _side(line, "ew")),
+            ):
+                theirs = figures.get((pair, board))
+                if theirs is not None and ours is not None and abs(theirs - ours) > allowed:
+                    found.setdefault(pair, []).append((board, theirs, ours))
+    return found
+
+
+def _side(line, side: str) -> float | None:
+    if line.top is not None:
+        percent = line.ns_percent if side == "ns" else line.ew_percent
+        return None if percent is None else float(percent)
+    return float(line.ns if side == "ns" else line.ew)
 
 
 def _summarised(session: SessionResult, warnings: list[Problem]) -> list[Problem]:
@@ -115,13 +175,20 @@ def sectioned(session: SessionResult) -> bool:
     return len({pair.section for pair in session.pairs}) > 1
 
 
-def crosscheck(session: SessionResult) -> list[Problem]:
-    """Warnings for one parsed session; a traveller the engine cannot score is one warning."""
+def crosscheck(
+    session: SessionResult, figures: Mapping[tuple[str, int], float] | None = None
+) -> list[Problem]:
+    """Warnings for one parsed session; a traveller the engine cannot score is one warning.
+    ``figures``: the file's own figure per pair and board, to name the boards where a pair's
+    total and its travellers part (S14.21)."""
     try:
         totals = recompute_totals(session)
         if totals is None:
             return []
         warnings = _best_fitting_mismatches(session, totals)
+        if warnings and figures:
+            differences = board_differences(session, figures)
+            warnings = _best_fitting_mismatches(session, totals, differences)
     except Exception as exc:  # a best-effort check must never stop an upload
         logger.warning("Cross-check failed for %s: %s", session.key, exc)
         return [
@@ -135,16 +202,18 @@ def crosscheck(session: SessionResult) -> list[Problem]:
     return _summarised(session, warnings)
 
 
-def _best_fitting_mismatches(session: SessionResult, totals: Mapping[str, float]) -> list[Problem]:
+def _best_fitting_mismatches(
+    session: SessionResult, totals: Mapping[str, float], boards: BoardDifferences | None = None
+) -> list[Problem]:
     """Judged against the method that fits the file best (the specification's on a tie), so a
     file from a program with another known method is quiet, or names only the pairs that
     really differ. A method that scores fewer pairs is not tried: leaving a pair out must not
     make it look the better fit."""
-    warnings = _mismatches(session, totals)
+    warnings = _mismatches(session, totals, boards)
     for variant in _program_variants(session) if warnings else ():
         if not variant.keys() >= totals.keys():
             continue
-        mismatches = _mismatches(session, variant)
+        mismatches = _mismatches(session, variant, boards)
         if len(mismatches) < len(warnings):
             warnings = mismatches
     return warnings

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from grading.engine.types import SessionResult
+from grading.engine.types import SessionKey, SessionResult
 
 __all__ = ["FileMeta", "ParseResult", "Problem", "ProblemLog"]
 
@@ -49,12 +49,19 @@ class FileMeta:
     encoding: str = ""  # the encoding the text was finally read with
 
 
+# The file's own figure for one pair on one board (percent at match points, IMPs otherwise),
+# by session: what the traveller lines say, for naming the boards where the product's scoring
+# of them differs (S14.21).
+LineFigures = dict[SessionKey, dict[tuple[str, int], float]]
+
+
 @dataclass(frozen=True)
 class ParseResult:
     sessions: tuple[SessionResult, ...] = ()
     problems: tuple[Problem, ...] = ()
     warnings: tuple[Problem, ...] = ()
     meta: FileMeta = field(default_factory=FileMeta)
+    line_figures: LineFigures = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -67,6 +74,7 @@ class ProblemLog:
     def __init__(self) -> None:
         self.problems: list[Problem] = []
         self.warnings: list[Problem] = []
+        self.line_figures: LineFigures = {}
 
     def problem(
         self, location: str, message: str, *, line: int | None = None, code: str = ""
@@ -81,4 +89,4 @@ class ProblemLog:
     ) -> ParseResult:
         if self.problems:
             return ParseResult((), tuple(self.problems), tuple(self.warnings), meta)
-        return ParseResult(tuple(sessions), (), tuple(self.warnings), meta)
+        return ParseResult(tuple(sessions), (), tuple(self.warnings), meta, self.line_figures)

@@ -131,6 +131,15 @@ _NAME_WORDS = re.compile(r"^(name|names|player|players|pair names|name1|name2|pl
 _SCORE_WORDS = re.compile(r"^(score|total|percent|percentage|pct|%|mps|imps|vps|result)$")
 
 
+def _tabular(lines: list[str], separator: str) -> bool:
+    """A table: the second line (when there is one) has as many fields as the first, give
+    or take an empty last one."""
+    if len(lines) < 2:
+        return True
+    first, second = lines[0].count(separator), lines[1].count(separator)
+    return abs(first - second) <= 1
+
+
 def foreign_text(name: str, head: str) -> Problem | None:
     """The refusal for a text file that another program wrote in its own columns (a CSV or
     a ranking), or None when the first line does not look like one."""
@@ -148,7 +157,7 @@ def foreign_text(name: str, head: str) -> Problem | None:
         )
     separator = max(_SEPARATORS, key=first.count)
     cells = [c.strip().strip('"').strip().lower() for c in first.split(separator)]
-    if first.count(separator) < 2:
+    if first.count(separator) < 2 or not _tabular(lines, separator):
         return None
     if first.upper().startswith("PARAMETERS"):
         what = "an ImportUsebio manual CSV"

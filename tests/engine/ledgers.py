@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from hypothesis import strategies as st
 
 from grading.engine.ngs import LedgerOp, ProcessOp, WithdrawOp, why_not_graded
+from grading.engine.ngs.terms import CROSS_IMPS, IMPS_NAMED
 from grading.engine.types import (
     Direction,
     Movement,
@@ -227,6 +228,11 @@ def session(
         weighting=rng.choice([1, 1, 1, 2, 3]),
         matches=matches,
         graded_flag=not (shape.not_graded and rng.random() < shape.not_graded),
+        # S14.23: every other Swiss IMP session names cross-IMPs (not drawn from rng, so
+        # the ledgers' other draws stay as they were)
+        extra=((IMPS_NAMED, CROSS_IMPS),)
+        if scoring is Scoring.SWISS_PAIRS_IMP and index % 2
+        else (),
     )
 
 

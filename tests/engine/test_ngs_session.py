@@ -27,6 +27,7 @@ from grading.engine.ngs import (
     why_not_graded,
 )
 from grading.engine.ngs.decay import decay_weights
+from grading.engine.ngs.terms import CROSS_IMPS, imp_factor
 from grading.engine.types import (
     Direction,
     Movement,
@@ -514,3 +515,19 @@ def test_a_team_league_with_a_board_at_two_tables_is_not_graded():
     league = session(pairs, Scoring.TEAM_LEAGUE, travellers=lines)
     assert why_not_graded(league) == Reason.TWO_TABLES
     assert why_not_graded(session(pairs, Scoring.TEAM_LEAGUE, travellers=lines[:3])) == ""
+
+
+def test_swiss_pairs_imp_factor_follows_the_kind_of_imps_named():
+    """S14.23: cross-IMPs take F_cross (6.48), Butler or plain IMPs the Swiss factor (5.4);
+    par is the inverse of the term in each case (S3.5)."""
+    swiss = Scoring.SWISS_PAIRS_IMP
+    assert imp_factor(swiss, NGS_DEFAULT, CROSS_IMPS) == 6.48
+    assert imp_factor(swiss, NGS_DEFAULT) == 5.4
+    # 12 IMPs over 4 boards: 6.48 x 3 = 19.44 against 5.4 x 3 = 16.2
+    assert score_term(swiss, 12.0, 4, imps=CROSS_IMPS) == pytest.approx(19.44)
+    assert score_term(swiss, 12.0, 4) == pytest.approx(16.2)
+    # par for a pair 3 grade points above its opponents over 24 boards: 24 x 3 / 6.48 = 11.11
+    assert par(swiss, 53.0, 53.0, 50.0, 24, imps=CROSS_IMPS) == pytest.approx(24 * 3 / 6.48)
+    assert par(swiss, 53.0, 53.0, 50.0, 24) == pytest.approx(24 * 3 / 5.4)
+    # the kind named does not change other scorings
+    assert score_term(Scoring.BUTLER, 12.0, 4, imps=CROSS_IMPS) == pytest.approx(16.2)

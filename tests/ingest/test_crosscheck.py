@@ -15,8 +15,9 @@ from grading.engine.types import (
     SessionResult,
     TravellerLine,
 )
+from grading.ingest import parse_file
 from grading.ingest.crosscheck import compare_totals, crosscheck, recompute_totals
-from tests.ingest.conftest import parse_fixture
+from tests.ingest.conftest import fixture_bytes, parse_fixture
 
 
 def _session(scores: dict[str, float]) -> SessionResult:
@@ -141,3 +142,46 @@ def test_a_method_that_leaves_pairs_out_is_not_the_better_fit(monkeypatch):
     )
     warnings = crosscheck(_session({"1": 100.0, "2": 0.0, "3": 0.0, "4": 60.0}))
     assert [w.location for w in warnings] == ["session 1, pair 4"]
+
+
+# ---- issue 29 item 5 (S14.21): the totals are graded, the warning names the pair and board
+
+
+def test_a_usebio_total_that_its_travellers_contradict_is_graded_and_the_board_named():
+    data = fixture_bytes("fidelity/usebio-1.1-relative-tricks.xml")
+    # pair 1's percentage says 75 % (6 of 8) and its board 2 line says NS 0, EW 2 match
+    # points; the traveller has 430 at both tables, a tie: 1 each, so 7 of 8 = 87.5 %
+    data = data.replace(
+        b"<PERCENTAGE>87.50</PERCENTAGE><TOTAL_SCORE>7</TOTAL_SCORE>",
+        b"<PERCENTAGE>75.00</PERCENTAGE><TOTAL_SCORE>6</TOTAL_SCORE>",
+        1,
+    )
+    data = data.replace(
+        b"<SCORE>430</SCORE><NS_MATCH_POINTS>1</NS_MATCH_POINTS><EW_MATCH_POINTS>1",
+        b"<SCORE>430</SCORE><NS_MATCH_POINTS>0</NS_MATCH_POINTS><EW_MATCH_POINTS>2",
+        1,
+    )
+    result = parse_file("x.xml", data, "club")
+    assert result.ok, result.problems
+    pairs = {p.pair_id: p.score for p in result.sessions[0].pairs}
+    assert pairs["1"] == 75.0  # the file's total is graded
+    (warning,) = [w for w in result.warnings if w.code == "total-mismatch"]
+    assert warning.location.endswith("pair 1")
+    assert "75%" in warning.message and "87.50%" in warning.message
+    # board 2: the file gives pair 1 0 of a top of 2 (0 %), the traveller a tie (50 %)
+    assert "board 2 (the file 0.00%, the traveller 50.00%)" in warning.message
+    assert "board 1" not in warning.message and "board 3" not in warning.message
+
+
+def test_a_pbn_butler_total_that_its_travellers_contradict_names_the_board():
+    data = fixture_bytes("fidelity/butler-phantom-byes.pbn")
+    # pair 1: the ranking says +1 and its board 4 line +-1 IMP; the traveller (-200 against
+    # +100, datum -50) gives -4 on board 4 and -2 in all
+    data = data.replace(b"7003  -2.00  4", b"7003   1.00  4")
+    data = data.replace(b" 1 4 4HX W 9 -    200 -4  4", b" 1 4 4HX W 9 -    200 -1  1")
+    result = parse_file("x.pbn", data, "club")
+    assert result.ok, result.problems
+    assert {p.pair_id: p.score for p in result.sessions[0].pairs}["1"] == 1.0
+    (warning,) = [w for w in result.warnings if w.code == "total-mismatch"]
+    assert "Pair 1 has 1 IMPs in the file" in warning.message
+    assert "board 4 (the file -1.00 IMPs, the traveller -4.00 IMPs)" in warning.message

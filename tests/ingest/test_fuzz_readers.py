@@ -56,6 +56,20 @@ AWKWARD = [
     b"NS",
     b"EW",
     b"PHANTOM",
+    # issue 29: adjusted results, relative tricks, bye lines, cross-IMP modifiers
+    b"A+",
+    b"A-",
+    b"A",
+    b"AVE+",
+    b"A4050",
+    b"^A60",
+    b"=",
+    b"+1",
+    b"-2",
+    b"-",
+    b"BYE",
+    b"IMP;Cross",
+    b"IMP;Cross1",
 ]
 CITATION = re.compile(r"\bS\d+(\.\d+)?\b|\bFORMATS\b|\bFAQ \d")
 PYTHON = re.compile(r"Traceback|NoneType|object at 0x|Error\(|\bdict\b|\bNone\b|<class ")
@@ -165,6 +179,55 @@ def test_pasted_traveller_reader(text, board):
         _assert_located_and_worded(problem)
     if problems:
         assert all(line.board == board for line in lines)
+
+
+FIDELITY_PBN = [p.read_bytes() for p in sorted((FIXTURES / "fidelity").glob("*.pbn"))]
+
+
+@_FUZZ
+@given(
+    st.sampled_from(FIDELITY_PBN),
+    st.sampled_from(["IMP;Cross", "IMP;Cross1", "IMP;Cross2", "IMP;Butler", "MatchPoints"]),
+    st.sampled_from(["1", "2", "3", "", "x"]),
+    st.lists(st.sampled_from([b"0", b"1", b"2", b"4", b"8", b"99", b"-3", b"?"]), max_size=6),
+)
+def test_pbn_reader_on_other_programs_totals(data, scoring, session, board_counts):
+    """Issue 29 item 3: the shapes of other programs' totals (running totals and a session
+    number, summed cross-IMPs, byes, adjusted lines) with the scoring, the session and the
+    board counts changed: no internal error, every refusal worded, every reading possible."""
+    data = re.sub(rb'\[Scoring "[^"]*"\]', f'[Scoring "{scoring}"]'.encode(), data)
+    data = re.sub(rb"crsession content=\"[^\"]*\"", f'crsession content="{session}"'.encode(), data)
+    for count in board_counts:  # a ranking line's NrBoards (its last field)
+        data = re.sub(rb"( [-0-9.]+) +(\d+)\n", rb"\1 " + count + rb"\n", data, count=1)
+    result = parse_file("fuzz.pbn", data, "club")
+    _assert_scorer_worded(result)
+    for session_result in result.sessions:
+        for pair in session_result.pairs:
+            assert pair.boards is None or pair.boards >= 0
+
+
+_MAGIC = [
+    b"\x00\x01\x00\x00Standard Jet DB\x00",
+    b"\x00\x01\x00\x00Standard ACE DB\x00",
+    b"\x89PNG\r\n\x1a\n",
+    b"\xff\xd8\xff\xe0",
+    b"GIF89a",
+    b"%PDF-1.4\n",
+    b"PK\x03\x04",
+    b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1",
+    b"SQLite format 3\x00",
+]
+
+
+@_FUZZ
+@given(st.sampled_from(_MAGIC), st.binary(max_size=400), st.sampled_from(["a.bws", "b.png", ""]))
+def test_files_that_are_not_results_are_named(magic, rest, name):
+    """Issue 29 item 4: a database, an image, a document or an archive is refused with one
+    problem that says what the file is, whatever follows its first bytes."""
+    result = parse_file(name, magic + rest, "club")
+    _assert_scorer_worded(result)
+    (problem,) = result.problems
+    assert problem.code in {"scoring-database", "image", "document", "archive"}
 
 
 def test_every_seed_reads_as_the_samples_tests_expect_it_to():

@@ -200,3 +200,86 @@ def test_usebio_adjusted_short_codes_and_bye_lines_are_read():
     assert (adjusted.board, adjusted.ns_adjusted, adjusted.ew_adjusted) == (2, "A60", "A40")
     assert len(session.travellers) == 8
     assert "traveller-line" not in _codes(result)
+
+
+def test_a_mean_per_board_is_multiplied_by_the_boards_not_replaced_by_traveller_sums():
+    # The cross-IMP file as a program that writes the ranking as a mean per board of the
+    # per-comparison averages ("IMP;Cross2", MeanIMP) but leaves each traveller line's IMPs
+    # summed over the comparisons. Pair 6: 26.5 / 4 = 6.625, written 6.63; its traveller
+    # IMPs add up to 53 (un-averaged), which was taken as its total before.
+    data = fixture_bytes("fidelity/imp-cross-sums.pbn").replace(b"IMP;Cross", b"IMP;Cross2")
+    data = data.replace(b"TotalIMP\\6R", b"MeanIMP\\6R")
+    averaged = {b"53.00": b"6.63", b"15.00": b"1.88", b"8.00": b"1.00"}
+    averaged |= {b"-23.00": b"-2.88", b"-26.00": b"-3.25", b"-27.00": b"-3.38"}
+    for old, new in averaged.items():
+        data = data.replace(b" " + old + b"  4", b" " + new + b"  4")
+    result = parse_file("x.pbn", data, "club")
+    assert result.ok, result.problems
+    pairs = {p.pair_id: p.score for p in result.sessions[0].pairs}
+    assert pairs["6"] == pytest.approx(26.52)  # 6.63 x 4 boards
+    assert pairs["1"] == pytest.approx(4.0)  # 1.00 x 4
+    assert "mean-imps" in _codes(result)
+
+
+def test_a_usebio_pairs_declared_boards_counting_a_bye_are_the_boards_it_played():
+    data = fixture_bytes("fidelity/usebio-1.1-relative-tricks.xml")
+    # pair 1 is said to have played 5 boards; board 5 is a bye line (pair 1 v "0")
+    data = data.replace(
+        b"<PERCENTAGE>87.50</PERCENTAGE>",
+        b"<PERCENTAGE>87.50</PERCENTAGE><BOARDS_PLAYED>5</BOARDS_PLAYED>",
+        1,
+    )
+    data = data.replace(
+        b"    </BOARD>\n  </EVENT>",
+        b"    </BOARD>\n    <BOARD><BOARD_NUMBER>5</BOARD_NUMBER><TRAVELLER_LINE><NS_PAIR_NUMBER>1"
+        b"</NS_PAIR_NUMBER><EW_PAIR_NUMBER>0</EW_PAIR_NUMBER></TRAVELLER_LINE></BOARD>\n  </EVENT>",
+    )
+    result = parse_file("x.xml", data, "club")
+    assert result.ok, result.problems
+    session = result.sessions[0]
+    assert {p.pair_id: p.boards for p in session.pairs}["1"] == 4  # 5 declared, 1 a bye
+    assert len(session.travellers) == 8
+    assert "boards-sit-out" in _codes(result)
+
+
+def test_summed_cross_imps_over_many_comparisons_are_not_refused_as_impossible():
+    # 12 pairs at 6 tables: a board has 5 comparisons. Pair 1's sum over them is 120 IMPs on
+    # 4 boards (30 a board, "more than 24 IMPs a board" read as written): 120 / 5 = 24.
+    rows = "".join(
+        f' {n} {n} "Player {n}a - Player {n}b" {9000 + 2 * n} {9001 + 2 * n} '
+        f"{(120 if n == 1 else -120 / 11):.2f} 4\n"
+        for n in range(1, 13)
+    )
+    data = (
+        '% PBN 2.1\n[Event "Big Cross"]\n[Date "2026.02.26"]\n[Board "1"]\n'
+        '[Scoring "IMP;Cross"]\n'
+        '[TotalScoreTable "Rank\\2R;PairId\\2R;Names\\30L;MemberID1\\6R;MemberID2\\6R;'
+        'TotalIMP\\7R;NrBoards\\2R"]\n' + rows
+    ).encode()
+    result = parse_file("big.pbn", data, "club")
+    assert result.ok, result.problems
+    pairs = {p.pair_id: p.score for p in result.sessions[0].pairs}
+    assert pairs["1"] == 24.0
+    assert pairs["2"] == pytest.approx(-120 / 11 / 5, abs=0.01)
+
+
+def test_without_a_session_number_the_latest_sessions_columns_are_read_and_numbered():
+    data = fixture_bytes("fidelity/two-session-championship-s2-columns.pbn")
+    data = data.replace(b'% <META name=crsession content="2">\n', b"")
+    result = parse_file("x.pbn", data, "club")
+    assert result.ok, result.problems
+    (session,) = result.sessions
+    # Percentage_S1 and Percentage_S2: the file is session 2's, read from Percentage_S2
+    assert session.key.session == 2
+    assert {p.pair_id: (p.score, p.boards) for p in session.pairs}["1"] == (87.5, 4)
+
+
+def test_own_session_columns_without_their_board_count_take_the_boards_from_the_travellers():
+    data = fixture_bytes("fidelity/two-session-championship-s2-columns.pbn")
+    data = data.replace(b";NrBoards_S2\\2R", b"")
+    result = parse_file("x.pbn", data, "club")
+    assert result.ok, result.problems
+    (session,) = result.sessions
+    # NrBoards (8) runs over both sessions; this session's 4 boards come from its travellers
+    assert {p.pair_id: (p.score, p.boards) for p in session.pairs}["1"] == (87.5, 4)
+    assert len(session.travellers) == 8

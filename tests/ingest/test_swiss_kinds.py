@@ -111,3 +111,20 @@ def test_swiss_teams_whose_boards_are_shared_across_the_room_are_graded():
     assert pairs["1-1"].boards == 4
     assert pairs["1-1"].score == pytest.approx(-8 / 3)
     assert pairs["1-1"].score_term == pytest.approx(6.48 * (-8 / 3) / 4)  # -4.32
+
+
+def test_a_swiss_pair_in_no_match_sat_out_and_the_file_is_read():
+    # S14.23: a fifth pair listed but in no MATCH sat out (it was refused before)
+    data = fixture_bytes(CROSS).replace(
+        b"    </PARTICIPANTS>",
+        b"      <PAIR><PAIR_NUMBER>5</PAIR_NUMBER><PLAYER><PLAYER_NAME>E One</PLAYER_NAME>"
+        b"<NATIONAL_ID_NUMBER>2009</NATIONAL_ID_NUMBER></PLAYER><PLAYER><PLAYER_NAME>E Two"
+        b"</PLAYER_NAME><NATIONAL_ID_NUMBER>2010</NATIONAL_ID_NUMBER></PLAYER></PAIR>\n"
+        b"    </PARTICIPANTS>",
+    )
+    result = parse_file("x.xml", data, "club")
+    assert result.ok, result.problems
+    (session,) = result.sessions
+    assert [p.pair_id for p in session.pairs] == ["1", "2", "3", "4"]
+    assert any(w.code == "swiss-sat-out" for w in result.warnings)
+    assert _terms(session)["1"].score_term == pytest.approx(19.44)

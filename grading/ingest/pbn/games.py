@@ -43,6 +43,7 @@ class Facts:
     sat_out: dict[str, set[int]] = field(default_factory=dict)
     scores_by_board: dict[int, int] = field(default_factory=dict)
     line_points: dict[tuple[str, int], float] = field(default_factory=dict)
+    figures: dict[tuple[str, int], float] = field(default_factory=dict)  # as compared (S14.21)
 
 
 @dataclass

@@ -96,10 +96,13 @@ class SessionReader(TotalsMixin):
             bool(lines)
             and not per_pair.skipped
             and (
-                own[1] is not None or all(self._boards_agree(r, per_pair, running) for r in played)
+                own[0] is not None  # the ranking's NrBoards may run over every session
+                or all(self._boards_agree(r, per_pair, running) for r in played)
             )
         )
         recomputed = self._recomputed(scoring, lines) if running and complete else {}
+        if self.log.problems:
+            return None
         if running and complete:
             self.log.warn(
                 f"line {self.table.line}",
@@ -156,11 +159,11 @@ class SessionReader(TotalsMixin):
                 "be treated as a correction of it.",
                 code="derived-event-id",
             )
-        return SessionResult(
+        session = SessionResult(
             key=SessionKey(
                 self.club,
                 raw_id or common.derived_event_id(event_name, self.program),
-                common.parse_whole(self.meta.get("crsession", "")) or 1,
+                self._session_number(),
                 date,
             ),
             event_name=event_name,
@@ -172,6 +175,9 @@ class SessionReader(TotalsMixin):
             source=self.program,
             extra=(("pbn_scoring", self.scoring_text),),
         )
+        if complete and not self.crossed:  # summed cross-IMP lines are another unit
+            self.log.line_figures[session.key] = per_pair.figures
+        return session
 
     def _date(self) -> dt.date | None:
         value = game_date(self.game) or common.parse_date(self.meta.get("contestdate"))
@@ -268,11 +274,25 @@ class SessionReader(TotalsMixin):
             section=rec.get("Section", ""),
             players=self._players(line, rec),
             direction=direction_of(rec.get("Direction", "")),
-            boards=common.parse_whole(rec.get("NrBoards")),
+            boards=self._nr_boards(line, rec),
             rank=rec.get("Rank", ""),
             record=rec,
             score_column=score_column,
         )
+
+    def _nr_boards(self, line: int, rec: dict[str, str]) -> int | None:
+        """NrBoards; a negative count (found by fuzzing) is taken as not reported."""
+        boards = common.parse_whole(rec.get("NrBoards"))
+        if boards is not None and boards < 0:
+            self.log.warn(
+                f"line {line}",
+                f'The number of boards "{rec.get("NrBoards")}" is not a count of boards; the '
+                "pair's boards are counted from the travellers, or taken as not reported.",
+                line=line,
+                code="boards",
+            )
+            return None
+        return boards
 
     def _players(self, line: int, rec: dict[str, str]) -> tuple[Player, Player]:
         names = [n.strip() for n in _NAME_SPLIT.split(rec.get("Names", ""), maxsplit=1)]
@@ -358,7 +378,8 @@ class SessionReader(TotalsMixin):
         boards = row.boards
         if own[0] is not None:  # this session's own columns (S14.22)
             column = own[0]
-            boards = common.parse_whole(row.record.get(own[1] or "")) or played
+            own_boards = common.parse_whole(row.record.get(own[1] or ""))
+            boards = own_boards if own_boards is not None and own_boards > 0 else played
         elif recomputed:  # running totals: this session's travellers decide
             column = ""
             boards = played

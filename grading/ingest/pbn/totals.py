@@ -34,24 +34,37 @@ _SCORE_BASES = {
     Scoring.CROSS_IMP: ("imp", "imps", "totalimp", "totalscoreimp", "score"),
 }
 _BOARD_BASES = ("nrboards", "boards")
+_ALL_SCORE_BASES = tuple({b for bases in _SCORE_BASES.values() for b in bases})
 
 
-def _own_column(columns: list[str], bases: tuple[str, ...], session: int) -> str | None:
-    """The column of this session's own figure: named for a session, with this session's
-    number or, failing that, the highest number (the file is the latest session's)."""
+def _own_column(
+    columns: list[str], bases: tuple[str, ...], session: int | None
+) -> tuple[str, int | None] | None:
+    """The column of this session's own figure and the session it names: with this
+    session's number (``session``, when the file gives it), else the highest number (the
+    file is the latest session's); a column named for the session without a number
+    (``SessionPercentage``) when none is numbered."""
     found: list[tuple[int, str]] = []
+    unnumbered: list[str] = []
     for column in columns:
         match = _OWN.match(column.lower())
         if not match:
             continue
         base = match.group("a") or match.group("b") or ""
         number = match.group("pre") or match.group("post") or ""
-        if base in bases and (match.group("a") is not None or number):
-            found.append((int(number) if number else session, column))
+        if base not in bases:
+            continue
+        if number:
+            found.append((int(number), column))
+        elif match.group("a") is not None:
+            unnumbered.append(column)
     exact = [c for n, c in found if n == session]
     if exact:
-        return exact[0]
-    return max(found)[1] if found else None
+        return exact[0], session
+    if found:
+        number, column = max(found)
+        return column, number
+    return (unnumbered[0], session) if unnumbered else None
 
 
 def cross_form(scoring_text: str) -> str:
@@ -69,14 +82,20 @@ class TotalsMixin:
     ``meta``, ``table``, ``scoring_text`` and ``means_converted``."""
 
     def _session_number(self) -> int:
-        return common.parse_whole(self.meta.get("crsession", "")) or 1
+        """The session's number: the file's (``crsession``), else the one its own columns
+        name (a ranking with ``Percentage_S2`` is session 2's), else 1."""
+        given = common.parse_whole(self.meta.get("crsession", ""))
+        if given is not None and given > 0:
+            return given
+        found = _own_column(self.table.columns, _ALL_SCORE_BASES, None)
+        return found[1] if found and found[1] else 1
 
     def _own_columns(self, scoring: Scoring) -> tuple[str | None, str | None]:
         columns = self.table.columns
         number = self._session_number()
         score = _own_column(columns, _SCORE_BASES.get(scoring, ()), number)
         boards = _own_column(columns, _BOARD_BASES, number) if score else None
-        return score, boards
+        return (score[0] if score else None), (boards[0] if boards else None)
 
     def _running(self, rows: list[Row], facts: Facts, lines: list[TravellerLine]) -> bool:
         """A ranking of a later session whose board counts (and so its totals) go beyond what
@@ -98,8 +117,20 @@ class TotalsMixin:
         """This session's figures from its travellers (S2): percent, Butler IMPs, or
         cross-IMPs averaged per comparison and summed."""
         method = {Scoring.MP: "MP", Scoring.BUTLER: "BUTLER"}.get(scoring, "CROSS_IMP")
-        totals = {}
-        for pair, result in engine_scoring.score_session(lines, method).items():
+        totals: dict[str, float] = {}
+        try:
+            results = engine_scoring.score_session(lines, method)
+        except ValueError as exc:  # travellers no table can have produced
+            self.log.problem(
+                f"line {self.table.line}",
+                "The ranking gives totals over earlier sessions as well as this one, and this "
+                f"session's travellers cannot be scored to find its own ({exc}). Export this "
+                "session's results on their own, or with each session's own columns.",
+                line=self.table.line,
+                code="running-totals",
+            )
+            return totals
+        for pair, result in results.items():
             value = result.percentage if scoring is Scoring.MP else float(result.total)
             if value is not None:
                 totals[pair] = round(value, 2)

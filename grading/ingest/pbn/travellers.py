@@ -88,14 +88,19 @@ def _line(rec: dict[str, str], board: int, lookup, columns, facts: Facts):
     if ns.left_out or ew.left_out:
         _sat_out(facts, board, ns, ew)
         return None  # against a sit-out or phantom: not a comparison (FORMATS 5.3)
+    values = []
     for row, col in ((ns, columns[0]), (ew, columns[1])):
         facts.boards[row.pair_id].add(board)
         value = common.parse_decimal(rec.get(col))
+        values.append(value)
         facts.points[row.pair_id] += value or 0.0
         if value is not None:
             facts.line_points[(row.pair_id, board)] = value
     contract = rec.get("Contract", "").strip("-")
     adjusted = _adjusted(rec)
+    figures = _figures(rec, values, columns[0] == "MP_NS")
+    if figures is not None and adjusted is None:
+        facts.figures[(ns.pair_id, board)], facts.figures[(ew.pair_id, board)] = figures
     if adjusted is not None:
         return TravellerLine(
             board=board,
@@ -117,6 +122,17 @@ def _line(rec: dict[str, str], board: int, lookup, columns, facts: Facts):
         lead=rec.get("Lead", "").strip("-"),
         tricks=common.parse_tricks(rec.get("Result"), contract),
     )
+
+
+def _figures(rec: dict[str, str], values: list, match_points: bool):
+    """The line's own figures for the check of totals: percentages where the ScoreTable gives
+    them, else its MP or IMP columns (:func:`common.line_figures`)."""
+    if match_points:
+        ns = common.parse_decimal(rec.get("Percentage_NS"))
+        ew = common.parse_decimal(rec.get("Percentage_EW"))
+        if ns is not None and ew is not None:
+            return ns, ew
+    return common.line_figures(values[0], values[1], match_points)
 
 
 def _sat_out(facts: Facts, board: int, *pairs: Row | None) -> None:

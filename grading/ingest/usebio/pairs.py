@@ -60,7 +60,7 @@ class PairsMixin:
         entries = common.apply_first_host_rule(entries, locations, self.log)
         travellers = tuple(lines.lines) if complete else ()
         scratch = self._scratch(unit, scoring, movement, raws, entries, travellers)
-        return self._session(
+        session = self._session(
             unit,
             scoring,
             movement,
@@ -70,6 +70,9 @@ class PairsMixin:
             reason=scratch.reason,
             notes=scratch.notes,
         )
+        if complete:
+            self.log.line_figures[session.key] = dict(lines.figures)
+        return session
 
     def _movement(self, raws: list[RawPair], lines: Lines) -> Movement:
         winner = self.header.winner_type

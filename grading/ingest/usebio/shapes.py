@@ -168,6 +168,7 @@ class Lines:
     tables_by_board: Counter[int] = field(default_factory=Counter)
     skipped: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
     sat_out: dict[str, set[int]] = field(default_factory=lambda: defaultdict(set))
+    figures: dict[tuple[str, int], float] = field(default_factory=dict)  # the file's, per board
 
 
 class Failed:

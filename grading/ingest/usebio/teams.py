@@ -212,12 +212,15 @@ class TeamsMixin:
         for raw in raws:
             played = by_pair.get(raw.pair_id, [])
             if not played:
-                self.log.problem(
+                # S14.23: a pair in no match sat out; it is not graded and is nobody's
+                # opponent (its line in the ranking is kept out, as a sit-out's is)
+                self.log.warn(
                     raw.path,
-                    f"{pair_label(raw)} appears in no MATCH, so its Swiss results are missing. "
-                    "Export the event again after every round has been scored.",
+                    f"{pair_label(raw)} appears in no MATCH, so it sat out: it is left out of "
+                    "grading. If it played, export the event again after every round has been "
+                    "scored.",
                     line=raw.line,
-                    code="swiss-matches",
+                    code="swiss-sat-out",
                 )
                 continue
             boards = sum(m.boards for m in played)

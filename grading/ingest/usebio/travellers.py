@@ -117,10 +117,15 @@ class TravellersMixin:
             result.boards_by_pair[pair.pair_id].add(board)
             result.sides_by_pair[pair.pair_id].add(side)
         if points is not None:
+            values = []
             for pair, tag in ((ns, points[0]), (ew, points[1])):
                 value = common.parse_decimal(text(element, tag))
+                values.append(value)
                 if value is not None:
                     result.points_by_pair[pair.pair_id] += value
+            figures = common.line_figures(values[0], values[1], points[0] == "NS_MATCH_POINTS")
+            if figures is not None and adjusted is None:
+                result.figures[(ns.pair_id, board)], result.figures[(ew.pair_id, board)] = figures
 
     def _report_skipped(self, lines: Lines) -> None:
         for reason, places in lines.skipped.items():
