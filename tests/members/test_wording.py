@@ -57,3 +57,16 @@ def test_one_session_is_singular():
 
 def test_ledger_entries_in_the_admin():
     assert LedgerEntry._meta.verbose_name_plural == "ledger entries"
+
+
+def test_a_scheme_chart_has_its_figures_as_a_table():
+    """Issue 30 item 7: every chart has a text alternative."""
+    chart = {"data": [{"x": ["2026-01-05", "2026-02-02"], "y": [50.0, 53.25]}]}
+    html = render_to_string(
+        "schemes/_chart.html",
+        {"chart": chart, "chart_id": "ppi-chart", "data_id": "d", "chart_label": "PPI"},
+    )
+    assert 'role="img" aria-label="PPI: the figures are in the table below the chart"' in html
+    body = html[html.index("<tbody>") :]
+    assert body.index("2 Feb 2026") < body.index("5 Jan 2026")  # newest first
+    assert ">53.25<" in body and ">50<" in body
