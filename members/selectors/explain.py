@@ -273,9 +273,10 @@ def session_explain(*, member: Member, grade_id: int) -> Explanation | None:
             )
         )
         parts = [ga, grade.regular_adjustment or 0.0]
-        gain_line, total_line = _product_sum_text(
-            grade.gain, grade.excess, parts, grade.session_grade or 0.0
-        )
+        total = grade.session_grade  # none for a host pair: the gain line alone is shown
+        if total is None:
+            total = sum(parts) + grade.gain * grade.excess
+        gain_line, total_line = _product_sum_text(grade.gain, grade.excess, parts, total)
         steps.append(Step("Gain", f"The excess counts {grade.gain:g} times (FAQ 42).", gain_line))
     if grade.regular_adjustment:
         steps.append(
