@@ -83,7 +83,12 @@ def _sum_text(terms: list[float], total: float, *, signed: bool = False) -> str:
             break
     else:
         total_text = f"{sum(Decimal(t) for t in texts):{'+' if signed else ''}}"
-    return f"{_joined(texts)} = {total_text}"
+    return _minus(f"{_joined(texts)} = {total_text}")
+
+
+def _minus(text: str) -> str:
+    """A negative figure written with a minus sign, as the operators are."""
+    return text.replace("-", "−")
 
 
 def _joined(texts: list[str]) -> str:
@@ -109,7 +114,7 @@ def _average_text(a: float, b: float, mean: float) -> str:
             break
     else:
         mean_text = f"{exact}"
-    return f"({a_text} + {b_text}) / 2 = {mean_text}"
+    return _minus(f"({a_text} + {b_text}) / 2 = {mean_text}")
 
 
 def _product_sum_text(
@@ -131,8 +136,8 @@ def _product_sum_text(
             break
     else:
         total_text = f"{sum(Decimal(t) for t in texts)}"
-    gain_line = f"{gain_text} × {excess_text} = {product_text}"
-    return gain_line, f"{_joined(texts)} = {total_text}"
+    gain_line = _minus(f"{gain_text} × {excess_text} = {product_text}")
+    return gain_line, _minus(f"{_joined(texts)} = {total_text}")
 
 
 def _score_term_step(
@@ -212,8 +217,9 @@ def session_explain(*, member: Member, grade_id: int) -> Explanation | None:
     opponents += "."
     if grade.sopp is not None and sopp is None:
         opponents += (
-            " It is not shown: it is an average over fewer than 5 players, one of whom keeps "
-            "their grade private."
+            " It is not written here: it is an average over fewer than 5 players, one of whom "
+            "keeps their grade private. Your par and excess still give it, as they are built "
+            "from it: privacy cannot hide a grade from an opponent in so small a field."
         )
     steps: list[Step] = []
     ga, gb = grade.grade_before, grade.partner_grade

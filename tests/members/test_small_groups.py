@@ -53,6 +53,8 @@ def test_opponent_in_a_two_pair_session_sees_no_sopp_or_sof(me_client, graded, t
     assert explained["row"]["sopp"] is None
     step = next(s for s in explained["steps"] if s["label"] == "SOpp")
     assert step["value"] == "—" and "fewer than 5 players" in step["words"]
+    # Said plainly (issue 30): the member's own par and excess still give it.
+    assert "Your par and excess still give it" in step["words"]
     # the member's own results stay (S14.14)
     assert explained["row"]["session_grade"] == pytest.approx(mine.session_grade)
     assert explained["row"]["par"] == pytest.approx(mine.par)
