@@ -68,8 +68,8 @@ def sof_chart(name: str, points: list[SeriesPoint], *, window: int, div_id: str)
             hovertemplate="%{x}<br>average %{y:.2f}<extra></extra>",
         )
     )
-    title = f"{name}: strength of field"
-    fig.update_layout(title={"text": title, "x": 0}, **LAYOUT)
+    title = f"{name}: strength of field"  # the page's heading above the chart, not plotly's
+    fig.update_layout(**{**LAYOUT, "margin": {**LAYOUT["margin"], "t": 16}})
     fig.update_yaxes(title_text="SoF (average grade)")
     fig.update_xaxes(type="date", tickformat="%-d %b %Y")
     if len({p.date for p in points}) == 1:  # one day: a fortnight either side, not milliseconds

@@ -111,3 +111,47 @@ def test_score_page_neuberg_with_expected_count(client):
         reverse("score-tool"), {"traveller": "1 5 100\n2 6 200\n3 7 300\n4 8 400\n", "expected": 6}
     )
     assert "Top 10 match points (6 scores expected)" in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_the_example_says_which_rule_scored_it(client):
+    """Issue 30: the example's A60 leaves three real scores, which get S2.3's 70/60/50 place
+    percentages, not Neuberg's factoring as the page said."""
+    body = client.get(reverse("score-tool")).content.decode()
+    words = body[body.index('data-testid="example-words"') :]
+    assert "70%, 60% and 50%" in words[: words.index("</p>")]
+    assert "are Neuberg-factored" not in body
+    response = client.post(
+        reverse("score-tool"), {"traveller": "1 8 420\n2 7 450\n3 6 -100\n4 5 A60\n"}
+    )
+    scored = response.content.decode()
+    rules = scored[scored.index('data-testid="mp-rules"') :]
+    assert "3 real scores of 4 expected: fewer than four" in rules[: rules.index("</ul>")]
+    # The page's percentages are those places: 450 first (70%), 420 (60%), -100 (50%).
+    row = re.search(r"<td>2</td><td>7</td>\s*<td class=\"num\">450</td>(.*?)</tr>", scored, re.S)
+    assert "70.00" in row[1]
+
+
+@pytest.mark.parametrize(
+    "real, expected, says",
+    [
+        (4, 4, "plain match points"),
+        (4, 6, "4 real scores of 6 expected: Neuberg's formula"),
+        (3, 4, "70%, 60% and 50%"),
+        (2, 5, "65% and 55%"),
+        (1, 3, "60%"),
+        (0, 2, "No real score"),
+    ],
+)
+def test_mp_rule_words_follow_the_engine(real, expected, says):
+    from grading.tools.figures import mp_rule
+
+    assert says in mp_rule(real, expected)
+
+
+@pytest.mark.django_db
+def test_score_page_says_neuberg_for_four_or_more_real_scores(client):
+    response = client.post(
+        reverse("score-tool"), {"traveller": "1 5 100\n2 6 200\n3 7 300\n4 8 400\n", "expected": 6}
+    )
+    assert "4 real scores of 6 expected: Neuberg" in response.content.decode()

@@ -44,6 +44,7 @@ class LedgerEntry(models.Model):
 
     class Meta:
         ordering = ["seq"]
+        verbose_name_plural = "ledger entries"  # not Django's "ledger entrys" in the admin
 
     def __str__(self) -> str:
         return f"#{self.seq} {self.operation} {self.version}"

@@ -77,6 +77,32 @@ class ScoredTraveller:
     top: Fraction | None
     datum: int | None
     lines: tuple[ScoredLine, ...]
+    # Which match-point rule applied, in words (issue 30): plain, Neuberg or the place
+    # percentages of fewer than four real scores (S2.3).
+    mp_rules: tuple[str, ...] = ()
+
+
+SMALL_GROUP_WORDS = {1: "60%", 2: "65% and 55%", 3: "70%, 60% and 50%"}
+
+
+def mp_rule(real: int, expected: int, side: str = "") -> str:
+    """The match-point rule S2.3 applies to a comparison group of ``real`` real scores when
+    ``expected`` were expected, in a club scorer's words (``groups.mp_group`` decides)."""
+    who = f"{side} " if side else ""
+    if real == 0:
+        return f"No real {who}score: every one is an artificial score."
+    if real >= expected:
+        return (
+            f"Every {who}score is real: plain match points, 2 for each score beaten and 1 "
+            "for each tie."
+        )
+    scores = f"{real} real {who}score{'s' if real != 1 else ''} of {expected} expected"
+    if real in SMALL_GROUP_WORDS:
+        return (
+            f"{scores}: fewer than four, so they get fixed place percentages "
+            f"({SMALL_GROUP_WORDS[real]}, ties sharing) instead of Neuberg's formula."
+        )
+    return f"{scores}: Neuberg's formula scales their match points up to {expected} scores."
 
 
 def score_traveller(lines: list[TravellerLine], expected: int | None = None) -> ScoredTraveller:
@@ -89,7 +115,27 @@ def score_traveller(lines: list[TravellerLine], expected: int | None = None) -> 
         for line, m, b, c in zip(lines, mp.lines, butler.lines, cross.lines, strict=True)
     )
     datum = next((line.ns_datum for line in butler.lines if line.ns_datum is not None), None)
-    return ScoredTraveller(mp.expected, mp.top, datum, scored)
+    return ScoredTraveller(
+        mp.expected, mp.top, datum, scored, _mp_rules(lines, mp.lines, mp.expected)
+    )
+
+
+def _mp_rules(lines, results, expected: int) -> tuple[str, ...]:
+    """The rule of each comparison group and side, said once where they agree."""
+    counts: dict[tuple[str, str], int] = {}
+    for line, result in zip(lines, results, strict=True):
+        for side, artificial in (("NS", result.ns_artificial), ("EW", result.ew_artificial)):
+            key = (line.group, side)
+            counts[key] = counts.get(key, 0) + (0 if artificial else 1)
+    groups = sorted({group for group, _ in counts})
+    rules: list[str] = []
+    for group in groups:
+        ns, ew = counts[(group, "NS")], counts[(group, "EW")]
+        sides = [("", ns)] if ns == ew else [("NS", ns), ("EW", ew)]
+        for side, real in sides:
+            rule = mp_rule(real, expected, side)
+            rules.append(f"Group {group}: {rule}" if len(groups) > 1 else rule)
+    return tuple(rules)
 
 
 def traveller_score(

@@ -88,7 +88,12 @@ def _sum_text(terms: list[float], total: float, *, signed: bool = False) -> str:
             break
     else:
         total_text = f"{sum(Decimal(t) for t in texts):{'+' if signed else ''}}"
-    return f"{_joined(texts)} = {total_text}"
+    return _minus(f"{_joined(texts)} = {total_text}")
+
+
+def _minus(text: str) -> str:
+    """A negative figure written with a minus sign, as the operators are."""
+    return text.replace("-", "−")
 
 
 def _joined(texts: list[str]) -> str:
@@ -114,7 +119,7 @@ def _average_text(a: float, b: float, mean: float) -> str:
             break
     else:
         mean_text = f"{exact}"
-    return f"({a_text} + {b_text}) / 2 = {mean_text}"
+    return _minus(f"({a_text} + {b_text}) / 2 = {mean_text}")
 
 
 def _product_sum_text(
@@ -136,8 +141,8 @@ def _product_sum_text(
             break
     else:
         total_text = f"{sum(Decimal(t) for t in texts)}"
-    gain_line = f"{gain_text} × {excess_text} = {product_text}"
-    return gain_line, f"{_joined(texts)} = {total_text}"
+    gain_line = _minus(f"{gain_text} × {excess_text} = {product_text}")
+    return gain_line, _minus(f"{_joined(texts)} = {total_text}")
 
 
 def _score_term_step(
@@ -288,9 +293,10 @@ def session_explain(*, member: Member, grade_id: int) -> Explanation | None:
             )
         )
         parts = [ga, grade.regular_adjustment or 0.0]
-        gain_line, total_line = _product_sum_text(
-            grade.gain, grade.excess, parts, grade.session_grade or 0.0
-        )
+        total = grade.session_grade  # none for a host pair: the gain line alone is shown
+        if total is None:
+            total = sum(parts) + grade.gain * grade.excess
+        gain_line, total_line = _product_sum_text(grade.gain, grade.excess, parts, total)
         steps.append(Step("Gain", f"The excess counts {grade.gain:g} times (FAQ 42).", gain_line))
     if grade.regular_adjustment:
         steps.append(

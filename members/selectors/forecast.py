@@ -40,7 +40,7 @@ class Series:
 
     @property
     def label(self) -> str:
-        return f"{self.club} — {self.event} (recent field {self.sof:.2f}, {self.sessions} sessions)"
+        return f"{self.club} — {self.event} (recent field {self.sof:.2f}, {self.sessions} session{'s' if self.sessions != 1 else ''})"
 
 
 def club_series(*, member: Member) -> list[Series]:

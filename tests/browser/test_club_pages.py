@@ -112,7 +112,8 @@ def test_dashboard_and_grade_list(demo_site, admin_page, artifacts):
     lines = list(csv.reader(io.StringIO(download.value.path().read_text())))
     assert lines[0][:3] == ["national_number", "name", "grade"]
     exported = {line[0]: line for line in lines[1:]}
-    assert exported["100003"][2:] == ["", "", "", ""]
+    # The rows the page shows: no grade, band or handicap, and the status saying why (issue 30).
+    assert exported["100003"][2:] == ["", "", "", "", "Private"]
 
 
 def test_sessions_charts_session_page_and_bands(demo_site, admin_page, artifacts):

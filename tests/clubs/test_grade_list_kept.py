@@ -123,7 +123,8 @@ def test_players_new_to_the_club_show_before_their_session_is_graded(admin_clien
 def test_a_privacy_change_shows_at_once(admin_client, played):
     assert listed(admin_client, played)["1003"][1] == grade_of("1003")
     member_privacy_set(member=Member.objects.get(national_number="1003"), private=True)
-    assert listed(admin_client, played)["1003"][1:4] == ["Private", "", ""]
+    # Grade, band and status: the status column says why, as the exports do (issue 30).
+    assert listed(admin_client, played)["1003"][1:4] == ["Private", "", "Private"]
     member_privacy_set(member=Member.objects.get(national_number="1003"), private=False)
     assert listed(admin_client, played)["1003"][1] == grade_of("1003")
 

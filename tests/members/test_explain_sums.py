@@ -8,9 +8,9 @@ from decimal import Decimal
 
 import pytest
 from django.urls import reverse
-from grading.common.demo import demo_results_import, demo_seed
 
 from grading.models import SessionGrade
+from grading.site.demo import demo_results_import, demo_seed
 from members.models import Member
 from members.selectors.explain import session_explain
 from members.services import member_privacy_set
