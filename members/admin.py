@@ -28,8 +28,9 @@ class MemberAdmin(admin.ModelAdmin):
     search_fields = ["national_number", "name"]
     list_filter = ["grade_private"]
     # S13: each member sets their own privacy (on their privacy page); staff do not set it.
-    # The login is linked only through an invitation or an approved sign-up (audited).
-    readonly_fields = ["grade_private", "user"]
+    # The login is linked only through an invitation or an approved sign-up (audited); the
+    # emails after grading are the member's own choice (S16), as their privacy is.
+    readonly_fields = ["grade_private", "user", "results_emails"]
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
