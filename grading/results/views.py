@@ -152,4 +152,4 @@ def session_explain(request, member, session_id: int):
     grade_id = selectors.member_grade_of_session(member=member, session_id=session_id)
     if grade_id is None:
         raise Http404("You have no result in this session's current version.")
-    return redirect("members:explain", grade_id=grade_id)
+    return redirect("members:explain", session_id=session_id)

@@ -114,7 +114,7 @@ def test_a_withheld_partner_grade_is_said_to_be_in_the_figures(demo, client):
     pair = (grade.grade_before + grade.partner_grade) / 2
     assert grade.score_term + grade.sopp - grade.excess == pytest.approx(pair)
     client.force_login(me.user)
-    html = client.get(reverse("members:explain", args=[grade.pk])).content.decode()
+    html = client.get(reverse("members:explain", args=[grade.version.session_id])).content.decode()
     assert 'data-testid="partner-withheld"' in html and "exactly" in html
     assert "would give your partner's grade" not in html
     member_privacy_set(member=partner, private=False)
@@ -168,9 +168,12 @@ def test_a_session_outside_the_board_window_says_why_it_has_no_weight(demo, clie
     assert "no weight: beyond your last 100 boards" in html
     assert "partly counted: the oldest of your last 100 boards" in html
     oldest = outside.order_by("date").first()
-    page = client.get(reverse("members:explain", args=[oldest.pk])).content.decode()
+    page = client.get(reverse("members:explain", args=[oldest.version.session_id])).content.decode()
     assert "Today it carries no weight in your grade: a grade is worked out from your most" in page
     newest = graded.order_by("-date").first()
     assert (
-        "no weight" not in client.get(reverse("members:explain", args=[newest.pk])).content.decode()
+        "no weight"
+        not in client.get(
+            reverse("members:explain", args=[newest.version.session_id])
+        ).content.decode()
     )

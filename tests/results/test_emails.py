@@ -242,7 +242,7 @@ def test_the_emails_explain_link_names_the_session_and_finds_the_members_row(
     SessionGrade.objects.filter(pk=grade.pk).update(id=grade.pk + 1000)  # as a refold would
     answer = client.get(url)
     assert answer.status_code == 302
-    assert answer["Location"] == reverse("members:explain", args=[grade.pk + 1000])
+    assert answer["Location"] == reverse("members:explain", args=[version.session_id])
     outsider = UserFactory(username="did-not-play")
     MemberFactory(user=outsider)
     client.force_login(outsider)

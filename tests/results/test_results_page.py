@@ -132,7 +132,10 @@ def test_the_results_are_linked_from_history_explain_and_the_clubs_sessions(
     member = _login_as_player(client, "5005")
     assert url in client.get(reverse("members:sessions")).content.decode()
     grade = member.session_grades.get()
-    assert url in client.get(reverse("members:explain", args=[grade.pk])).content.decode()
+    assert (
+        url
+        in client.get(reverse("members:explain", args=[grade.version.session_id])).content.decode()
+    )
 
 
 def test_a_file_without_travellers_shows_the_ranking_and_says_so(
