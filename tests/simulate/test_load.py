@@ -114,7 +114,7 @@ def test_staff_quality_page(loaded, client):
     url = reverse("staff-quality")
     assert client.get(url).status_code == 302  # anonymous: to the login page
     client.force_login(UserFactory())
-    assert client.get(url).status_code == 302  # a member who is not staff
+    assert client.get(url).status_code == 403  # a member who is not staff: the product's own page
     client.force_login(UserFactory(is_staff=True))
     page = client.get(url, {"params": "gain=1.5"})
     assert page.status_code == 200
