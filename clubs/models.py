@@ -16,10 +16,14 @@ class Club(models.Model):
     # Results for the players (S16, grading/results/): who sees a session's results page, and
     # whether its players get an email after each graded session.
     results_public = models.BooleanField(
-        default=False, help_text="Anyone may see the club's results pages, not only its members."
+        default=False,
+        db_default=False,  # rows written by COPY (the national builder) get it too
+        help_text="Anyone may see the club's results pages, not only its members.",
     )
     results_emails = models.BooleanField(
-        default=True, help_text="Players get an email with their result after each session."
+        default=True,
+        db_default=True,
+        help_text="Players get an email with their result after each session.",
     )
     created = models.DateTimeField(auto_now_add=True)
     # Part of the cache key of the club's grade list (members/pagecache.py), like a member's

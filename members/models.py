@@ -41,7 +41,10 @@ class Member(models.Model):
         NONE = "none", "No emails"
 
     results_emails = models.CharField(
-        max_length=8, choices=ResultsEmails.choices, default=ResultsEmails.EACH
+        max_length=8,
+        choices=ResultsEmails.choices,
+        default=ResultsEmails.EACH,
+        db_default=ResultsEmails.EACH,  # rows written by COPY (the national builder) get it too
     )
     created = models.DateTimeField(auto_now_add=True)
     # The member register (S15): "" the member is known only from results files; "active" or

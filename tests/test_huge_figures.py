@@ -62,9 +62,10 @@ def test_a_stored_score_of_many_digits_takes_no_page_down(client, club_admin, sc
         reverse("members:bands"),
         reverse("members:public", args=["1001"]),
     ]
-    for grade_id in SessionGrade.objects.filter(member=player).values_list("pk", flat=True):
-        pages += [reverse("members:explain", args=[grade_id])]
-        pages += [reverse("members:api-explain", args=[grade_id])]
+    grades = SessionGrade.objects.filter(member=player)
+    for session_id in grades.values_list("version__session_id", flat=True):
+        pages += [reverse("members:explain", args=[session_id])]
+        pages += [reverse("members:api-explain", args=[session_id])]
     for url in pages:
         assert client.get(url).status_code == 200, url
     client.force_login(admin)
