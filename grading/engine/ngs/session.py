@@ -183,14 +183,7 @@ def grade_session(
         for p in pair.players
         if p.number is not None
     }
-    ximps = _teams_figures(session)
-    pairs = [_working_pair(pair, session, params, ximps) for pair in session.pairs]
-    _fill_aggregate_means(pairs, session, params)
-    for item in pairs:
-        if item.entry.known:
-            a, b = item.entry.players
-            assert a.number is not None and b.number is not None
-            item.grades = (standings[a.number].grade, standings[b.number].grade)
+    pairs = _working_pairs(session, params, standings)
     sof = _assign_values(pairs)
     by_id = {item.entry.pair_id: item for item in pairs}
     extra = _assign_sopp(pairs, by_id, session, params)
@@ -230,6 +223,24 @@ def unknown_pair_figures(
     standings at the start). The results page's strata place an unknown player by it (S16)."""
     if len(session.pairs) < 2:
         return {}
+    standings = {
+        p.number: _standing(grades.get(p.number), session.weighting, params)
+        for pair in session.pairs
+        for p in pair.players
+        if p.number is not None
+    }
+    pairs = _working_pairs(session, params, standings)
+    if not any(item.grades is not None for item in pairs):
+        return {}
+    _assign_values(pairs)
+    return {item.entry.pair_id: item.value for item in pairs if item.grades is None}
+
+
+def _working_pairs(
+    session: SessionResult, params: NGSParams, standings: Mapping[str, PlayerStanding]
+) -> list:
+    """The session's pairs as grading works on them: their figures in the S3.3 form and the
+    known pairs' grades at the start (``grade_session`` and ``unknown_pair_figures`` alike)."""
     ximps = _teams_figures(session)
     pairs = [_working_pair(pair, session, params, ximps) for pair in session.pairs]
     _fill_aggregate_means(pairs, session, params)
@@ -237,14 +248,8 @@ def unknown_pair_figures(
         if item.entry.known:
             a, b = item.entry.players
             assert a.number is not None and b.number is not None
-            item.grades = (
-                _standing(grades.get(a.number), session.weighting, params).grade,
-                _standing(grades.get(b.number), session.weighting, params).grade,
-            )
-    if not any(item.grades is not None for item in pairs):
-        return {}
-    _assign_values(pairs)
-    return {item.entry.pair_id: item.value for item in pairs if item.grades is None}
+            item.grades = (standings[a.number].grade, standings[b.number].grade)
+    return pairs
 
 
 def _standing(
