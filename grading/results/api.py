@@ -5,15 +5,12 @@ from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import parsers, serializers
-from rest_framework.exceptions import NotFound
-from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from grading.common.api_docs import errors
 from grading.results.services import member_results_emails_set
+from members.api.views import MemberAPIView
 from members.models import Member
-from members.selectors.base import member_for_user
 
 
 class EmailChoiceSerializer(serializers.Serializer):
@@ -23,22 +20,15 @@ class EmailChoiceSerializer(serializers.Serializer):
     )
 
 
-class EmailChoiceAPI(APIView):
-    permission_classes = [IsAuthenticated]
+class EmailChoiceAPI(MemberAPIView):
     parser_classes = [parsers.JSONParser]
-
-    def _member(self, request) -> Member:
-        member = member_for_user(user=request.user)
-        if member is None:
-            raise NotFound("This login is not linked to a membership number.")
-        return member
 
     @extend_schema(
         responses={200: EmailChoiceSerializer, **errors(403, 404)},
         summary="Which result emails you get (S16)",
     )
     def get(self, request):
-        return Response({"choice": self._member(request).results_emails})
+        return Response({"choice": self.member(request).results_emails})
 
     @extend_schema(
         request=EmailChoiceSerializer,
@@ -49,6 +39,6 @@ class EmailChoiceAPI(APIView):
         serializer = EmailChoiceSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         member = member_results_emails_set(
-            member=self._member(request), choice=serializer.validated_data["choice"]
+            member=self.member(request), choice=serializer.validated_data["choice"]
         )
         return Response({"choice": member.results_emails})
