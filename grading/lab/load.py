@@ -201,9 +201,10 @@ class BenchStack:
         self.state.update(json.loads(spec.read_text()))
         self.log(f"bench: database holds {self.state['counts']}")
 
-    def start_worker(self) -> None:
+    def start_worker(self, **extra: str) -> None:
         """``self.workers`` Celery workers (solo pool each), started now: the first upload
-        after this measures a cold start (process start to first upload graded)."""
+        after this measures a cold start (process start to first upload graded). ``extra``:
+        more environment (the evening pass's mail server, ``grading/lab/evening.py``)."""
         self._flush_redis()
         cmd = [
             str(Path(PY).with_name("celery")),
@@ -226,13 +227,30 @@ class BenchStack:
             proc = subprocess.Popen(
                 [*cmd, "--hostname", f"bench{n}@%h"],
                 cwd=BASE_DIR,
-                env=self.env(REDIS_URL=self.redis_url),
+                env=self.env(REDIS_URL=self.redis_url, **extra),
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
             self.procs.append(proc)
             self.worker_pids.append(proc.pid)
+
+    def stop_workers(self) -> None:
+        """Stop the Celery workers (gunicorn keeps running); ``start_worker`` starts others."""
+        pids = set(self.worker_pids)
+        for proc in [p for p in self.procs if p.pid in pids]:
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+            self.procs.remove(proc)
+        self.worker_pids.clear()
 
     def worker_rss_mb(self) -> float | None:
         """The largest peak resident memory (VmHWM) among the workers, in MB."""
@@ -316,6 +334,12 @@ class BenchStack:
 
     def upload_once(self, slug: str, name: str, data: bytes, timeout: float = 120.0) -> float:
         """POST one file and poll its upload until graded: milliseconds from the POST."""
+        return self.upload_timed(slug, name, data, timeout)[0]
+
+    def upload_timed(
+        self, slug: str, name: str, data: bytes, timeout: float = 120.0
+    ) -> tuple[float, dict]:
+        """``upload_once``, with the upload as the API last gave it (graded)."""
         body, ctype = _multipart("file", name, data)
         t0 = time.perf_counter()
         made = self._request(
@@ -323,7 +347,7 @@ class BenchStack:
         )
         while True:
             if made["status"] == "graded":
-                return (time.perf_counter() - t0) * 1000.0
+                return (time.perf_counter() - t0) * 1000.0, made
             if made["status"] in ("refused", "duplicate", "failed"):
                 raise RuntimeError(f"upload {name}: {made['status']} {made.get('problems')}")
             if time.perf_counter() - t0 > timeout:

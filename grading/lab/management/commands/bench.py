@@ -27,6 +27,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from grading.lab.bench import SCALES, replay_suite
+from grading.lab.evening import empty_report as evening_empty_report
 
 BASE_DIR = Path(__file__).resolve().parents[3]
 
@@ -81,6 +82,9 @@ class Command(BaseCommand):
         parser.add_argument("--skip-upload", action="store_true")
         parser.add_argument("--skip-pages", action="store_true")
         parser.add_argument("--skip-replay", action="store_true")
+        # issue 28: the national evening (grading/lab/evening.py), after the pages
+        parser.add_argument("--skip-evening", action="store_true")
+        parser.add_argument("--evening-sessions", type=int, help="default: the scale's")
         parser.add_argument("--seed", type=int, default=1)
         parser.add_argument(
             "--replay-fraction",
@@ -158,6 +162,7 @@ class Command(BaseCommand):
             page_warm_rps=None,
             page_burst_p95_ms=None,
             page_burst_rps=None,
+            **evening_empty_report(),
         )
         if not (options["skip_upload"] and options["skip_pages"]):
             if scale.name == "national" and not options["skip_upload"]:
@@ -219,6 +224,10 @@ class Command(BaseCommand):
                     page_burst_rps=measured["burst"].get("rps"),
                     pages=measured,
                 )
+            if pages and not options["skip_evening"]:  # not in the national run's region pass
+                from grading.lab.evening import evening_run
+
+                report.update(evening_run(stack, options["evening_sessions"], log=log))
         except KeyboardInterrupt:
             raise
         except Exception as exc:
@@ -274,6 +283,18 @@ class Command(BaseCommand):
             out.append(
                 f"  email burst ({b.get('members', 0)} members of the last {b.get('uploads', 0)} "
                 f"uploads): p95 {f(b.get('p95_ms'))} ms, {f(b.get('rps'))} req/s"
+            )
+        if r.get("evening"):
+            e = r["evening"]
+            out.append(
+                f"evening ({e['sessions']} x {e['tables']}-table sessions): upload p95 emails on "
+                f"{f(r['evening_upload_p95_on_ms'])} ms / off {f(r['evening_upload_p95_off_ms'])}"
+                f" ms = {f(r['evening_upload_p95_ratio'], '{:.2f}')}x; emails "
+                f"{r['evening_emails_received']}/{r['evening_emails_expected']}, lag p95 "
+                f"{f(r['evening_email_lag_p95_s'], '{:.2f}')} s, max "
+                f"{f(r['evening_email_lag_max_s'], '{:.2f}')} s; {e['results_session']['tables']}"
+                f"-table results page {f(r['evening_results_page_ms'])} ms / grade card "
+                f"{f(r['evening_grade_card_ms'])} ms = {f(r['evening_results_page_ratio'], '{:.2f}')}x"
             )
         if r.get("database"):
             out.append(f"database: {r['database']}")

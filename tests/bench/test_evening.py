@@ -1,0 +1,167 @@
+"""The national evening pass of ``manage.py bench`` (issue 28; ``grading/lab/evening.py``):
+its files, its schedule, its reading of the emails and the figures it draws from them. Nothing
+here is timed."""
+
+import datetime as dt
+import json
+import smtplib
+import time
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from grading.ingest import parse_file
+from grading.lab.evening import (
+    RESULTS_TABLES,
+    TABLES,
+    Arrival,
+    email_of,
+    emails_summary,
+    evening_files,
+    results_file,
+    schedule,
+    setup,
+    smtp_server,
+    uploads_summary,
+)
+from grading.models import CurrentGrade
+from grading.results.emails import session_message
+from members.models import Member
+from tests.factories import ClubFactory, ClubRoleFactory, UserFactory
+
+DAY = dt.date(2026, 11, 24)
+CLUBS = [
+    {"slug": "club-a", "name": "Club A", "numbers": [str(700000 + i) for i in range(60)]},
+    {"slug": "club-b", "name": "Club B", "numbers": [str(800000 + i) for i in range(30)]},
+]
+
+
+def test_the_evening_files_are_twelve_table_sessions_of_one_evening_at_each_club_in_turn():
+    files = evening_files(CLUBS, 4, DAY)
+    assert len(files) == 5  # the warm-up first
+    assert [f.slug for f in files] == ["club-a", "club-b", "club-a", "club-b", "club-a"]
+    assert len({f.data for f in files}) == 5 and len({f.event for f in files}) == 5
+    for f in files:
+        parsed = parse_file(f.name, f.data, club=f.slug)
+        assert not parsed.problems
+        (session,) = parsed.sessions
+        assert session.date == DAY and len(session.pairs) == 2 * TABLES
+        club = next(c for c in CLUBS if c["slug"] == f.slug)
+        assert set(f.numbers) <= set(club["numbers"])
+        assert len(f.numbers) == min(4 * TABLES, len(club["numbers"]))  # the rest are visitors
+
+
+def test_the_results_session_has_forty_tables_and_the_signed_in_reader_plays_in_it():
+    f = results_file(CLUBS[0], DAY)
+    (session,) = parse_file(f.name, f.data, club=f.slug).sessions
+    assert len(session.pairs) == 2 * RESULTS_TABLES
+    assert CLUBS[0]["numbers"][0] in f.numbers
+    assert len(f.numbers) == 60  # every member of the club, visitors for the other 100 seats
+
+
+def test_the_schedule_alternates_blocks_off_on_on_off():
+    modes = schedule(40, block=10)
+    assert modes == [False] * 10 + [True] * 20 + [False] * 10
+    assert schedule(8, block=2) == [False, False, True, True, True, True, False, False]
+    assert sum(schedule(400)) == 200
+
+
+def _figures(event: str, session_id: int) -> dict:
+    return {
+        "event": event,
+        "club": "Club A",
+        "date": "2026-11-24",
+        "place": "3",
+        "of": 12,
+        "group": "",
+        "score": "55.20%",
+        "partner": "P. Partner",
+        "session_grade": "",
+        "grade_after": "",
+        "reason": "private",
+        "results_path": f"/results/{session_id}/v1/",
+        "explain_path": f"/results/{session_id}/explain/",
+    }
+
+
+def test_an_email_after_grading_is_read_for_its_event_recipient_and_results_link():
+    member = Member(name="A Player", national_number="700001")
+    member.user = get_user_model()(username="x", email=email_of("700001"))
+    message = session_message(
+        member=member, figures=_figures("Evening Pairs, Late 007", 42), correction=False, token="t"
+    )
+    with smtp_server() as (box, port):
+        with smtplib.SMTP("127.0.0.1", port) as smtp:
+            smtp.send_message(message.message())
+        deadline = time.monotonic() + 10
+        while not box.count() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        (arrival,) = box.snapshot()
+    assert arrival.to == "m700001@bench.invalid"
+    assert arrival.event == "Evening Pairs, Late 007"  # only the date follows the last comma
+    assert arrival.results_path == "/results/42/v1/"
+    assert abs(arrival.at - time.time()) < 60
+
+
+def test_the_emails_summary_counts_missing_doubles_late_and_unexpected_emails():
+    finished = dt.datetime(2026, 11, 24, 21, 0, tzinfo=dt.UTC)
+    t0 = finished.timestamp()
+    uploads = [
+        {
+            "event": "E1",
+            "numbers": ("1", "2", "3"),
+            "emails": True,
+            "finished": finished.isoformat(),
+        },
+        {"event": "E2", "numbers": ("1", "2"), "emails": False, "finished": finished.isoformat()},
+    ]
+    arrivals = [
+        Arrival(t0 + 1.0, email_of("1"), "E1", "/results/1/v1/"),
+        Arrival(t0 + 2.0, email_of("2"), "E1", "/results/1/v1/"),
+        Arrival(t0 + 90.0, email_of("2"), "E1", "/results/1/v1/"),  # again, and late
+        Arrival(t0 + 1.0, email_of("1"), "E2", "/results/2/v1/"),  # emails were off
+        Arrival(t0 + 1.0, email_of("9"), "E9", "/results/9/v1/"),  # no such upload
+    ]
+    s = emails_summary(uploads, arrivals)
+    assert s["expected"] == 3 and s["received"] == 3
+    assert s["missing"] == 1 and s["sent_twice"] == 1
+    assert s["unexpected"] == 2 and s["later_than_target"] == 1
+    assert s["lag_max_s"] == pytest.approx(90.0)
+    assert s["lag_p50_s"] == pytest.approx(2.0)
+
+
+def test_the_upload_summary_compares_the_p95_of_emails_on_to_off():
+    s = uploads_summary([100.0] * 19 + [220.0], [100.0] * 19 + [200.0])
+    assert s["on"]["uploads"] == 20 and s["off"]["max_ms"] == 200.0
+    assert s["p95_ratio"] == pytest.approx(s["on"]["p95_ms"] / s["off"]["p95_ms"])
+    assert s["p95_ratio"] > 1.0
+
+
+@pytest.mark.django_db
+def test_setup_gives_the_players_of_the_evening_logins_with_an_email_and_signs_one_in(tmp_path):
+    big, small = ClubFactory(), ClubFactory()
+    for club, count in ((big, 6), (small, 3)):
+        for _ in range(count):
+            role = ClubRoleFactory(club=club)
+            CurrentGrade.objects.create(
+                member=role.member, grade=50.0, status="E", band="", initial_grade=50.0, as_of=DAY
+            )
+    ClubRoleFactory(club=small)  # never graded: not drawn on
+    had = Member.objects.filter(club_roles__club=big).order_by("pk").last()
+    had.user = UserFactory(email="")
+    had.save()
+    out = tmp_path / "evening.json"
+    setup(str(out), 3)
+    state = json.loads(out.read_text())
+    assert [c["slug"] for c in state["clubs"]] == [big.slug, small.slug]
+    assert [len(c["numbers"]) for c in state["clubs"]] == [6, 3]
+    assert state["logins_made"] == 8  # one member already had a login
+    for number in (n for c in state["clubs"] for n in c["numbers"]):
+        member = Member.objects.select_related("user").get(national_number=number)
+        assert member.user.email == email_of(number)
+        if member.pk != had.pk:  # the logins made here cannot be signed in with a password
+            assert not member.user.has_usable_password()
+    had.refresh_from_db()
+    assert had.user.email == email_of(had.national_number)
+    assert state["login"]["number"] == state["clubs"][0]["numbers"][0]
+    assert state["login"]["session"]
