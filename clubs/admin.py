@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from clubs.models import Club, ClubRole
+from clubs.models import Club, ClubEstimate, ClubRole, ClubStrata
 from grading.common.stale import club_pages_invalidate
 
 
@@ -12,8 +12,16 @@ class ClubRoleInline(admin.TabularInline):
 
 @admin.register(Club)
 class ClubAdmin(admin.ModelAdmin):
-    list_display = ["name", "slug", "national_number", "keeps_brambledown"]
+    list_display = [
+        "name",
+        "slug",
+        "national_number",
+        "keeps_brambledown",
+        "results_public",
+        "results_emails",
+    ]
     list_editable = ["keeps_brambledown"]
+    list_filter = ["results_public", "results_emails"]
     search_fields = ["name", "slug", "national_number"]
     prepopulated_fields = {"slug": ["name"]}
     inlines = [ClubRoleInline]
@@ -44,3 +52,35 @@ class ClubRoleAdmin(admin.ModelAdmin):
         clubs = set(queryset.values_list("club_id", flat=True))
         super().delete_queryset(request, queryset)
         club_pages_invalidate(club_ids=clubs)
+
+
+class SetByTheClubAdmin(admin.ModelAdmin):
+    """Read-only: a club's administrators set these on the club's results settings page
+    (``grading/results/``: the limits and grades checked there, S16), not staff."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(ClubStrata)
+class ClubStrataAdmin(SetByTheClubAdmin):
+    list_display = ["club", "event", "limits", "updated"]
+    list_filter = ["club"]
+    list_select_related = ["club", "event"]
+
+
+@admin.register(ClubEstimate)
+class ClubEstimateAdmin(SetByTheClubAdmin):
+    """A club's estimate for a member whose grade is private or provisional (S16 strata): the
+    club's own figure, never the member's grade."""
+
+    list_display = ["member", "club", "grade", "updated"]
+    list_filter = ["club"]
+    search_fields = ["member__national_number", "member__name"]
+    list_select_related = ["member", "club"]

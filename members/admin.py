@@ -19,7 +19,7 @@ from rest_framework.authtoken.models import TokenProxy
 
 from grading.common.stale import member_pages_invalidate
 from members.accounts.tokens import api_token_revoke
-from members.models import Invitation, Member, SignUpRequest
+from members.models import Invitation, Member, ResultsEmail, SignUpRequest
 
 
 @admin.register(Member)
@@ -66,6 +66,31 @@ class SignUpRequestAdmin(admin.ModelAdmin):
         return False
 
     def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(ResultsEmail)
+class ResultsEmailAdmin(admin.ModelAdmin):
+    """Read-only: the record of each email after grading (S16), written by the sender
+    (``grading/results/sending.py``), whose unique row is what keeps a member from getting the
+    same session twice: never added, changed or deleted here. The figures the email carried
+    (the member's session grade and grade after, private ones too) are not shown (S7, S13);
+    the status, attempts and next attempt are what support needs."""
+
+    list_display = ["created", "member", "version", "status", "correction", "attempts", "sent"]
+    list_filter = ["status", "correction"]
+    search_fields = ["member__national_number", "member__name"]
+    list_select_related = ["member", "version__session__event"]
+    exclude = ["figures", "claim"]
+    date_hierarchy = "created"
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
         return False
 
 
