@@ -15,9 +15,9 @@ passes. The pass
 3. uploads one untimed session (the workers' cold start), then the evening's 12-table sessions
    through the API, each polled until graded as the upload benchmark does, in blocks of
    ``BLOCK`` sessions with the clubs' email switch (S16) off or on, in the order off, on, on,
-   off, off, on... so that a drift of the shared machine falls on both alike. Between blocks
-   the pass waits for every email of the block and for an empty queue, so each block starts
-   from the same state;
+   off, off, on... so that a drift of the shared machine falls on both alike. At each switch
+   the pass waits for every email so far and for an empty queue, so that neither side starts
+   with the other's work still running;
 4. uploads one 40-table session (emails on) and times its results page, reached by the link of
    one of its players' email, against that member's grade card (``/me/``), the two requested
    in turn through gunicorn.
