@@ -3,6 +3,7 @@ its files, its schedule, its reading of the emails and the figures it draws from
 here is timed."""
 
 import datetime as dt
+import io
 import json
 import smtplib
 import time
@@ -11,12 +12,14 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from grading.ingest import parse_file
+from grading.lab.management.commands.bench import Command
 from grading.lab.evening import (
     RESULTS_TABLES,
     TABLES,
     Arrival,
     email_of,
     emails_summary,
+    empty_report,
     evening_files,
     results_file,
     schedule,
@@ -165,3 +168,30 @@ def test_setup_gives_the_players_of_the_evening_logins_with_an_email_and_signs_o
     assert had.user.email == email_of(had.national_number)
     assert state["login"]["number"] == state["clubs"][0]["numbers"][0]
     assert state["login"]["session"]
+
+
+def test_the_text_report_prints_the_evening_against_its_targets():
+    report = {
+        "scale": "small",
+        "machine": {"date": "d", "commit": "c", "nproc": 2, "memory_gb": 1, "cpu": "x"},
+        "total_seconds": 1.0,
+        **empty_report(),
+    }
+    report.update(
+        evening_upload_p95_on_ms=1100.0,
+        evening_upload_p95_off_ms=1000.0,
+        evening_upload_p95_ratio=1.1,
+        evening_emails_expected=96,
+        evening_emails_received=96,
+        evening_email_lag_p95_s=2.0,
+        evening_email_lag_max_s=3.5,
+        evening_results_page_ms=40.0,
+        evening_grade_card_ms=20.0,
+        evening_results_page_ratio=2.0,
+        evening={"sessions": 4, "tables": TABLES, "results_session": {"tables": RESULTS_TABLES}},
+    )
+    command = Command(stdout=io.StringIO())
+    command._print(report)
+    text = command.stdout._out.getvalue()
+    assert "evening (4 x 12-table sessions)" in text
+    assert "= 1.10x" in text and "emails 96/96" in text and "40-table results page" in text
