@@ -12,7 +12,6 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from grading.ingest import parse_file
-from grading.lab.management.commands.bench import Command
 from grading.lab.evening import (
     RESULTS_TABLES,
     TABLES,
@@ -27,6 +26,7 @@ from grading.lab.evening import (
     smtp_server,
     uploads_summary,
 )
+from grading.lab.management.commands.bench import Command
 from grading.models import CurrentGrade
 from grading.results.emails import session_message
 from members.models import Member
