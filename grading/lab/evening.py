@@ -260,9 +260,15 @@ def _epoch(stamp: str) -> float:
     return dt.datetime.fromisoformat(stamp).timestamp()
 
 
-def emails_summary(uploads: list[dict[str, Any]], arrivals: list[Arrival]) -> dict[str, Any]:
+def emails_summary(
+    uploads: list[dict[str, Any]],
+    arrivals: list[Arrival],
+    addresses: dict[str, str] | None = None,
+) -> dict[str, Any]:
     """Every upload's emails against what the SMTP server received. ``uploads``: ``event``,
-    ``numbers``, ``emails`` (on or off) and ``finished`` (the API's ISO time of grading)."""
+    ``numbers``, ``emails`` (on or off) and ``finished`` (the API's ISO time of grading);
+    ``addresses``: the members whose login had an address of its own (else ``email_of``)."""
+    addresses = addresses or {}
     by_event: dict[str, list[Arrival]] = {}
     for a in arrivals:
         by_event.setdefault(a.event, []).append(a)
@@ -273,7 +279,7 @@ def emails_summary(uploads: list[dict[str, Any]], arrivals: list[Arrival]) -> di
         if not upload["emails"]:
             unexpected += len(got)
             continue
-        want = {email_of(n) for n in upload["numbers"]}
+        want = {addresses.get(n) or email_of(n) for n in upload["numbers"]}
         to = [a.to for a in got]
         expected += len(want)
         received += len(got)
@@ -461,12 +467,14 @@ def evening_run(
         mine = [
             a
             for a in arrivals
-            if a.event == big.event and a.to == email_of(login["number"]) and a.results_path
+            if a.event == big.event
+            and a.to == (state["addresses"].get(login["number"]) or email_of(login["number"]))
+            and a.results_path
         ]
         if not mine:
             raise RuntimeError("the 40-table session's player got no email with a results link")
         pages = pages_compare(stack, mine[0].results_path, login["session"])
-    emails = emails_summary(uploads, arrivals)
+    emails = emails_summary(uploads, arrivals, state["addresses"])
     emails["rows"] = _email_rows(stack)
     uploaded = uploads_summary(times[True], times[False])
     detail = {
@@ -547,6 +555,7 @@ def setup(out: str, sessions: int) -> None:
         clubs.append({"slug": club.slug, "name": club.name, "numbers": numbers})
     wanted = {n for club in clubs for n in club["numbers"]}
     made = 0
+    addresses: dict[str, str] = {}
     with transaction.atomic():
         members = list(Member.objects.filter(national_number__in=wanted).select_related("user"))
         for member in members:
@@ -554,6 +563,8 @@ def setup(out: str, sessions: int) -> None:
                 User.objects.filter(pk=member.user.pk).update(
                     email=email_of(member.national_number)
                 )
+            elif member.user is not None:  # a login with an address of its own keeps it
+                addresses[member.national_number] = member.user.email
         bare = [m for m in members if m.user is None]
         users = []
         for member in bare:
@@ -574,6 +585,7 @@ def setup(out: str, sessions: int) -> None:
             {
                 "clubs": clubs,
                 "logins_made": made,
+                "addresses": addresses,
                 "login": {"number": reader.national_number, "session": _login(reader.user)},
             }
         )

@@ -127,6 +127,8 @@ def test_the_emails_summary_counts_missing_doubles_late_and_unexpected_emails():
     ]
     s = emails_summary(uploads, arrivals)
     assert s["expected"] == 3 and s["received"] == 3
+    moved = emails_summary(uploads, arrivals, {"3": "own@example.org"})
+    assert moved["missing"] == 1 and moved["unexpected"] == 2  # "3" is expected elsewhere
     assert s["missing"] == 1 and s["sent_twice"] == 1
     assert s["unexpected"] == 2 and s["later_than_target"] == 1
     assert s["lag_max_s"] == pytest.approx(90.0)
@@ -153,16 +155,20 @@ def test_setup_gives_the_players_of_the_evening_logins_with_an_email_and_signs_o
     had = Member.objects.filter(club_roles__club=big).order_by("pk").last()
     had.user = UserFactory(email="")
     had.save()
+    own = Member.objects.filter(club_roles__club=small).order_by("pk").first()
+    own.user = UserFactory(email="own@example.org")
+    own.save()
     out = tmp_path / "evening.json"
     setup(str(out), 3)
     state = json.loads(out.read_text())
     assert [c["slug"] for c in state["clubs"]] == [big.slug, small.slug]
     assert [len(c["numbers"]) for c in state["clubs"]] == [6, 3]
-    assert state["logins_made"] == 8  # one member already had a login
+    assert state["logins_made"] == 7  # two members already had a login
+    assert state["addresses"] == {own.national_number: "own@example.org"}  # kept
     for number in (n for c in state["clubs"] for n in c["numbers"]):
         member = Member.objects.select_related("user").get(national_number=number)
-        assert member.user.email == email_of(number)
-        if member.pk != had.pk:  # the logins made here cannot be signed in with a password
+        assert member.user.email == state["addresses"].get(number, email_of(number))
+        if member.pk not in (had.pk, own.pk):  # logins made here have no password
             assert not member.user.has_usable_password()
     had.refresh_from_db()
     assert had.user.email == email_of(had.national_number)
