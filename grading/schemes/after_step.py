@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from grading.common.queue import task_queue
+from grading.common.queue import FOLLOW_PRIORITY, task_queue
 from grading.models import SessionVersion
 from grading.models.schemes import SchemeEntry
 from grading.schemes.brambledown.update import brambledown_club_passed, brambledown_club_update
@@ -33,7 +33,8 @@ def schemes_after_step(*, version: SessionVersion) -> None:
     """The hook after a ledger step on ``version`` (processed, not graded or withdrawn), inside
     the step's transaction: log it for the schemes and queue their fold for the commit."""
     if scheme_log_step(version=version):
-        task_queue("grading.schemes_catch_up")
+        # After any upload waiting to be graded: one fold then takes all their entries.
+        task_queue("grading.schemes_catch_up", priority=FOLLOW_PRIORITY)
 
 
 def schemes_catch_up() -> int:
