@@ -32,43 +32,50 @@ class _Rollback(Exception):
 
 
 def _pair() -> tuple[Any, Any, int, int]:
-    """The two members merged: ``(merged, survivor, merged's results, survivor's results)``."""
+    """The two members merged: ``(merged, survivor, merged's sessions, survivor's sessions)``.
+    The survivor is one of the busiest members; the merged number the busiest member who never
+    played in one of the survivor's sessions (a merge of two who did is refused), the two not
+    both with a login."""
     from django.db.models import Count, Q
 
     from grading.models import CurrentGrade, PairResult, SessionGrade
     from members.models import Member
 
-    ids = list(
-        CurrentGrade.objects.filter(member__merged_into__isnull=True)
-        .order_by("-sessions_in_window", "member_id")
-        .values_list("member_id", flat=True)[:CANDIDATES]
+    ranked = CurrentGrade.objects.filter(member__merged_into__isnull=True).order_by(
+        "-sessions_in_window", "member_id"
     )
-    if not ids:
+    ids = list(ranked.values_list("member_id", flat=True)[:CANDIDATES])
+    if not ids:  # no current grades: the most session grades
         ids = [
             row["member"]
             for row in SessionGrade.objects.values("member")
             .annotate(n=Count("id"))
             .order_by("-n", "member")[:CANDIDATES]
         ]
-    members = {m.pk: m for m in Member.objects.filter(pk__in=ids, merged_into__isnull=True)}
-    sessions = {
-        pk: set(
+
+    def sessions_of(pk: int) -> set[int]:
+        return set(
             PairResult.objects.filter(Q(player1_id=pk) | Q(player2_id=pk)).values_list(
                 "version__session_id", flat=True
             )
         )
-        for pk in ids
-        if pk in members
-    }
-    order = [pk for pk in ids if pk in sessions]
-    for i, a in enumerate(order):
-        for b in order[i + 1 :]:
-            if sessions[a] & sessions[b] or (members[a].user_id and members[b].user_id):
-                continue
-            # The one with fewer sessions is merged into the other.
-            old, new = (a, b) if len(sessions[a]) <= len(sessions[b]) else (b, a)
-            return members[old], members[new], len(sessions[old]), len(sessions[new])
-    raise RuntimeError(f"no two of the {len(order)} busiest members are mergeable")
+
+    for new_pk in ids[:5]:
+        new = Member.objects.get(pk=new_pk)
+        played = sessions_of(new_pk)
+        met = {new_pk}
+        for one, two in PairResult.objects.filter(version__session_id__in=played).values_list(
+            "player1_id", "player2_id"
+        ):
+            met.update((one, two))
+        others = [pk for pk in ids if pk not in met] or list(
+            ranked.exclude(member_id__in=met).values_list("member_id", flat=True)[:CANDIDATES]
+        )
+        for old_pk in others:
+            old = Member.objects.get(pk=old_pk)
+            if old.merged_into_id is None and not (old.user_id and new.user_id):
+                return old, new, len(sessions_of(old_pk)), len(played)
+    raise RuntimeError("no two mergeable members: each busy member played with every other")
 
 
 def merge_bench(*, baseline: bool = False) -> dict:
