@@ -4,11 +4,13 @@ fast as today's grade list"). Not product code; run it against a database of its
 ``DATABASE_URL=postgres://.../db python -m grading.lab.memberspage build [MEMBERS]`` adds a club
 (slug ``members-bench``) with MEMBERS members (default 16,000): a tenth with a login, an eighth
 with an open invitation from the club, a fiftieth with one from another club, a fiftieth with an
-expired one, three in four on the register (a fifth of those home there).
+expired one, three in four on the register (a fifth of those home there); each has a current
+grade, so the club's grade list can be timed beside the Members page.
 
 ``DATABASE_URL=... python -m grading.lab.memberspage time [REPEATS]`` times
-``club_login_rows`` and the whole page (the test client, signed in as staff, every middleware)
-and prints one JSON object: best and median seconds, and the page's queries.
+``club_login_rows``, the whole page (the test client, signed in as staff, every middleware) and
+the club's grade list rendered cold (the page cache emptied first), and prints one JSON object:
+best and median seconds, and the Members page's queries.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ def build(members: int = 16_000) -> dict:
     from django.utils import timezone
 
     from clubs.models import Club, ClubRole
+    from grading.engine.ngs.decay import band
+    from grading.models import CurrentGrade
     from members.models import Invitation, Member
 
     User = get_user_model()
@@ -59,6 +63,20 @@ def build(members: int = 16_000) -> dict:
             )
             for i, member in enumerate(people)
         )
+        CurrentGrade.objects.bulk_create(
+            CurrentGrade(
+                member=member,
+                grade=(grade := 35.0 + (i * 7919 % 4000) / 100),
+                status=CurrentGrade.Status.MATURE if i % 6 else CurrentGrade.Status.EVOLVING,
+                band=band(grade),
+                sessions_in_window=20 + i % 40,
+                boards_in_window=500 + i % 900,
+                initial_grade=50.0,
+                last_session_date=now.date(),
+                as_of=now.date(),
+            )
+            for i, member in enumerate(people)
+        )
         invitations = []
         for i, member in enumerate(people):
             if member.user_id:
@@ -84,6 +102,7 @@ def build(members: int = 16_000) -> dict:
 
 def measure(repeats: int = 5) -> dict:
     from django.contrib.auth import get_user_model
+    from django.core.cache import cache
     from django.db import connection
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
@@ -98,8 +117,13 @@ def measure(repeats: int = 5) -> dict:
     client = Client()
     client.force_login(staff)
     path = f"/clubs/{SLUG}/members/"
-    rows_s, page_s = [], []
+    rows_s, page_s, grades_s = [], [], []
     for _ in range(repeats):
+        cache.clear()
+        t0 = time.perf_counter()
+        response = client.get(f"/clubs/{SLUG}/grades/")
+        grades_s.append(time.perf_counter() - t0)
+        assert response.status_code == 200, response.status_code
         t0 = time.perf_counter()
         rows = club_login_rows(club=club)
         rows_s.append(time.perf_counter() - t0)
@@ -116,6 +140,8 @@ def measure(repeats: int = 5) -> dict:
         "page_best_s": round(min(page_s), 3),
         "page_median_s": round(statistics.median(page_s), 3),
         "page_queries": len(queries),
+        "grade_list_cold_best_s": round(min(grades_s), 3),
+        "grade_list_cold_median_s": round(statistics.median(grades_s), 3),
         "page_bytes": len(response.content),
     }
 

@@ -12,7 +12,9 @@ the same transaction, for the comparison.
 
 ``DATABASE_URL=... python -m grading.lab.mergebench [--baseline]`` prints one JSON object; the
 national bench (``manage.py bench``) runs it on its database after the uploads and the pages
-(``merge_bench_on``) and reports ``merge_seconds`` (request, refold and rebuild together).
+(``merge_bench_on``) and reports ``merge_seconds`` (request, refold and rebuild together); with
+``BENCH_MERGE_BASELINE=1`` in its environment the baseline refold too (``refold_seconds`` under
+``merge``).
 """
 
 from __future__ import annotations
@@ -137,7 +139,8 @@ def merge_bench_on(stack) -> dict:
     (``grading.lab.load.BenchStack``). ``merge_seconds`` and the detail under ``merge``; a
     failure is reported there rather than losing the run's other figures."""
     try:
-        out = stack._run("-m", "grading.lab.mergebench")
+        baseline = ["--baseline"] if os.environ.get("BENCH_MERGE_BASELINE") == "1" else []
+        out = stack._run("-m", "grading.lab.mergebench", *baseline)
         figures = json.loads(out.strip().splitlines()[-1])
     except (RuntimeError, ValueError, IndexError) as exc:
         return {"merge_seconds": None, "merge": {"error": str(exc)[-2000:]}}
