@@ -219,6 +219,10 @@ class Command(BaseCommand):
                     page_burst_rps=measured["burst"].get("rps"),
                     pages=measured,
                 )
+            if pages:  # last: a merge of two numbers and what it queues, rolled back (issue 27)
+                from grading.lab.mergebench import merge_bench_on
+
+                report.update(merge_bench_on(stack))
         except KeyboardInterrupt:
             raise
         except Exception as exc:
