@@ -7,11 +7,11 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
-from django.shortcuts import redirect, render
+from django.shortcuts import redirect
 from django.views.decorators.http import require_http_methods, require_POST
 
-from clubs.models import ClubRole
-from clubs.pages import administered_club, uploads_path
+from clubs.models import Club, ClubRole
+from clubs.pages import club_page, club_render
 from grading.common.queue import task_queue
 from members.accounts.forms import InviteForm, InviteListForm
 from members.accounts.selectors import club_login_rows, sign_up_for_club, sign_ups_waiting
@@ -30,13 +30,11 @@ def _site_url(request) -> str:
 
 def _render(request, club, *, invite_form=None, list_form=None, list_problems=()):
     rows = club_login_rows(club=club)
-    return render(
+    return club_render(
         request,
+        club,
         "clubs/members.html",
         {
-            "club": club,
-            "tab": "members",
-            "uploads_path": uploads_path(club),
             "rows": rows,
             "with_login": sum(1 for row in rows if row.username),
             "sign_ups": sign_ups_waiting(club=club),
@@ -45,19 +43,21 @@ def _render(request, club, *, invite_form=None, list_form=None, list_problems=()
             "list_problems": list_problems,
             "register_invitable": register_invitable(club=club).count(),
         },
+        tab="members",
     )
 
 
 @login_required
 @require_http_methods(["GET"])
-def club_members_page(request, slug: str):
-    return _render(request, administered_club(request, slug))
+@club_page
+def club_members_page(request, club: Club):
+    return _render(request, club)
 
 
 @login_required
 @require_POST
-def club_member_invite(request, slug: str):
-    club = administered_club(request, slug)
+@club_page
+def club_member_invite(request, club: Club):
     form = InviteForm(request.POST)
     if form.is_valid():
         role = (
@@ -89,8 +89,8 @@ def club_member_invite(request, slug: str):
 
 @login_required
 @require_POST
-def club_member_invite_list(request, slug: str):
-    club = administered_club(request, slug)
+@club_page
+def club_member_invite_list(request, club: Club):
     form = InviteListForm(request.POST, request.FILES)
     if not form.is_valid():
         return _render(request, club, list_form=form)
@@ -111,8 +111,8 @@ def club_member_invite_list(request, slug: str):
 
 @login_required
 @require_POST
-def club_sign_up_decide(request, slug: str, pk: int):
-    club = administered_club(request, slug)
+@club_page
+def club_sign_up_decide(request, club: Club, pk: int):
     sign_up = sign_up_for_club(club=club, pk=pk)
     if sign_up is None:
         raise Http404("No such sign-up for this club.")
@@ -145,10 +145,10 @@ def club_sign_up_decide(request, slug: str, pk: int):
 
 @login_required
 @require_POST
-def club_register_invite(request, slug: str):
+@club_page
+def club_register_invite(request, club: Club):
     """Invite every member of the club the register gives an email and no login, in one step
     (S15): the invitations are made and sent by a task, not this request."""
-    club = administered_club(request, slug)
     count = register_invitable(club=club).count()
     if count:
         task_queue(

@@ -1,8 +1,13 @@
-"""What every club page shares (the club pages here and the uploads pages in the grading app):
-the club named in the address, if the user may administer it (S13), and the upload tab's link."""
+"""What every club page shares (the club pages here, the union's staff club pages and the uploads
+pages in the grading app): the club named in the address, if the user may see it there (S13),
+handed to the view by ``club_page`` or ``staff_club_page`` in place of its slug; the render with
+the club's tabs; and the upload tab's link."""
+
+from collections.abc import Callable
+from functools import wraps
 
 from django.core.exceptions import PermissionDenied
-from django.shortcuts import get_object_or_404
+from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 
 from clubs.models import Club
@@ -19,6 +24,42 @@ def administered_club(request, slug: str) -> Club:
     if not user_can_administer(user=request.user, club=club):
         raise PermissionDenied("Only the club's administrators may open this page.")
     return club
+
+
+def staff_club(request, slug: str) -> Club:
+    """Any club named in the URL, for the union's staff (S13, S15); 403 for anyone else, 404
+    for a club that does not exist. The staff pages' door (``staff_required``) answers first."""
+    if not (request.user.is_authenticated and request.user.is_staff):
+        raise PermissionDenied("This page is for the union's staff only.")
+    return get_object_or_404(Club, slug=slug)
+
+
+def _with_club(find: Callable[..., Club]):
+    def decorate(view):
+        @wraps(view)
+        def wrapped(request, slug: str, *args, **kwargs):
+            return view(request, find(request, slug), *args, **kwargs)
+
+        return wrapped
+
+    return decorate
+
+
+# The role check every club page makes before it does anything (S13), in one place: the view
+# is called with the club its address names in place of ``slug``. Put it next to the view
+# (under the login and method checks, which answer first, as before).
+club_page = _with_club(administered_club)  # the club's administrators and staff
+staff_club_page = _with_club(staff_club)  # the union's staff, any club
+
+
+def club_render(request, club: Club, template: str, context: dict, *, tab: str, status=200):
+    """A page of the club's own pages (the tabs of templates/clubs/_base.html)."""
+    return render(
+        request,
+        template,
+        {"club": club, "tab": tab, "uploads_path": uploads_path(club), **context},
+        status=status,
+    )
 
 
 def uploads_path(club: Club) -> str:

@@ -1,6 +1,6 @@
 """The club administration pages (S13): only the club's administrators and staff.
 
-Views are thin: they check who asks (``administered_club``), read through ``clubs.selectors``
+Views are thin: they check who asks (``club_page``), read through ``clubs.selectors``
 and ``clubs.handicaps``, write through ``clubs.services``, and render or export.
 """
 
@@ -30,7 +30,7 @@ from clubs.handicaps.forms import (
 from clubs.handicaps.players import club_players
 from clubs.handicaps.table import SLOTS, TEAMS, handicap_table_build
 from clubs.models import Club, HostExemptionRequest, PlannedSession
-from clubs.pages import administered_club, uploads_path
+from clubs.pages import club_page, club_render
 from clubs.selectors.access import club_members
 from clubs.selectors.bands import band_distribution
 from clubs.selectors.grades import (
@@ -61,19 +61,13 @@ from grading.schemes.selectors import club_schemes
 from members import pagecache
 
 
-def _page(request, club: Club, template: str, context: dict, *, tab: str):
-    return render(
-        request, template, {"club": club, "tab": tab, "uploads_path": uploads_path(club), **context}
-    )
-
-
 @login_required
 @require_GET
-def club_dashboard(request, slug: str):
-    club = administered_club(request, slug)
+@club_page
+def club_dashboard(request, club: Club):
     today = timezone.localdate()
     sessions = club_session_rows(club=club)
-    return _page(
+    return club_render(
         request,
         club,
         "clubs/dashboard.html",
@@ -106,15 +100,15 @@ def _grade_rows(request, club: Club):
 
 @login_required
 @require_GET
-def club_grades(request, slug: str):
-    club = administered_club(request, slug)
+@club_page
+def club_grades(request, club: Club):
     content = pagecache.club_page_content(
         club=club,
         page="grades",
         build=lambda: _grades_content(request, club),
         variant=pagecache.choice_query(request.META.get("QUERY_STRING", ""), GRADE_LIST_QUERIES),
     )
-    return _page(request, club, "clubs/grades.html", {"content": content}, tab="grades")
+    return club_render(request, club, "clubs/grades.html", {"content": content}, tab="grades")
 
 
 def _grades_content(request, club: Club) -> str:
@@ -137,8 +131,8 @@ def _grades_content(request, club: Club) -> str:
 
 @login_required
 @require_GET
-def club_grades_export(request, slug: str, fmt: str):
-    club = administered_club(request, slug)
+@club_page
+def club_grades_export(request, club: Club, fmt: str):
     _, _, _, rows = _grade_rows(request, club)
     lines = exports.grade_list_rows(rows)
     stamp = f"{timezone.localdate():%Y-%m-%d}"
@@ -159,8 +153,8 @@ def club_grades_export(request, slug: str, fmt: str):
 
 @login_required
 @require_GET
-def club_sessions(request, slug: str):
-    club = administered_club(request, slug)
+@club_page
+def club_sessions(request, club: Club):
     rows = club_session_rows(club=club)
     split = sof_series_split(sof_series(rows))
     chosen = request.GET.get("series", "")
@@ -175,7 +169,7 @@ def club_sessions(request, slug: str):
     ]
     one_offs = [(name, p) for name, p in split.one_offs if not chosen or name == chosen]
     shown_rows = [r for r in rows if not chosen or r.series == chosen]
-    return _page(
+    return club_render(
         request,
         club,
         "clubs/sessions.html",
@@ -194,19 +188,19 @@ def club_sessions(request, slug: str):
 
 @login_required
 @require_GET
-def club_session(request, slug: str, pk: int):
-    club = administered_club(request, slug)
+@club_page
+def club_session(request, club: Club, pk: int):
     detail = club_session_detail(club=club, session_id=pk)
-    return _page(request, club, "clubs/session.html", {"detail": detail}, tab="sessions")
+    return club_render(request, club, "clubs/session.html", {"detail": detail}, tab="sessions")
 
 
 @login_required
 @require_GET
-def club_bands(request, slug: str):
-    club = administered_club(request, slug)
+@club_page
+def club_bands(request, club: Club):
     distribution = band_distribution(club=club)
     chart = charts.band_chart(distribution, club_name=club.name, div_id="band-chart")
-    return _page(
+    return club_render(
         request,
         club,
         "clubs/bands.html",
@@ -216,8 +210,8 @@ def club_bands(request, slug: str):
 
 
 @login_required
-def club_planned(request, slug: str):
-    club = administered_club(request, slug)
+@club_page
+def club_planned(request, club: Club):
     today = timezone.localdate()
     form = PlannedSessionForm(request.POST or None, today=today)
     if request.method == "POST" and form.is_valid():
@@ -228,7 +222,7 @@ def club_planned(request, slug: str):
         else:
             messages.success(request, f"Published {planned}.")
             return redirect("clubs:planned", slug=club.slug)
-    return _page(
+    return club_render(
         request,
         club,
         "clubs/planned.html",
@@ -239,8 +233,8 @@ def club_planned(request, slug: str):
 
 @login_required
 @require_POST
-def club_planned_delete(request, slug: str, pk: int):
-    club = administered_club(request, slug)
+@club_page
+def club_planned_delete(request, club: Club, pk: int):
     planned = get_object_or_404(PlannedSession, pk=pk, club=club)
     try:
         planned_session_delete(planned=planned, today=timezone.localdate())
@@ -253,9 +247,9 @@ def club_planned_delete(request, slug: str, pk: int):
 
 @login_required
 @require_GET
-def club_exemptions(request, slug: str):
-    club = administered_club(request, slug)
-    return _page(
+@club_page
+def club_exemptions(request, club: Club):
+    return club_render(
         request,
         club,
         "clubs/exemptions.html",
@@ -266,8 +260,8 @@ def club_exemptions(request, slug: str):
 
 @login_required
 @require_POST
-def club_exemption_decide(request, slug: str, pk: int):
-    club = administered_club(request, slug)
+@club_page
+def club_exemption_decide(request, club: Club, pk: int):
     exemption = get_object_or_404(
         HostExemptionRequest.objects.select_related("planned_session", "member", "partner"),
         pk=pk,
@@ -318,14 +312,14 @@ def _handicap_table(request, club: Club):
 
 @login_required
 @require_GET
-def club_handicaps(request, slug: str):
-    club = administered_club(request, slug)
+@club_page
+def club_handicaps(request, club: Club):
     form, settings, entries, table = _handicap_table(request, club)
     more = request.GET.copy()
     more["rows"] = str(min(settings["rows"] + 4, 60))
     figures = handicap_figures(table)
     form_rows = estimates_as_typed(handicap_form_rows(entries, table), request.GET)
-    return _page(
+    return club_render(
         request,
         club,
         "clubs/handicaps.html",
@@ -349,8 +343,8 @@ def club_handicaps(request, slug: str):
 
 @login_required
 @require_GET
-def club_handicaps_print(request, slug: str):
-    club = administered_club(request, slug)
+@club_page
+def club_handicaps_print(request, club: Club):
     _, _, _, table = _handicap_table(request, club)
     figures = handicap_figures(table)
     return render(
@@ -371,8 +365,8 @@ def club_handicaps_print(request, slug: str):
 
 @login_required
 @require_GET
-def club_handicaps_export(request, slug: str, fmt: str):
-    club = administered_club(request, slug)
+@club_page
+def club_handicaps_export(request, club: Club, fmt: str):
     today = timezone.localdate()
     if fmt in exports.CONVENTIONS:
         convention = exports.CONVENTIONS[fmt]

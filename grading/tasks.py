@@ -13,6 +13,7 @@ from grading.ledger.replay.check import ledger_refold
 from grading.ledger.step import versions_grade_pending
 from grading.models import AuditEvent
 from grading.results import tasks as results_tasks  # noqa: F401  (the emails' tasks, S16)
+from grading.schemes.after_step import schemes_catch_up
 from grading.schemes.brambledown.update import brambledown_regrade_due
 from grading.schemes.rebuild.run import schemes_rebuild
 from grading.uploads.services import upload_process, uploads_received_process
@@ -60,13 +61,24 @@ def grade_pending() -> int:
     """A sweep for uploads received but not checked and versions stored but not graded (a
     broker that was down at upload time, a worker that died). Returns the versions graded."""
     uploads_received_process()
-    return versions_grade_pending()
+    graded = versions_grade_pending()
+    schemes_catch_up()  # (a fold whose task was lost with the broker)
+    return graded
+
+
+@shared_task(name="grading.schemes_catch_up", **DATABASE_RETRY)
+def schemes_catch_up_task() -> int:
+    """After ledger steps: fold the schemes' log into PPI and Brambledown, in its order (S10,
+    S11). No arguments: it folds whatever is waiting, so a delivery twice folds nothing twice.
+    Returns the log entries folded."""
+    return schemes_catch_up()
 
 
 @shared_task(name="grading.regrade_brambledown", **DATABASE_RETRY)
 def regrade_brambledown() -> dict:
     """Quarterly (S11): close the quarter just ended at every club keeping Brambledown grades
     (new grades, A, B and pairs lists). Idempotent: a closed quarter is not regraded again."""
+    schemes_catch_up()  # the steps' entries first, so the quarter closes with all of them
     done = brambledown_regrade_due(today=timezone.localdate())
     return {slug: list(update.closed) for slug, update in done.items()}
 

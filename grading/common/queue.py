@@ -16,7 +16,10 @@ from django.db import transaction
 log = logging.getLogger(__name__)
 
 
-# Work that only saves a later request time (pages rendered ahead) yields to grading.
+# Priorities on Redis run from 0 (first; what is sent without one) to 9 (last). Work that
+# follows a grading step (the schemes' fold) yields to the uploads waiting to be graded, and
+# work that only saves a later request time (pages rendered ahead) to both.
+FOLLOW_PRIORITY = 6
 LOW_PRIORITY = 9
 
 

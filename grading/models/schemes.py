@@ -37,10 +37,14 @@ class SchemeEntry(models.Model):
 
 
 class SchemeHead(models.Model):
-    """The single row saying how far PPI has folded the schemes' log (``ppi_seq``: the last
-    entry applied). A step whose predecessor is not the one applied rebuilds PPI by replay."""
+    """The single row saying how far the schemes have folded their log. ``ppi_seq``: the last
+    entry PPI applied (an entry whose predecessor is not the one applied rebuilds PPI by
+    replay). ``steps_seq``: the last entry both PPI and Brambledown have been brought past by
+    the task that follows the ledger's steps (``grading.schemes.after_step``); the entries
+    after it are waiting for that task. Its row lock serialises every fold of the log."""
 
     ppi_seq = models.PositiveBigIntegerField(default=0)
+    steps_seq = models.PositiveBigIntegerField(default=0)
 
     def __str__(self) -> str:
         return f"PPI at scheme entry #{self.ppi_seq}"

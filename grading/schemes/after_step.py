@@ -1,29 +1,83 @@
-"""The schemes' hook in the grading fold: after each ledger step, PPI (S10) and Brambledown
-(S11) are brought up to date in the same transaction, under the same lock on ``LedgerHead``.
+"""The schemes after each ledger step: the step records what it means for PPI (S10) and
+Brambledown (S11) in the schemes' log, in its own transaction (``scheme_log_step``: cheap, and
+the log's order is the processing order); a task queued on its commit folds the log into both
+schemes (:func:`schemes_catch_up`). So an upload's NGS grade is committed and visible without
+waiting for PPI and Brambledown (a quarter closed at a large club, a PPI replay), and a ledger
+lock is never held for them (issue 31 item 2; docs/decisions.md).
 
-``grading.schemes.log`` records what the step means for the schemes (S14.17: a version the
-NGS does not grade under its 2/3 rule still reaches them); ``grading.schemes.ppi`` and
-``grading.schemes.brambledown.update`` fold it.
+The fold follows the log's order, one session's consecutive entries at a time (a step's
+withdrawals and its process entry), each group in its own transaction under the schemes' head
+lock, and ``SchemeHead.steps_seq`` records the last entry folded. Delivered twice, or after a
+rebuild, it folds nothing twice: PPI skips the entries its ``ppi_seq`` has passed, and each
+club's Brambledown the entries its ``BrambledownClubState.seq`` has (tests/schemes).
 """
 
 from __future__ import annotations
 
+from django.db import transaction
+
+from grading.common.queue import FOLLOW_PRIORITY, task_queue
 from grading.models import SessionVersion
+from grading.models.schemes import SchemeEntry
 from grading.schemes.brambledown.update import brambledown_club_passed, brambledown_club_update
-from grading.schemes.log import scheme_log_step
+from grading.schemes.log import scheme_head_lock, scheme_log_step
 from grading.schemes.ppi import ppi_after_entry
 
-__all__ = ["schemes_after_step"]
+__all__ = ["schemes_after_step", "schemes_catch_up"]
+
+# Entries read at a time when looking for the next group (a group is one session's run).
+_GROUP_READ = 50
 
 
 def schemes_after_step(*, version: SessionVersion) -> None:
-    """Bring PPI and the version's club's Brambledown up to date after a ledger step on
-    ``version`` (processed, not graded, or withdrawn). Runs inside the ledger's transaction."""
-    entries = scheme_log_step(version=version)
+    """The hook after a ledger step on ``version`` (processed, not graded or withdrawn), inside
+    the step's transaction: log it for the schemes and queue their fold for the commit."""
+    if scheme_log_step(version=version):
+        # After any upload waiting to be graded: one fold then takes all their entries.
+        task_queue("grading.schemes_catch_up", priority=FOLLOW_PRIORITY)
+
+
+def schemes_catch_up() -> int:
+    """Fold every entry of the schemes' log not folded yet into PPI and Brambledown, in the
+    log's order. Returns the entries folded (0 when the schemes are up to date)."""
+    folded = 0
+    while True:
+        with transaction.atomic():
+            head = scheme_head_lock()
+            group = _next_group(head.steps_seq)
+            if not group:
+                return folded
+            _group_fold(group)
+            head.steps_seq = group[-1].seq
+            head.save(update_fields=["steps_seq"])
+        folded += len(group)
+
+
+def _next_group(after: int) -> list[SchemeEntry]:
+    """The entries after ``after`` that belong to the next one's session, in order (a step's
+    withdrawals and process entry, or a few steps on one session in a row)."""
+    entries = list(
+        SchemeEntry.objects.filter(seq__gt=after)
+        .select_related("version__session__event__club")
+        .order_by("seq")[:_GROUP_READ]
+    )
+    if not entries:
+        return []
+    session_id = entries[0].version.session_id
+    group = []
     for entry in entries:
+        if entry.version.session_id != session_id:
+            break
+        group.append(entry)
+    return group
+
+
+def _group_fold(group: list[SchemeEntry]) -> None:
+    for entry in group:
         ppi_after_entry(entry=entry)
-    club = version.session.event.club
+    session = group[0].version.session
+    club = session.event.club
     if club.keeps_brambledown:
-        brambledown_club_update(club=club, touched=version.session.date, entries=entries)
-    elif entries:
+        brambledown_club_update(club=club, touched=session.date, entries=group)
+    else:
         brambledown_club_passed(club=club)

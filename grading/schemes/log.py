@@ -20,7 +20,7 @@ from clubs.selectors.planning import approved_host_pair
 from grading.engine import codec
 from grading.engine.types import SessionResult
 from grading.models import LedgerEntry, SessionVersion
-from grading.models.schemes import SchemeEntry
+from grading.models.schemes import SchemeEntry, SchemeHead
 from members.models import Member
 
 PROCESS = SchemeEntry.Operation.PROCESS
@@ -38,6 +38,15 @@ def live_entries(entries: QuerySet[SchemeEntry] | None = None) -> list[SchemeEnt
         if entry.operation == PROCESS:
             live[entry.version_id] = entry
     return sorted(live.values(), key=lambda e: e.seq)
+
+
+def scheme_head_lock() -> SchemeHead:
+    """The schemes' head, locked until the transaction ends: every fold of the log (the task
+    after the steps, a quarterly regrade, a rebuild) holds it, so they run one at a time and
+    in the log's order. Never taken before the ledger's lock (a rebuild takes the ledger's
+    first; nothing that holds this one asks for the ledger's)."""
+    SchemeHead.objects.get_or_create(pk=1)
+    return SchemeHead.objects.select_for_update().get(pk=1)
 
 
 def last_seq() -> int:

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib import messages
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 
 from clubs.models import Club
+from clubs.pages import staff_club_page
 from clubs.services import ClubRefused, club_admin_remove, club_register, club_update
 from grading.common.access import staff_required
 from grading.ledger.replay.check import refold_progress
@@ -79,8 +80,8 @@ def _club_page(request, club: Club, *, form=None, appoint=None, status=200):
 
 @staff_required
 @require_http_methods(["GET", "POST"])
-def club(request, slug: str):
-    found = get_object_or_404(Club, slug=slug)
+@staff_club_page
+def club(request, found: Club):
     if request.method == "GET":
         return _club_page(request, found)
     form = ClubForm(request.POST)
@@ -97,8 +98,8 @@ def club(request, slug: str):
 
 @staff_required
 @require_POST
-def club_admin_appoint(request, slug: str):
-    found = get_object_or_404(Club, slug=slug)
+@staff_club_page
+def club_admin_appoint(request, found: Club):
     form = AdminAppointForm(request.POST)
     if form.is_valid():
         try:
@@ -124,8 +125,8 @@ def club_admin_appoint(request, slug: str):
 
 @staff_required
 @require_POST
-def club_admin_remove_view(request, slug: str, number: str):
-    found = get_object_or_404(Club, slug=slug)
+@staff_club_page
+def club_admin_remove_view(request, found: Club, number: str):
     member = member_by_number(number)
     if member is None:
         messages.error(request, f"No member has the number {number[:20]}.")

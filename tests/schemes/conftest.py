@@ -9,9 +9,10 @@ from grading.engine import codec
 from grading.engine.types import SessionResult
 from grading.ledger.lock import ledger_head_lock
 from grading.models import SessionVersion, Upload
+from grading.schemes.after_step import schemes_catch_up
 from grading.schemes.log import live_entries
 from grading.schemes.ppi import ppi_rebuild
-from grading.uploads.services import upload_create
+from grading.uploads.services import session_withdraw, upload_create
 from tests.factories import ClubFactory
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -48,3 +49,11 @@ def ppi_rebuilt() -> int:
     with transaction.atomic():
         ledger_head_lock()
         return ppi_rebuild()
+
+
+def withdraw(version: SessionVersion) -> SessionVersion:
+    """A withdrawal as the product runs it: the ledger's step, then the schemes' fold that its
+    commit queues (run here at once: a test's transaction never commits)."""
+    withdrawn = session_withdraw(version=version)
+    schemes_catch_up()
+    return withdrawn

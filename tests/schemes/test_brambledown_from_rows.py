@@ -26,9 +26,9 @@ from grading.models import (
     SessionVersion,
 )
 from grading.schemes.brambledown.update import brambledown_club_update, brambledown_regrade_club
-from grading.uploads.services import session_withdraw
 from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.factories import ClubFactory
+from tests.schemes.conftest import withdraw
 from tests.schemes.test_not_graded import TOO_FEW_KNOWN
 from tests.schemes.test_rebuild import assert_close, tables
 
@@ -130,7 +130,7 @@ def run_sequence(seed: int, club, upload, fast_taken, steps: int) -> None:
         elif kind == "withdraw":
             live = live_versions(club)
             if len(live) > 1:
-                session_withdraw(version=rng.choice(live))
+                withdraw(rng.choice(live))
             check(club)
             continue
         elif kind == "quarter":
@@ -198,7 +198,7 @@ def test_a_later_quarter_closes_the_open_one_from_the_rows(
     upload(csv_bytes(mp_session_rows(event_id="B", date="2025-04-07", scores=SCORES[1])))
     assert fast_taken[-1] == ("2025Q1",)
     check(club)
-    session_withdraw(version=version_of("B"))
+    withdraw(version_of("B"))
     assert BrambledownClubState.objects.get(club=club).recorded == 0
     check(club)
     upload(csv_bytes(mp_session_rows(event_id="C", date="2025-10-06", scores=SCORES[2])))

@@ -6,7 +6,6 @@ import pytest
 from grading.engine.ppi import PPIReason, PPIState, ppi_apply, ppi_replay
 from grading.models import PPIPoint, PPIRating, SchemeHead, SessionVersion
 from grading.schemes.ppi import ppi_check
-from grading.uploads.services import session_withdraw
 from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.factories import ClubFactory
 from tests.schemes.conftest import (
@@ -14,6 +13,7 @@ from tests.schemes.conftest import (
     live_sessions_in_processing_order,
     ppi_rebuilt,
     session_of,
+    withdraw,
 )
 
 
@@ -102,7 +102,7 @@ def test_a_correction_rebuilds_ppi_as_a_replay_of_live_versions(upload):
 def test_a_withdrawal_rebuilds_ppi_without_the_session(upload):
     upload(csv_bytes(mp_session_rows(event_id="MON", date="2026-11-16")))
     upload(csv_bytes(mp_session_rows(event_id="TUE", date="2026-11-17", scores=[50] * 8)))
-    session_withdraw(version=SessionVersion.objects.get(session__event__event_id="MON"))
+    withdraw(SessionVersion.objects.get(session__event__event_id="MON"))
     replay = ppi_replay(live_sessions_in_processing_order())
     assert stored() == expected(replay)
     assert PPIRating.objects.get(member__national_number="1001").ppi == pytest.approx(50)

@@ -11,10 +11,9 @@ from django.test.utils import CaptureQueriesContext
 from grading.engine.ppi import ppi_replay
 from grading.models import PPIPoint, PPIRating, SessionVersion
 from grading.schemes.ppi import ppi_check
-from grading.uploads.services import session_withdraw
 from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.factories import ClubFactory
-from tests.schemes.conftest import live_sessions_in_processing_order
+from tests.schemes.conftest import live_sessions_in_processing_order, withdraw
 
 
 def pairs(first: int, count: int = 8) -> list[tuple[str, str]]:
@@ -59,7 +58,7 @@ def chain(upload):
 
 def test_withdrawing_a_middle_session_rewrites_only_what_it_reached(chain):
     before, points_before = rows(), points()
-    session_withdraw(version=chain["S2"])
+    withdraw(chain["S2"])
     after, points_after = rows(), points()
 
     reached = numbers(B) | numbers(C[:4])
@@ -83,7 +82,7 @@ def test_withdrawing_a_middle_session_rewrites_only_what_it_reached(chain):
 
 def test_withdrawing_the_first_session_replays_its_players_later_events(chain):
     before = rows()
-    session_withdraw(version=chain["S1"])
+    withdraw(chain["S1"])
     after = rows()
     assert {n for n in before if after.get(n) == before[n]} == numbers(B) | numbers(
         C[:4]
@@ -115,7 +114,7 @@ def test_withdrawing_the_latest_session_costs_the_same_however_many_members(uplo
         version = SessionVersion.objects.get(session__event__event_id=event)
         pks = newest_pks()
         with CaptureQueriesContext(connection) as queries:
-            session_withdraw(version=version)
+            withdraw(version)
         assert ppi_check() == []
         return len(queries), rows_written_since(pks)
 
@@ -150,7 +149,7 @@ def test_withdrawals_in_any_order_leave_exactly_the_replay(upload):
     rng.shuffle(events)
     for event in events[:3]:
         version = SessionVersion.objects.get(session__event__event_id=event, state="graded")
-        session_withdraw(version=version)
+        withdraw(version)
         assert ppi_check() == []
     rows = mp_session_rows(event_id=events[3], date=f"2026-10-{10 + int(events[3][1])}")
     upload(csv_bytes(rows), target=club)  # a correction: withdrawal, then the new version

@@ -31,10 +31,9 @@ from grading.schemes.brambledown.update import brambledown_regrade_club
 from grading.schemes.ppi import ppi_check
 from grading.schemes.rebuild.run import schemes_rebuild
 from grading.schemes.rebuild.write import TABLES, tables_clear
-from grading.uploads.services import session_withdraw
 from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.factories import ClubFactory
-from tests.schemes.conftest import FIXTURES
+from tests.schemes.conftest import FIXTURES, withdraw
 from tests.schemes.test_not_graded import TOO_FEW_KNOWN
 
 
@@ -94,13 +93,13 @@ def ledger(club, upload):
     send(upload, plain, "C1", "2026-05-25", 9)
     send(upload, club, "A5", "2026-05-11", 10)  # the correction of the not-graded version
     send(upload, club, "A1", "2026-02-09", 11)  # a correction in a closed quarter
-    session_withdraw(version=version("B0", other))  # a withdrawal in a closed quarter
+    withdraw(version("B0", other))  # a withdrawal in a closed quarter
     path = FIXTURES / "usebio/ukbridge-club/mp-pairs.usebio.xml"
     upload(path.read_bytes(), name=path.name, target=usebio)
     send(upload, club, "A6", "2026-07-06", 12)  # closes 2026Q2
     send(upload, club, "A7", "2026-03-30", 13)  # late, in a closed quarter
     send(upload, other, "B3", "2026-08-03", 14)
-    session_withdraw(version=version("A6", club))  # the latest session: Q2 stays closed
+    withdraw(version("A6", club))  # the latest session: Q2 stays closed
     send(upload, plain, "C2", "2026-08-10", 15)
     assert ppi_check() == []
     assert SessionVersion.objects.filter(state=SessionVersion.State.NOT_GRADED).count() == 2

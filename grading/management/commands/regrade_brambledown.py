@@ -5,6 +5,7 @@ from django.utils import timezone
 
 from clubs.models import Club
 from grading.engine.brambledown import Quarter
+from grading.schemes.after_step import schemes_catch_up
 from grading.schemes.brambledown.update import brambledown_regrade_club
 
 
@@ -38,6 +39,7 @@ class Command(BaseCommand):
             if not found.keeps_brambledown:
                 raise CommandError(f"{found.name} does not keep Brambledown grades.")
             clubs = [found]
+        schemes_catch_up()  # the steps' entries first, so the quarter closes with all of them
         for target in clubs:
             update = brambledown_regrade_club(club=target, quarter=wanted)
             closed = ", ".join(update.closed) if update.closed else f"{wanted} already closed"

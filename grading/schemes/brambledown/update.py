@@ -36,7 +36,6 @@ from grading.engine.brambledown import why_not_rated as brambledown_why_not
 from grading.engine.brambledown.bulk import brambledown_replay_bulk
 from grading.engine.brambledown.replay import session_identity, session_order
 from grading.engine.types import SessionResult
-from grading.ledger.lock import ledger_head_lock
 from grading.models import BrambledownClubState, BrambledownListEntry, BrambledownQuarter
 from grading.models.schemes import SchemeEntry
 from grading.schemes.brambledown.add_session import club_quarter_close, club_session_add
@@ -54,7 +53,7 @@ from grading.schemes.brambledown.tables import (
     ratings_store,
     sessions_rated,
 )
-from grading.schemes.log import live_entries, sessions_of
+from grading.schemes.log import live_entries, scheme_head_lock, sessions_of
 
 __all__ = [
     "BrambledownUpdate",
@@ -250,7 +249,11 @@ def brambledown_regrade_club(*, club: Club, quarter: Quarter | str) -> Brambledo
     the A, B and pairs lists (S11). A quarter already closed is left as it is."""
     quarter = Quarter.parse(quarter) if isinstance(quarter, str) else quarter
     with transaction.atomic():
-        ledger_head_lock()  # no ledger step while the club's sessions are read
+        # No other fold of the log meanwhile: the club's entries not folded yet are folded
+        # after it (a session of the closed quarter then replays the club), or before it
+        # when the caller first catches the schemes up (``schemes_catch_up``), as the
+        # quarterly task does.
+        scheme_head_lock()
         return brambledown_club_update(club=club, through=quarter)
 
 

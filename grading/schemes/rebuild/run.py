@@ -459,9 +459,10 @@ def _point_rows(
 def _write(log, fold: PPIBulkFold, versions, members, seconds) -> dict[str, int]:
     """The log and PPI."""
     now = timezone.now()
+    last = log[-1].seq if log else 0  # both schemes have folded the whole log
     tables = {
         "scheme_entries": ((e.seq, e.operation, e.version_id, e.host_pair, now) for e in log),
-        "scheme_head": [(1, log[-1].seq if log else 0)],
+        "scheme_head": [(1, last, last)],
         "ppi_ratings": _ppi_rows(fold, members),
         "ppi_points": _point_rows(fold, members, versions),
     }

@@ -47,7 +47,7 @@ TABLES = {
 # The columns each table is written with (the primary key is the table's own sequence).
 COLUMNS = {
     "scheme_entries": ("seq", "operation", "version_id", "host_pair", "created"),
-    "scheme_head": ("id", "ppi_seq"),
+    "scheme_head": ("id", "ppi_seq", "steps_seq"),
     "ppi_ratings": (
         "member_id",
         "ppi",
