@@ -37,7 +37,7 @@ from grading.engine.ppi import PPIPlayer, ppi_suit
 from grading.engine.ppi.bulk import PPIBulkFold
 from grading.ledger.lock import ledger_head_lock
 from grading.models import BrambledownClubState, BrambledownListEntry
-from grading.schemes.brambledown.state import member_rows, pair_rows, state_dump
+from grading.schemes.brambledown.state import member_rows, pair_rows, player_fields, state_dump
 from grading.schemes.brambledown.tables import key_json
 from grading.schemes.brambledown.update import ClubSession, club_host_pairs, club_session_order
 from grading.schemes.rebuild.read import (
@@ -289,6 +289,16 @@ def _club_fold(
 ) -> _Club:
     """One club's Brambledown as the steps leave it (``brambledown_club_update``)."""
     out = _Club(club_id)
+    fields: dict[int, tuple] = {}  # id(player) -> (player, its JSON values)
+
+    def player_json(player) -> dict:
+        """``player_fields`` once per player: the state now shares with the snapshot every
+        member who has not played since the last regrade (most of a club's)."""
+        found = fields.get(id(player))
+        if found is None:
+            found = fields[id(player)] = (player, player_fields(player))
+        return found[1]
+
     now = timezone.now()
     if through is None:  # nothing closed: the first quarter recorded from empty
         open_q = Quarter.of(items[0].session.date) if items else None
@@ -323,7 +333,7 @@ def _club_fold(
             if result.quarters
             else BrambledownState(quarter=open_q, regraded=through)
         )
-        snapshot, state = state_dump(after), result.state
+        snapshot, state = state_dump(after, player_json), result.state
         regraded, open_text = str(through), str(open_q)
     _rating_rows(out, ratings, members)
     last = key_json(session_order(recorded[-1].session) if recorded else None)
@@ -339,7 +349,7 @@ def _club_fold(
     )  # (the club's last entry and latest date follow: ``_brambledown``)
     _grade_rows(out, state, regraded, members)
     for name, rows in (
-        ("bd_members", member_rows(club_id, state.players.values())),
+        ("bd_members", member_rows(club_id, state.players.values(), player_json)),
         ("bd_pairs", pair_rows(club_id, state.pairs.values())),
     ):
         target = out.members if name == "bd_members" else out.pairs

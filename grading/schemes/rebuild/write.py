@@ -132,9 +132,12 @@ JSON_COLUMNS = {
 }
 
 
+_ENCODE = json.JSONEncoder(separators=(",", ":")).encode  # (one encoder, not one a value)
+
+
 def as_json(value) -> str:
     """A JSON column's value as COPY (and SQLite) take it: its text."""
-    return json.dumps(value, separators=(",", ":"))
+    return _ENCODE(value)
 
 
 def tables_clear() -> None:
