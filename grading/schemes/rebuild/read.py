@@ -14,7 +14,8 @@ Sessions are built from the pair rows written at upload (``PairResult``: players
 boards, direction, the file's non-rateable mark, in the file's order), never from one JSON
 payload per session; only a version with travellers (PPI rates it board by board, and the
 traveller table does not hold split or weighted scores) or one the NGS did not grade (its
-graded flag and host request live in the payload) is decoded from its payload.
+graded flag and host request live in the payload) is decoded from its payload. They are read
+a chunk of versions at a time (:class:`SessionReader`), never a nation's at once.
 """
 
 from __future__ import annotations

@@ -9,7 +9,9 @@ none, and replaying 400,000 uploads one step at a time would take hours. ``schem
 reads the stored versions as columns (``grading.schemes.rebuild.read``), folds them with the
 pure engines (PPI with :class:`~grading.engine.ppi.bulk.PPIBulkFold`, Brambledown club by
 club with ``brambledown_replay_bulk``), and replaces every table with COPY, in one transaction under
-the ledger lock. The result is the one the steps store (tests/schemes/test_rebuild.py).
+the ledger lock. It is streamed (issue 31 item 4): PPI reads, folds and copies the history of
+2,000 versions at a time, and each club keeping Brambledown reads its own versions when its
+turn comes, so memory holds one chunk, the members' PPI tables and one club. The result is the one the steps store (tests/schemes/test_rebuild.py).
 
 Brambledown's quarters: the steps close a quarter when a session of a later quarter is live
 at the club (or by the quarterly regrade), and a closed quarter stays closed after a
