@@ -323,6 +323,7 @@ class SessionReader:
         if columns:
             where, params = _in("p.version_id", columns)
             player = self._player
+            cached = self.players.get  # (the usual case: a player already made)
             current = None
             with connection.cursor() as cursor:
                 cursor.execute(
@@ -341,7 +342,10 @@ class SessionReader:
                         pending.append(
                             PairEntry(
                                 pair_id,
-                                (player(p1, rateable), player(p2, rateable)),
+                                (
+                                    cached((p1, rateable)) or player(p1, rateable),
+                                    cached((p2, rateable)) or player(p2, rateable),
+                                ),
                                 score,
                                 _DIRECTIONS.get(direction),
                                 boards,
