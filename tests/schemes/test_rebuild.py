@@ -198,3 +198,19 @@ def test_a_quarter_the_regrade_closed_stays_closed(ledger, club):
     assert BrambledownClubState.objects.get(club=club).regraded == "2026Q3"
     for name, rows in stepped.items():
         assert_close(tables()[name], rows, name)
+
+
+def test_the_rebuild_read_one_version_at_a_time_stores_what_the_steps_stored(ledger):
+    """Streamed (issue 31): versions read, folded and their PPI points copied a chunk at a
+    time; a chunk of one version puts a boundary between every two, and changes nothing."""
+    stepped = tables()
+    tables_clear()
+    report = schemes_rebuild(chunk=1)
+    assert report["log_kept"] is False
+    assert report["by_payload"] == 2  # each version read once by PPI's pass
+    for name, rows in stepped.items():
+        assert_close(tables()[name], rows, name)
+    tables_clear()
+    schemes_rebuild(chunk=3)  # boundaries inside a club's versions and between clubs'
+    for name, rows in stepped.items():
+        assert_close(tables()[name], rows, name)

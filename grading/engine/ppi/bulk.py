@@ -48,23 +48,40 @@ def _inverse_m_sum(k: int, n: int, w: int) -> float:
     return total
 
 
+assert W_MONTHS == 3  # (``PPIBulkFold._w`` adds up the three months by hand)
+
+
 class PPIBulkFold:
     """Every member's PPI, boards, month table and history, folded event by event in place.
 
     :meth:`apply` takes one session as one event numbered ``seq`` (processing order);
-    :meth:`players` gives the engine's frozen players, as :func:`ppi_replay` would."""
+    :meth:`players` gives the engine's frozen players, as :func:`ppi_replay` would.
 
-    def __init__(self) -> None:
+    ``keep_history=False`` (a rebuild that writes the history as it goes, issue 31): no
+    member's history is kept; each event's points wait in :attr:`points` as ``(number, seq,
+    ppi, boards, total boards)`` until :meth:`points_take`, and :attr:`last` holds each
+    member's last event ``(seq, date)``. A nation's history is millions of points."""
+
+    def __init__(self, *, keep_history: bool = True) -> None:
         self.ppi: dict[str, float] = {}
         self.boards: dict[str, int] = {}
         self.months: dict[str, dict[int, int]] = {}
         self.history: dict[str, list[tuple[int, dt.date, float, int, int]]] = {}
+        self.last: dict[str, tuple[int, dt.date]] = {}
+        self.points: list[tuple[str, int, float, int, int]] = []
+        self.keep_history = keep_history
 
     def _w(self, number: str, month: int) -> int:
         months = self.months.get(number)
         if not months:
             return 0
-        return sum(months.get(m, 0) for m in range(month - W_MONTHS, month))
+        get = months.get  # the previous W_MONTHS months (integers: any order adds up alike)
+        return get(month - 3, 0) + get(month - 2, 0) + get(month - 1, 0)
+
+    def points_take(self) -> list[tuple[str, int, float, int, int]]:
+        """The points of the events applied since the last call (``keep_history=False``)."""
+        points, self.points = self.points, []
+        return points
 
     def apply(self, seq: int, session: SessionResult, host_pair: str | None = None) -> int:
         """Process one session as event ``seq`` (S10). Returns the members it changed."""
@@ -100,18 +117,28 @@ class PPIBulkFold:
                     inverse *= 2.0  # m halved (S10)
                 changes.append((number, (p - ((a + b - opp - opp) / 2 + 50)) * inverse, n))
         date = session.date
+        boards, table, last = self.boards, self.months, self.last
+        event = (seq, date)
         for number, delta, n in sorted(changes):
             after = start[number] + delta
-            k = self.boards.get(number, 0) + n
+            k = boards.get(number, 0) + n
             ppi[number] = after
-            self.boards[number] = k
-            months = self.months.setdefault(number, {})
+            boards[number] = k
+            months = table.get(number)
+            if months is None:
+                months = table[number] = {}
             months[month] = months.get(month, 0) + n
-            self.history.setdefault(number, []).append((seq, date, after, n, k))
+            last[number] = event
+            if self.keep_history:
+                self.history.setdefault(number, []).append((seq, date, after, n, k))
+            else:
+                self.points.append((number, seq, after, n, k))
         return len(changes)
 
     def players(self) -> dict[str, PPIPlayer]:
         """The engine's players: what :func:`ppi_replay` of the same events holds."""
+        if not self.keep_history:
+            raise ValueError("the fold kept no history (keep_history=False)")
         return {
             number: PPIPlayer(
                 number,

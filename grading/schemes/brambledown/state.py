@@ -105,11 +105,12 @@ def pair_of_json(r: dict) -> PairRecord:
     return PairRecord(key, r["tournaments"], _counts_in(r["quarters"]))
 
 
-def state_dump(state: BrambledownState) -> dict:
+def state_dump(state: BrambledownState, player_json=player_fields) -> dict:
+    """``player_json``: :func:`player_fields`, or a caller's memo of it."""
     return {
         "quarter": str(state.quarter) if state.quarter else "",
         "regraded": str(state.regraded) if state.regraded else "",
-        "players": [player_fields(state.players[n]) for n in sorted(state.players)],
+        "players": [player_json(state.players[n]) for n in sorted(state.players)],
         "pairs": [pair_json(state.pairs[k]) for k in sorted(state.pairs)],
     }  # (in the order of numbers: the same whichever way the state was reached)
 
@@ -134,9 +135,12 @@ def _last_quarter(counts) -> str:
     return str(counts[-1][0]) if counts else ""
 
 
-def member_rows(club_id: int, players: Iterable[BrambledownPlayer]) -> list[dict]:
+def member_rows(
+    club_id: int, players: Iterable[BrambledownPlayer], player_json=player_fields
+) -> list[dict]:
+    """``player_json``: :func:`player_fields`, or a caller's memo of it."""
     return [
-        {"club_id": club_id, **player_fields(p), "last_quarter": _last_quarter(p.quarters)}
+        {"club_id": club_id, **player_json(p), "last_quarter": _last_quarter(p.quarters)}
         for p in players
     ]
 

@@ -14,7 +14,8 @@ Sessions are built from the pair rows written at upload (``PairResult``: players
 boards, direction, the file's non-rateable mark, in the file's order), never from one JSON
 payload per session; only a version with travellers (PPI rates it board by board, and the
 traveller table does not hold split or weighted scores) or one the NGS did not grade (its
-graded flag and host request live in the payload) is decoded from its payload.
+graded flag and host request live in the payload) is decoded from its payload. They are read
+a chunk of versions at a time (:class:`SessionReader`), never a nation's at once.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db import connection
@@ -53,9 +54,17 @@ from members.models import Member
 PROCESS = SchemeEntry.Operation.PROCESS
 WITHDRAW = SchemeEntry.Operation.WITHDRAW
 CHUNK_ROWS = 20_000
-Progress = Callable[[str], None]
 
-__all__ = ["LogRow", "Sessions", "log_derive", "log_live", "log_mirrors_ledger", "log_stored"]
+__all__ = [
+    "LogRow",
+    "SessionReader",
+    "Version",
+    "log_derive",
+    "log_live",
+    "log_logged",
+    "log_mirrors_ledger",
+    "log_stored",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,14 +79,6 @@ class LogRow:
 
 def _table(model) -> str:
     return model._meta.db_table
-
-
-def _rows(sql: str, params: Iterable = ()) -> Iterator[tuple]:
-    """A query's rows through a server-side cursor (PostgreSQL), in chunks."""
-    with connection.chunked_cursor() as cursor:
-        cursor.execute(sql, list(params))
-        while rows := cursor.fetchmany(CHUNK_ROWS):
-            yield from rows
 
 
 # --------------------------------------------------------------------------------------------
@@ -202,6 +203,19 @@ def _not_graded_hosts(version_ids: list[int]) -> dict[int, str]:
     return hosts
 
 
+def log_logged(log: list[LogRow]) -> dict[int, tuple[int, dt.date, str]]:
+    """Every version in the log: its club, date of play and scoring."""
+    ids = {e.version_id for e in log}
+    rows = SessionVersion.objects.values_list(  # all: no list of a nation's ids to send
+        "pk", "session__event__club_id", "session__date", "scoring"
+    )
+    return {
+        pk: (club, date, scoring)
+        for pk, club, date, scoring in rows.iterator(CHUNK_ROWS)
+        if pk in ids
+    }
+
+
 def log_live(log: list[LogRow]) -> list[LogRow]:
     """The live versions' process entries in order (``grading.schemes.log.live_entries``)."""
     live: dict[int, LogRow] = {}
@@ -213,7 +227,7 @@ def log_live(log: list[LogRow]) -> list[LogRow]:
 
 
 # --------------------------------------------------------------------------------------------
-# The sessions
+# The sessions, a chunk at a time
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,134 +238,150 @@ class Version:
     club_id: int
     scoring: str
     date: dt.date
-    session: SessionResult | None  # None: not match-pointed (neither scheme rates it)
-
-
-@dataclass
-class Sessions:
-    """The live versions by id, and how each was read."""
-
-    versions: dict[int, Version]
-    by_columns: int = 0
-    by_payload: int = 0
-    pairs: int = 0
+    session: SessionResult
 
 
 _DIRECTIONS = {"NS": Direction.NS, "EW": Direction.EW}
 
 
-def sessions_read(version_ids: Iterable[int], *, progress: Progress | None = None) -> Sessions:
-    """The versions' sessions (see the module's text); match-pointed ones only are built."""
-    wanted = set(version_ids)
-    v, s, e = _table(SessionVersion), _table(Session), _table(Event)
-    trav = _table(TravellerLine)
-    heads: dict[int, tuple] = {}
-    decode: list[int] = []
-    for row in _rows(
-        f"SELECT v.id, v.scoring, v.movement, v.weighting, v.state, s.date, s.number, "
-        f"e.event_id, e.club_id, EXISTS (SELECT 1 FROM {trav} t WHERE t.version_id = v.id) "
-        f"FROM {v} v JOIN {s} s ON s.id = v.session_id JOIN {e} e ON e.id = s.event_id "
-        f"WHERE v.scoring = %s",
-        [Scoring.MP.value],
-    ):
-        if row[0] not in wanted:
-            continue
-        heads[row[0]] = row
-        if row[9] or row[4] == SessionVersion.State.NOT_GRADED:
-            decode.append(row[0])
-    clubs = dict(Club.objects.values_list("pk", "slug"))
-    out = Sessions({})
-    numbers = _member_numbers()
-    players: dict[tuple[int | None, bool], Player] = {}
+def _in(column: str, ids: list[int]) -> tuple[str, list]:
+    """``column`` among ``ids`` (a chunk's, never a nation's): one array parameter on
+    PostgreSQL, a list of parameters elsewhere (SQLite)."""
+    if connection.vendor == "postgresql":
+        return f"{column} = ANY(%s)", [ids]
+    return f"{column} IN ({', '.join(['%s'] * len(ids))})", list(ids)
 
-    def player(pk: int | None, rateable: bool) -> Player:
-        found = players.get((pk, rateable))
+
+class SessionReader:
+    """The live match-pointed versions' sessions, read a chunk of versions at a time (issue
+    31: a nation's sessions are never held at once). ``logged``: every version in the log,
+    ``(club, date of play, scoring)``; ``live``: the live versions' ids.
+
+    :meth:`read` gives the sessions of the versions asked for that are match-pointed (neither
+    scheme rates another), each built as the module's text says; the counters add up what
+    every call read."""
+
+    def __init__(self, logged: dict[int, tuple[int, dt.date, str]], live: Iterable[int]):
+        self.numbers = dict(
+            Member.objects.values_list("pk", "national_number").iterator(CHUNK_ROWS)
+        )
+        self.clubs = dict(Club.objects.values_list("pk", "slug"))
+        self.players: dict[tuple[int | None, bool], Player] = {}
+        self.by_columns = self.by_payload = self.pairs = 0
+        # The versions sharing a club and a day of play with another live one: their key's
+        # club is read from the payload (``SessionKey.club`` orders a club's sessions of one
+        # day, S11).
+        days: dict[tuple[int, dt.date], list[int]] = defaultdict(list)
+        for vid in live:
+            club, date, scoring = logged[vid]
+            if scoring == Scoring.MP.value:
+                days[(club, date)].append(vid)
+        self.shared = {vid for ids in days.values() if len(ids) > 1 for vid in ids}
+
+    def _player(self, pk: int | None, rateable: bool) -> Player:
+        found = self.players.get((pk, rateable))
         if found is None:
-            found = players[(pk, rateable)] = Player(
-                None if pk is None else numbers[pk], rateable=rateable
-            )
+            number = None if pk is None else self.numbers[pk]
+            found = self.players[(pk, rateable)] = Player(number, rateable=rateable)
         return found
 
-    columns = sorted(heads.keys() - set(decode))
-    pending: list[PairEntry] = []
-    current = None
-    done = 0
+    def read(self, version_ids: Iterable[int]) -> dict[int, Version]:
+        ids = sorted(set(version_ids))
+        if not ids:
+            return {}
+        v, s, e = _table(SessionVersion), _table(Session), _table(Event)
+        trav, p = _table(TravellerLine), _table(PairResult)
+        where, params = _in("v.id", ids)
+        heads: dict[int, tuple] = {}
+        decode: list[int] = []
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT v.id, v.scoring, v.movement, v.weighting, v.state, s.date, s.number, "
+                f"e.event_id, e.club_id, "
+                f"EXISTS (SELECT 1 FROM {trav} t WHERE t.version_id = v.id) "
+                f"FROM {v} v JOIN {s} s ON s.id = v.session_id JOIN {e} e ON e.id = s.event_id "
+                f"WHERE {where} AND v.scoring = %s",
+                [*params, Scoring.MP.value],
+            )
+            for row in cursor.fetchall():
+                heads[row[0]] = row
+                if row[9] or row[4] == SessionVersion.State.NOT_GRADED:
+                    decode.append(row[0])
+        out: dict[int, Version] = {}
+        columns = sorted(heads.keys() - set(decode))
+        pending: list[PairEntry] = []
 
-    def finish(vid: int) -> None:
-        nonlocal done
-        pk, scoring, movement, weighting, _, date, number, event_id, club_id, _ = heads[vid]
-        key = SessionKey(clubs.get(club_id, ""), event_id, number, date)
-        session = SessionResult(
-            key, "", Scoring(scoring), Movement(movement), tuple(pending), weighting
-        )
-        out.versions[vid] = Version(vid, club_id, scoring, date, session)
-        out.by_columns += 1
-        done += 1
-        if progress is not None and done % 50_000 == 0:
-            progress(f"read {done} sessions")
+        def finish(vid: int) -> None:
+            _, scoring, movement, weighting, _, date, number, event_id, club_id, _ = heads[vid]
+            key = SessionKey(self.clubs.get(club_id, ""), event_id, number, date)
+            session = SessionResult(
+                key, "", Scoring(scoring), Movement(movement), tuple(pending), weighting
+            )
+            out[vid] = Version(vid, club_id, scoring, date, session)
+            self.by_columns += 1
 
-    p = _table(PairResult)
-    column_set = set(columns)
-    for vid, pair_id, p1, p2, score, boards, direction, host in _rows(
-        f"SELECT p.version_id, p.pair_id, p.player1_id, p.player2_id, p.score, p.boards, "
-        f"p.direction, p.host FROM {p} p JOIN {v} v ON v.id = p.version_id "
-        f"WHERE v.scoring = %s ORDER BY p.version_id, p.id",
-        [Scoring.MP.value],
-    ):
-        if vid not in column_set:
-            continue
-        if vid != current:
+        if columns:
+            where, params = _in("p.version_id", columns)
+            player = self._player
+            cached = self.players.get  # (the usual case: a player already made)
+            current = None
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    f"SELECT p.version_id, p.pair_id, p.player1_id, p.player2_id, p.score, "
+                    f"p.boards, p.direction, p.host FROM {p} p WHERE {where} "
+                    f"ORDER BY p.version_id, p.id",
+                    params,
+                )
+                while rows := cursor.fetchmany(CHUNK_ROWS):
+                    for vid, pair_id, p1, p2, score, boards, direction, host in rows:
+                        if vid != current:
+                            if current is not None:
+                                finish(current)
+                            current, pending = vid, []
+                        rateable = not host
+                        pending.append(
+                            PairEntry(
+                                pair_id,
+                                (
+                                    cached((p1, rateable)) or player(p1, rateable),
+                                    cached((p2, rateable)) or player(p2, rateable),
+                                ),
+                                score,
+                                _DIRECTIONS.get(direction),
+                                boards,
+                            )
+                        )
+                    self.pairs += len(rows)
             if current is not None:
                 finish(current)
-            current, pending = vid, []
-        rateable = not host
-        pending.append(
-            PairEntry(
-                pair_id,
-                (player(p1, rateable), player(p2, rateable)),
-                score,
-                _DIRECTIONS.get(direction),
-                boards,
-            )
-        )
-        out.pairs += 1
-    if current is not None:
-        finish(current)
-    for vid in columns:  # a version without pair rows: no pairs
-        if vid not in out.versions:
             pending = []
-            finish(vid)
-    for version in SessionVersion.objects.filter(pk__in=decode).only("pk", "payload").iterator(500):
-        head = heads[version.pk]
-        session = codec.load(SessionResult, version.payload)
-        out.versions[version.pk] = Version(version.pk, head[8], head[1], head[5], session)
-        out.by_payload += 1
-    _file_club_keys(out)
-    return out
+            for vid in columns:  # a version without pair rows: no pairs
+                if vid not in out:
+                    finish(vid)
+        if decode:
+            versions = SessionVersion.objects.filter(pk__in=decode).only("pk", "payload")
+            for version in versions.iterator(500):
+                head = heads[version.pk]
+                session = codec.load(SessionResult, version.payload)
+                out[version.pk] = Version(version.pk, head[8], head[1], head[5], session)
+                self.by_payload += 1
+        self._file_club_keys(out)
+        return out
 
-
-def _member_numbers() -> dict[int, str]:
-    return dict(Member.objects.values_list("pk", "national_number").iterator(CHUNK_ROWS))
-
-
-def _file_club_keys(out: Sessions) -> None:
-    """A session's key names its club as the file did (``SessionKey.club``), which orders a
-    club's sessions of one day (Brambledown, S11). Read from the payload only for the
-    sessions sharing a club and a date with another (two sessions in a day)."""
-    days: dict[tuple[int, dt.date], list[int]] = defaultdict(list)
-    for version in out.versions.values():
-        days[(version.club_id, version.date)].append(version.pk)
-    shared = [vid for ids in days.values() if len(ids) > 1 for vid in ids]
-    shared = [vid for vid in shared if out.versions[vid].session is not None]
-    for start in range(0, len(shared), 5000):
-        chunk = shared[start : start + 5000]
-        rows = SessionVersion.objects.filter(pk__in=chunk).values_list("pk", "payload__key__club")
+    def _file_club_keys(self, out: dict[int, Version]) -> None:
+        """A session's key names its club as the file did (``SessionKey.club``), which orders
+        a club's sessions of one day (Brambledown, S11). Read from the payload only for the
+        sessions sharing a club and a date with another (two sessions in a day)."""
+        shared = [vid for vid in out if vid in self.shared]
+        if not shared:
+            return
+        rows = SessionVersion.objects.filter(pk__in=shared).values_list("pk", "payload__key__club")
         for vid, club in rows:
-            version = out.versions[vid]
+            version = out[vid]
             session = version.session
             if session.key.club != club:
                 key = SessionKey(
                     club or "", session.key.event_id, session.key.session, session.date
                 )
                 fixed = dataclasses.replace(session, key=key)
-                out.versions[vid] = dataclasses.replace(version, session=fixed)
+                out[vid] = dataclasses.replace(version, session=fixed)

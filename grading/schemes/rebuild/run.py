@@ -9,7 +9,9 @@ none, and replaying 400,000 uploads one step at a time would take hours. ``schem
 reads the stored versions as columns (``grading.schemes.rebuild.read``), folds them with the
 pure engines (PPI with :class:`~grading.engine.ppi.bulk.PPIBulkFold`, Brambledown club by
 club with ``brambledown_replay_bulk``), and replaces every table with COPY, in one transaction under
-the ledger lock. The result is the one the steps store (tests/schemes/test_rebuild.py).
+the ledger lock. It is streamed (issue 31 item 4): PPI reads, folds and copies the history of
+2,000 versions at a time, and each club keeping Brambledown reads its own versions when its
+turn comes, so memory holds one chunk, the members' PPI tables and one club. The result is the one the steps store (tests/schemes/test_rebuild.py).
 
 Brambledown's quarters: the steps close a quarter when a session of a later quarter is live
 at the club (or by the quarterly regrade), and a closed quarter stays closed after a
@@ -36,106 +38,147 @@ from grading.engine.brambledown.replay import session_order
 from grading.engine.ppi import PPIPlayer, ppi_suit
 from grading.engine.ppi.bulk import PPIBulkFold
 from grading.ledger.lock import ledger_head_lock
-from grading.models import BrambledownClubState, BrambledownListEntry, SessionVersion
-from grading.schemes.brambledown.state import member_rows, pair_rows, state_dump
+from grading.models import BrambledownClubState, BrambledownListEntry
+from grading.schemes.brambledown.state import member_rows, pair_rows, player_fields, state_dump
 from grading.schemes.brambledown.tables import key_json
 from grading.schemes.brambledown.update import ClubSession, club_host_pairs, club_session_order
 from grading.schemes.rebuild.read import (
     PROCESS,
     LogRow,
-    Sessions,
+    SessionReader,
     log_derive,
     log_live,
+    log_logged,
     log_mirrors_ledger,
     log_stored,
-    sessions_read,
 )
 from grading.schemes.rebuild.write import (
     COLUMNS,
     JSON_COLUMNS,
     as_json,
     indexes_built_once,
+    ppi_points_write,
     table_write,
     tables_clear,
 )
 from members.models import Member
 
-__all__ = ["schemes_rebuild"]
+__all__ = ["CHUNK_SESSIONS", "schemes_rebuild"]
 
 Progress = Callable[[str], None]
+CHUNK_SESSIONS = 2_000  # live versions read, folded and written at a time (bounded memory)
 
 
-def schemes_rebuild(*, progress: Progress | None = None) -> dict:
+class _Stages:
+    """Wall and CPU seconds per stage, added up over the chunks (the stages interleave)."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self.cpu: dict[str, float] = {}
+        self.stage = ""
+        self.clock, self.cpu_clock = time.perf_counter(), time.process_time()
+
+    def to(self, stage: str) -> None:
+        """The time since the last call was spent on the stage then under way."""
+        now, cpu_now = time.perf_counter(), time.process_time()
+        if self.stage:
+            self.seconds[self.stage] = self.seconds.get(self.stage, 0.0) + now - self.clock
+            self.cpu[self.stage] = self.cpu.get(self.stage, 0.0) + cpu_now - self.cpu_clock
+        self.stage, self.clock, self.cpu_clock = stage, now, cpu_now
+
+    def rounded(self, table: dict[str, float]) -> dict[str, float]:
+        return {name: round(value, 3) for name, value in table.items()}
+
+
+def schemes_rebuild(*, progress: Progress | None = None, chunk: int = CHUNK_SESSIONS) -> dict:
     """Rebuild the schemes' log, PPI and Brambledown from the stored ledger and versions, in
     one transaction under the ledger lock. ``progress(line)`` is told of each stage. Returns
-    what was written and the seconds each stage took."""
+    what was written and the seconds each stage took.
+
+    Streamed (issue 31): the live versions are read ``chunk`` at a time in the log's order,
+    folded into PPI and their history points copied before the next chunk is read; then each
+    club keeping Brambledown reads its own versions, is folded and written. Neither a
+    nation's sessions nor its PPI histories are held at once; the figures do not depend on
+    ``chunk`` (tests/schemes/test_rebuild.py)."""
     say = progress or (lambda line: None)
-    seconds: dict[str, float] = {}
+    stages = _Stages()
     copy_seconds: dict[str, float] = {}  # per table
-    cpu: dict[str, float] = {}  # this process's share (the rest: the database, or waiting)
-    clock, cpu_clock = time.perf_counter(), time.process_time()
-
-    def lap(stage: str) -> None:
-        nonlocal clock, cpu_clock
-        now, cpu_now = time.perf_counter(), time.process_time()
-        seconds[stage] = round(now - clock, 3)
-        cpu[stage] = round(cpu_now - cpu_clock, 3)
-        clock, cpu_clock = now, cpu_now
-
     with transaction.atomic():
+        stages.to("read")
         ledger_head_lock()
         stored = log_stored()
         kept = log_mirrors_ledger(stored)
         log = stored if kept else log_derive()
         live = log_live(log)
         say(f"log: {len(log)} entries ({'kept' if kept else 'derived from the ledger'})")
-        sessions = sessions_read([e.version_id for e in live], progress=say)
+        logged = log_logged(log)
+        reader = SessionReader(logged, (e.version_id for e in live))
         members = dict(Member.objects.values_list("national_number", "pk").iterator(20_000))
-        lap("read")
-        say(f"read {len(sessions.versions)} sessions ({sessions.pairs} pairs)")
-        fold = PPIBulkFold()
-        for entry in live:
-            version = sessions.versions.get(entry.version_id)
-            if version is not None:
-                fold.apply(entry.seq, version.session, entry.host_pair or None)
-        lap("ppi_fold")
-        say(f"PPI: {len(fold.history)} members rated")
         regraded = dict(  # (a quarter the regrade closed stays closed)
             BrambledownClubState.objects.exclude(regraded="").values_list("club_id", "regraded")
         )
         tables_clear()
         with indexes_built_once():
-            versions = {e.seq: e.version_id for e in live}
-            counts = _write(log, fold, versions, members, copy_seconds)
-            lap("write")
-            # Club by club, each club's rows written as soon as folded (a nation's rows
-            # are never all held at once).
+            stages.to("write")
+            counts = _write_log(log, copy_seconds)
+            fold = PPIBulkFold(keep_history=False)
+            counts["ppi_points"] = 0
+            for start in range(0, len(live), chunk):
+                part = live[start : start + chunk]
+                stages.to("read")
+                versions = reader.read(e.version_id for e in part)
+                stages.to("ppi_fold")
+                events: dict[int, tuple[int, dt.date]] = {}  # seq -> (version, date)
+                for entry in part:
+                    version = versions.get(entry.version_id)
+                    if version is not None:
+                        fold.apply(entry.seq, version.session, entry.host_pair or None)
+                        events[entry.seq] = (entry.version_id, version.session.date)
+                points = _point_rows(fold.points_take(), members, events)
+                stages.to("write")
+                t0 = time.perf_counter()
+                counts["ppi_points"] += ppi_points_write(points)
+                _add(copy_seconds, "ppi_points", time.perf_counter() - t0)
+                if start // chunk % 50 == 49:
+                    say(f"PPI: {start + len(part)} of {len(live)} sessions folded")
+            read = {  # (Brambledown's clubs read theirs again: not counted twice)
+                "sessions": reader.by_columns + reader.by_payload,
+                "by_columns": reader.by_columns,
+                "by_payload": reader.by_payload,
+                "pairs": reader.pairs,
+            }
+            say(f"read {read['sessions']} sessions ({read['pairs']} pairs)")
+            say(f"PPI: {len(fold.last)} members rated")
+            t0 = time.perf_counter()
+            counts["ppi_ratings"] = table_write("ppi_ratings", _ppi_rows(fold, members))
+            _add(copy_seconds, "ppi_ratings", time.perf_counter() - t0)
+            del fold
+            # Club by club, each club's versions read, folded and its rows written.
             clubs = 0
-            for club in _brambledown(log, live, sessions, members, regraded):
+            for club in _brambledown(log, live, logged, reader, members, regraded, stages, chunk):
+                stages.to("write")
                 _write_club(club, counts, copy_seconds)
                 clubs += 1
             say(f"Brambledown: {clubs} clubs")
-            lap("brambledown_fold")
+            stages.to("indexes")
         member_pages_invalidate()
-        lap("indexes")
-    lap("commit")
-    bd_copy = sum(v for k, v in copy_seconds.items() if k.startswith("bd_"))
-    seconds["brambledown_fold"] = round(seconds["brambledown_fold"] - bd_copy, 3)
-    seconds["write"] = round(seconds["write"] + bd_copy, 3)
+        stages.to("commit")
+    stages.to("")
     say("written: " + ", ".join(f"{n} {name}" for name, n in counts.items()))
     return {
         "log_kept": kept,
         "entries": len(log),
         "live": len(live),
-        "sessions": len(sessions.versions),
-        "by_columns": sessions.by_columns,
-        "by_payload": sessions.by_payload,
-        "pairs": sessions.pairs,
+        **read,
         "rows": counts,
-        "seconds": seconds,
-        "cpu_seconds": cpu,
-        "copy_seconds": copy_seconds,
+        "seconds": stages.rounded(stages.seconds),
+        "cpu_seconds": stages.rounded(stages.cpu),
+        "copy_seconds": stages.rounded(copy_seconds),
     }
+
+
+def _add(table: dict[str, float], name: str, value: float) -> None:
+    table[name] = table.get(name, 0.0) + value
 
 
 # --------------------------------------------------------------------------------------------
@@ -189,14 +232,16 @@ def _closed_through(log: list[LogRow], sessions_dates: dict[int, dt.date], club_
 def _brambledown(
     log: list[LogRow],
     live: list[LogRow],
-    sessions: Sessions,
+    logged: dict[int, tuple[int, dt.date, str]],
+    reader: SessionReader,
     members: dict[str, int],
     regraded: dict[int, str],
+    stages: _Stages,
+    chunk: int,
 ) -> Iterator[_Club]:
-    """Each club's rebuilt Brambledown; ``regraded``: the last quarter closed at each club
-    as stored before the rebuild."""
+    """Each club's rebuilt Brambledown, its versions read when its turn comes; ``regraded``:
+    the last quarter closed at each club as stored before the rebuild."""
     keeping = set(Club.objects.filter(keeps_brambledown=True).values_list("pk", flat=True))
-    logged = _logged_clubs(log)
     mp = {  # every match-pointed version in the log, live or not: (club, date)
         vid: (club, date)
         for vid, (club, date, scoring) in logged.items()
@@ -208,15 +253,10 @@ def _brambledown(
     for club, text in regraded.items():  # a quarter the regrade closed stays closed
         if club in keeping and (club not in through or Quarter.parse(text) > through[club]):
             through[club] = Quarter.parse(text)
-    items: dict[int, list[ClubSession]] = defaultdict(list)
+    entries: dict[int, list[LogRow]] = defaultdict(list)  # club -> its live entries, in order
     for entry in live:
-        version = sessions.versions.get(entry.version_id)
-        if version is None or version.club_id not in keeping:
-            continue
-        if not brambledown_why_not(version.session):
-            items[version.club_id].append(
-                ClubSession(entry.version_id, version.session, entry.host_pair or None)
-            )
+        if entry.version_id in mp:
+            entries[mp[entry.version_id][0]].append(entry)
     folded: dict[int, int] = {}  # club -> its last entry (the steps fold every one)
     for entry in log:
         club = logged.get(entry.version_id, (None,))[0]
@@ -228,22 +268,22 @@ def _brambledown(
         if club is not None and (club not in latest or day > latest[club]):
             latest[club] = day
     for club in sorted(folded):
-        out = _club_fold(
-            club, sorted(items.pop(club, []), key=club_session_order), through.get(club), members
-        )
+        stages.to("read")
+        items = []
+        own = entries.pop(club, [])
+        for start in range(0, len(own), chunk):
+            part = own[start : start + chunk]
+            versions = reader.read(e.version_id for e in part)
+            for entry in part:
+                version = versions.get(entry.version_id)
+                if version is not None and not brambledown_why_not(version.session):
+                    items.append(
+                        ClubSession(entry.version_id, version.session, entry.host_pair or None)
+                    )
+        stages.to("brambledown_fold")
+        out = _club_fold(club, sorted(items, key=club_session_order), through.get(club), members)
         out.state = (*out.state, folded[club], latest.get(club))
         yield out
-
-
-def _logged_clubs(log: list[LogRow]) -> dict[int, tuple[int, dt.date, str]]:
-    """Every version in the log: its club, date of play and scoring."""
-    ids = {e.version_id for e in log}
-    rows = SessionVersion.objects.values_list(  # all: no list of a nation's ids to send
-        "pk", "session__event__club_id", "session__date", "scoring"
-    )
-    return {
-        pk: (club, date, scoring) for pk, club, date, scoring in rows.iterator(20_000) if pk in ids
-    }
 
 
 def _club_fold(
@@ -251,6 +291,16 @@ def _club_fold(
 ) -> _Club:
     """One club's Brambledown as the steps leave it (``brambledown_club_update``)."""
     out = _Club(club_id)
+    fields: dict[int, tuple] = {}  # id(player) -> (player, its JSON values)
+
+    def player_json(player) -> dict:
+        """``player_fields`` once per player: the state now shares with the snapshot every
+        member who has not played since the last regrade (most of a club's)."""
+        found = fields.get(id(player))
+        if found is None:
+            found = fields[id(player)] = (player, player_fields(player))
+        return found[1]
+
     now = timezone.now()
     if through is None:  # nothing closed: the first quarter recorded from empty
         open_q = Quarter.of(items[0].session.date) if items else None
@@ -285,7 +335,7 @@ def _club_fold(
             if result.quarters
             else BrambledownState(quarter=open_q, regraded=through)
         )
-        snapshot, state = state_dump(after), result.state
+        snapshot, state = state_dump(after, player_json), result.state
         regraded, open_text = str(through), str(open_q)
     _rating_rows(out, ratings, members)
     last = key_json(session_order(recorded[-1].session) if recorded else None)
@@ -301,7 +351,7 @@ def _club_fold(
     )  # (the club's last entry and latest date follow: ``_brambledown``)
     _grade_rows(out, state, regraded, members)
     for name, rows in (
-        ("bd_members", member_rows(club_id, state.players.values())),
+        ("bd_members", member_rows(club_id, state.players.values(), player_json)),
         ("bd_pairs", pair_rows(club_id, state.pairs.values())),
     ):
         target = out.members if name == "bd_members" else out.pairs
@@ -421,16 +471,14 @@ def _grade_rows(out: _Club, state: BrambledownState, regraded: str, members) -> 
 
 
 def _ppi_rows(fold: PPIBulkFold, members: dict[str, int]) -> Iterator[tuple]:
-    """Each rated member's ``PPIRating`` (``ppi._ppi_fill``), from the fold's tables (not
-    its frozen players: a nation's histories are millions of points)."""
-    for number in sorted(fold.history):
+    """Each rated member's ``PPIRating`` (``ppi._ppi_fill``), from the fold's tables."""
+    for number in sorted(fold.last):
         member = members.get(number)
         if member is None:
             continue
-        last = fold.history[number][-1]
+        seq, as_of = fold.last[number]
         months = tuple(sorted(fold.months[number].items()))
         player = PPIPlayer(number, fold.ppi[number], fold.boards[number], months)
-        as_of = last[1]
         yield (
             member,
             player.ppi,
@@ -441,36 +489,39 @@ def _ppi_rows(fold: PPIBulkFold, members: dict[str, int]) -> Iterator[tuple]:
             player.active(as_of),
             ppi_suit(player.ppi).value,
             as_of,
-            last[0],
+            seq,
         )
 
 
 def _point_rows(
-    fold: PPIBulkFold, members: dict[str, int], versions: dict[int, int]
-) -> Iterator[tuple]:
-    for number in sorted(fold.history):
+    points: list[tuple[str, int, float, int, int]],
+    members: dict[str, int],
+    events: dict[int, tuple[int, dt.date]],
+) -> list[tuple]:
+    """A chunk's history points (``fold.points_take()``) as ``PPIPoint`` rows, in the log's
+    order as the steps append them; ``events``: each event's version and date."""
+    rows = []
+    for number, seq, ppi, boards, total in points:
         member = members.get(number)
-        if member is None:
-            continue
-        for seq, date, ppi, boards, total in fold.history[number]:
-            yield (member, versions.get(seq), seq, date, ppi, boards, total, "")
+        if member is not None:
+            version, date = events[seq]
+            rows.append((member, version, seq, date, ppi, boards, total, ""))
+    return rows
 
 
-def _write(log, fold: PPIBulkFold, versions, members, seconds) -> dict[str, int]:
-    """The log and PPI."""
+def _write_log(log: list[LogRow], seconds: dict[str, float]) -> dict[str, int]:
+    """The schemes' log, and its head: both schemes have folded it all (``SchemeHead``)."""
     now = timezone.now()
     last = log[-1].seq if log else 0  # both schemes have folded the whole log
     tables = {
         "scheme_entries": ((e.seq, e.operation, e.version_id, e.host_pair, now) for e in log),
         "scheme_head": [(1, last, last)],
-        "ppi_ratings": _ppi_rows(fold, members),
-        "ppi_points": _point_rows(fold, members, versions),
     }
     counts = {}
     for name, rows in tables.items():
         t0 = time.perf_counter()
         counts[name] = table_write(name, rows)
-        seconds[name] = round(time.perf_counter() - t0, 3)
+        _add(seconds, name, time.perf_counter() - t0)
     return counts
 
 
@@ -488,4 +539,4 @@ def _write_club(club: _Club, counts: dict[str, int], seconds: dict[str, float]) 
     ):
         t0 = time.perf_counter()
         counts[name] = counts.get(name, 0) + (table_write(name, rows) if rows else 0)
-        seconds[name] = round(seconds.get(name, 0.0) + time.perf_counter() - t0, 3)
+        _add(seconds, name, time.perf_counter() - t0)
