@@ -9,7 +9,9 @@ current results with a note."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from django.core.cache import cache
 from django.db.models import F, Q
@@ -46,7 +48,7 @@ class SessionResults:
     asked_version: int | None  # the number asked for, when it is no longer the live one
     unit: str
     groups: list[tuple[str, list[RankLine]]]
-    travellers: list[Traveller]
+    has_travellers: bool
     strata: list[Stratum]
     limits: list[float]
     card: Scorecard | None
@@ -57,6 +59,12 @@ class SessionResults:
     @property
     def replaced(self) -> bool:
         return self.asked_version is not None
+
+    @cached_property
+    def travellers(self) -> list[Traveller]:
+        """Read only when the page's kept travellers are not (unpickling a 40-table session's
+        travellers took most of the page's time)."""
+        return version_travellers(version=self.version)
 
 
 def session_for_results(*, session_id: int) -> Session | None:
@@ -158,24 +166,41 @@ def session_results(
             for r in ranked
         ]
         groups.append((group_title(*key), lines))
-    travellers = version_travellers(version=version)
+    has_travellers = cache.get_or_set(
+        f"results:has-travellers:1:{version.pk}",
+        lambda: bool(version_travellers(version=version)),
+        timeout=TRAVELLERS_KEPT,
+    )
     shown_pair = pair if pair in names else mine
     card = None
-    if shown_pair is not None and travellers:
-        card = scorecard(Scoring(version.scoring), travellers, shown_pair, names)
+    if shown_pair is not None and has_travellers:
+        card = _scorecard_kept(version, shown_pair, names)
     return SessionResults(
         session=session,
         version=version,
         asked_version=asked,
         unit=score_unit(version.scoring),
         groups=groups,
-        travellers=travellers,
+        has_travellers=has_travellers,
         strata=strata_rankings(limits=limits, placed=placed, groups=groups),
         limits=limits,
         card=card,
         card_names=names.get(shown_pair, "") if shown_pair else "",
         my_pair=mine,
         pair_ids=list(names),
+    )
+
+
+def _scorecard_kept(version: SessionVersion, pair_id: str, names: dict[str, str]) -> Scorecard:
+    """A pair's scorecard, kept per version, pair and names (a name edited since is a new key):
+    the same for every viewer."""
+    digest = hashlib.blake2b(repr((pair_id, sorted(names.items()))).encode(), digest_size=12)
+    return cache.get_or_set(
+        f"results:card:1:{version.pk}:{digest.hexdigest()}",
+        lambda: scorecard(
+            Scoring(version.scoring), version_travellers(version=version), pair_id, names
+        ),
+        timeout=TRAVELLERS_KEPT,
     )
 
 
