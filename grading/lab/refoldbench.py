@@ -6,6 +6,11 @@ set and puts it back, so run it on a benchmark database only:
 ``DATABASE_URL=... manage.py shell -c "from grading.lab.refoldbench import main; main([])"``
 (on a database ``grading.lab.ledgerdb`` loaded; ``main(['--profile'])`` also writes cProfile
 listings to ``/tmp/refold_profile_*.txt``). Prints one JSON object per run.
+
+``manage.py bench`` (issue 31) times the same operations on the database it built, each in a
+process of its own so that each has its own peak RSS: ``refold_figures(stack)`` runs
+``python -m grading.lab.refoldbench STEP`` for ``replay --check``, a same-set refold, a change of
+set and the set put back, and returns the report's keys (``check_seconds``, ...).
 """
 
 from __future__ import annotations
@@ -16,7 +21,10 @@ import json
 import pstats
 import resource
 import time
+from collections.abc import Callable
 from typing import Any
+
+from django.db import transaction
 
 from grading.ledger.replay import check
 from grading.ledger.replay import run as replay_run
@@ -74,3 +82,69 @@ def main(argv: list[str]) -> int:
         )
     )
     return 0
+
+
+# the bench's steps, in this order, each in its own process (its own peak RSS)
+BENCH_STEPS = ("check", "refold_same", "refold_changed", "refold_back")
+
+
+def bench_step(step: str, params: str = "") -> dict[str, Any]:
+    """One of ``BENCH_STEPS`` on this process's database: its wall and CPU seconds and the
+    process's peak RSS. ``refold_changed`` refolds with another set (``OTHER_SET``, or
+    ngs-15a when the head names it), ``refold_back`` with ``params`` (the set before the
+    change); the head's set is changed in the refold's own transaction, so an interrupted
+    refold leaves the set as it was."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    out: dict[str, Any] = {"params": LedgerHead.objects.get().params_name}
+    if step == "check":
+        out["problems"] = len(check.ledger_check())
+    elif step == "refold_same":
+        check.ledger_refold()
+    elif step in ("refold_changed", "refold_back"):
+        if step == "refold_changed":
+            params = OTHER_SET if out["params"] != OTHER_SET else "ngs-15a"
+        with transaction.atomic():
+            LedgerHead.objects.filter(pk=1).update(params_name=params)
+            check.ledger_refold()
+        out["params"] = params
+    else:
+        raise ValueError(f"unknown step {step!r}; the steps are {', '.join(BENCH_STEPS)}")
+    out.update(
+        seconds=round(time.perf_counter() - t0, 2),
+        cpu_seconds=round(time.process_time() - c0, 2),
+        peak_rss_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+    )
+    stats = replay_run.last_refold.get("stats") if step != "check" else None
+    if stats is not None:
+        out["written"] = {k: v for k, v in stats.written.items() if v}
+        out["phases"] = {k: round(v, 2) for k, v in stats.seconds.items()}
+    return out
+
+
+def bench_cli(step: str, params: str = "") -> None:
+    """``bench_step`` printed as one JSON line (what ``refold_figures`` runs in a child)."""
+    print(json.dumps(bench_step(step, params)), flush=True)
+
+
+def refold_figures(stack, log: Callable[[str], Any] = print) -> dict[str, Any]:
+    """``BENCH_STEPS`` on a ``grading.lab.load.BenchStack``'s database (built, before the
+    uploads), each in a child process (``manage.py shell``): the report's keys
+    ``<step>_seconds`` and ``<step>_peak_rss_mb`` (``check_seconds``, ``refold_same_seconds``,
+    ``refold_changed_seconds``, ``refold_back_seconds``), ``check_problems``, and each step's
+    details (rows written, phases) under ``refolds``."""
+    report: dict[str, Any] = {}
+    details: dict[str, Any] = {}
+    own = ""
+    for step in BENCH_STEPS:
+        log(f"bench: {step.replace('_', ' ')}")
+        code = f"from grading.lab.refoldbench import bench_cli; bench_cli({step!r}, {own!r})"
+        out = json.loads(stack._run("manage.py", "shell", "-c", code).splitlines()[-1])
+        if step == "refold_same":
+            own = out["params"]  # the set to put back after the change
+        details[step] = out
+        report[f"{step}_seconds"] = out["seconds"]
+        report[f"{step}_peak_rss_mb"] = out["peak_rss_mb"]
+        log(f"bench: {step.replace('_', ' ')}: {out['seconds']} s, peak {out['peak_rss_mb']} MB")
+    report["check_problems"] = details["check"]["problems"]
+    report["refolds"] = details
+    return report

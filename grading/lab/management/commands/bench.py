@@ -85,6 +85,7 @@ class Command(BaseCommand):
         # issue 28: the national evening (grading/lab/evening.py), after the pages
         parser.add_argument("--skip-evening", action="store_true")
         parser.add_argument("--evening-sessions", type=int, help="default: the scale's")
+        parser.add_argument("--skip-refold", action="store_true")
         parser.add_argument("--seed", type=int, default=1)
         parser.add_argument(
             "--replay-fraction",
@@ -202,6 +203,10 @@ class Command(BaseCommand):
                 **stack.state["counts"],
             }
             report["db_session_grades"] = stack.state["counts"]["session_grades"]
+            if not options["skip_refold"]:  # replay --check and the refolds (issue 31)
+                from grading.lab.refoldbench import refold_figures
+
+                report.update(refold_figures(stack, log))
             stack.start_gunicorn()
             if not options["skip_upload"]:
                 stack.start_worker()
