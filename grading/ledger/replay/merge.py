@@ -79,16 +79,27 @@ def merge(
     *,
     scope: str = "TRUE",
     delete: bool = True,
+    params: dict | None = None,
 ) -> dict[str, int]:
     """Make the rows of ``target`` within ``scope`` (an expression on its columns) those of
-    the table ``source``, matched on ``key``. One full join finds what differs (kept in a
-    temporary table: nothing, for a replay with the same set); then the rows the fold no
-    longer gives are deleted (unless not ``delete``), the rows that differ updated, the new
-    ones inserted. Returns the rows deleted, updated and inserted."""
+    ``source`` (a table, or a parenthesised query naming its columns, with ``params``),
+    matched on ``key``. One full join finds what differs (kept in a temporary table: nothing,
+    for a replay with the same set); then the rows the fold no longer gives are deleted
+    (unless not ``delete``), the rows that differ updated, the new ones inserted. Returns the
+    rows deleted, updated and inserted.
+
+    A target with no row in ``scope`` (a first fill: the national builder's refold) takes
+    ``source``'s rows with one INSERT, without the join and the temporary copy of every row
+    (issue 31)."""
+    k0 = key[0]
+    columns = ", ".join((*key, *values))
+    cursor.execute(f"SELECT EXISTS (SELECT 1 FROM {target} WHERE {scope})")
+    if not cursor.fetchone()[0]:
+        cursor.execute(f"INSERT INTO {target} ({columns}) SELECT {columns} FROM {source} s", params)
+        return {"deleted": 0, "updated": 0, "inserted": cursor.rowcount}
     on = " AND ".join(f"t.{c} = s.{c}" for c in key)
     mine = ", ".join(f"t.{c}" for c in values)
     theirs = ", ".join(f"s.{c}" for c in values)
-    k0 = key[0]
     cursor.execute(f"DROP TABLE IF EXISTS {DIFF}")
     cursor.execute(
         f"CREATE TEMPORARY TABLE {DIFF} ON COMMIT DROP AS SELECT "
@@ -96,7 +107,8 @@ def merge(
         + f", {', '.join(f's.{c}' for c in values)}, t.{k0} IS NULL AS fresh, "
         f"s.{k0} IS NULL AS gone FROM (SELECT {', '.join((*key, *values))} FROM {target} "
         f"WHERE {scope}) t FULL JOIN {source} s ON {on} WHERE t.{k0} IS NULL OR s.{k0} IS NULL "
-        f"OR ({mine}) IS DISTINCT FROM ({theirs})"
+        f"OR ({mine}) IS DISTINCT FROM ({theirs})",
+        params,
     )
     cursor.execute(
         f"SELECT count(*) FILTER (WHERE gone), count(*) FILTER (WHERE NOT gone AND NOT fresh), "
@@ -117,7 +129,6 @@ def merge(
             f"WHERE NOT d.gone AND NOT d.fresh AND {on}"
         )
     if fresh:
-        columns = ", ".join((*key, *values))
         cursor.execute(f"INSERT INTO {target} ({columns}) SELECT {columns} FROM {DIFF} WHERE fresh")
     return out
 
@@ -192,7 +203,7 @@ def subjects_place(cursor, batches: Iterable[HistoriesOut], numbers: list[str]) 
     of subjects (``history_batches``: memory holds one batch). The history rows (21 million
     nationally) go to PostgreSQL as the fold's columns, by binary COPY built a block of
     columns at a time; the database finds each row's subject, version, date and partner."""
-    for table in ("refold_subjects", "refold_history_raw", "refold_history", "refold_live"):
+    for table in ("refold_subjects", "refold_history_raw", "refold_live"):
         cursor.execute(f"DROP TABLE IF EXISTS {table}")
     cursor.execute(
         "CREATE TEMPORARY TABLE refold_subjects (idx integer, key varchar(64), "
@@ -236,17 +247,19 @@ def subjects_place(cursor, batches: Iterable[HistoriesOut], numbers: list[str]) 
     subjects = merge(cursor, SUBJECT, "refold_subjects", ("key",), ("initial",), delete=False)
     for name, n in subjects.items():
         written[f"subjects_{name}"] = n
-    cursor.execute(
-        "CREATE TEMPORARY TABLE refold_history ON COMMIT DROP AS SELECT ls.id AS subject_id, "
-        "r.seq::bigint AS seq, l.version_id, r.pos::smallint AS pos, "
-        "DATE '0001-01-01' + (r.date - 1) AS date, r.boards, r.grade, r.factor, "
-        "COALESCE(m.national_number, '')::varchar(20) AS partner, NULLIF(r.pad, 'NaN') AS pad "
+    cursor.execute("ANALYZE refold_history_raw")
+    # the history rows as the table's columns, merged straight from the query (not first
+    # copied whole into a temporary table: 21 million rows nationally)
+    history_rows = (
+        "(SELECT ls.id AS subject_id, r.seq::bigint AS seq, l.version_id, "
+        "r.pos::smallint AS pos, DATE '0001-01-01' + (r.date - 1) AS date, r.boards, r.grade, "
+        "r.factor, COALESCE(m.national_number, '')::varchar(20) AS partner, "
+        "NULLIF(r.pad, 'NaN') AS pad "
         "FROM refold_history_raw r JOIN refold_subjects rs ON rs.idx = r.subject "
         f"JOIN {SUBJECT} ls ON ls.key = rs.key JOIN refold_live l ON l.seq = r.seq "
-        f"LEFT JOIN {MEMBERS} m ON m.id = r.partner"
+        f"LEFT JOIN {MEMBERS} m ON m.id = r.partner)"
     )
-    cursor.execute("ANALYZE refold_history")
-    history = merge(cursor, HISTORY, "refold_history", ("subject_id", "seq"), _HISTORY_FIELDS)
+    history = merge(cursor, HISTORY, history_rows, ("subject_id", "seq"), _HISTORY_FIELDS)
     for name, n in history.items():
         written[f"history_{name}"] = n
     cursor.execute(

@@ -84,7 +84,6 @@ _PAIR_HEAD = struct.Struct(">hiqii")  # field count, version, pair index; then 4
 RAW_GRADES = "refold_grades"
 RAW_PAIRS = "refold_pairs"
 RAW_VERSIONS = "refold_versions"
-GRADES_STAGED = "refold_session_grades"
 
 _GRADE_COLUMNS = (
     "entry_id",
@@ -167,7 +166,7 @@ class RefoldWriter:
         self.pairs: list[bytes] = []
         self.versions: list[tuple] = []
         with connection.cursor() as cursor:
-            for table in (RAW_GRADES, RAW_PAIRS, RAW_VERSIONS, GRADES_STAGED):
+            for table in (RAW_GRADES, RAW_PAIRS, RAW_VERSIONS):
                 cursor.execute(f"DROP TABLE IF EXISTS {table}")
             figures = ", ".join(f"{name} double precision" for name in RECORD_FIGURES)
             cursor.execute(
@@ -318,19 +317,15 @@ class RefoldWriter:
         """The ledger's session grades merged with the fold's (a not-graded version's rows,
         which have no ledger entry, are not touched)."""
         params = {"gain": self.params.gain, "reasons": list(REASONS)}
-        cursor.execute(
-            f"CREATE TEMPORARY TABLE {GRADES_STAGED} ON COMMIT DROP AS "
-            f"SELECT * FROM ({self._converted()}) AS c ({', '.join(_GRADE_COLUMNS)})",
-            params,
-        )
-        cursor.execute(f"ANALYZE {GRADES_STAGED}")
+        # merged straight from the query (not first copied whole into a temporary table)
         return merge(
             cursor,
             GRADES,
-            GRADES_STAGED,
+            f"(SELECT * FROM ({self._converted()}) AS c ({', '.join(_GRADE_COLUMNS)}))",
             ("version_id", "member_id"),
             _GRADE_COLUMNS[:1] + _GRADE_COLUMNS[3:],
             scope="entry_id IS NOT NULL",
+            params=params,
         )
 
     def _pair_figures(self, cursor) -> None:
