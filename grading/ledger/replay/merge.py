@@ -6,8 +6,11 @@ Why a merge and not "delete everything, insert everything": the database's cost 
 written, not the rows compared. A replay with the same parameter set writes nothing at all; a
 change of set updates each row in place, its keys unchanged, so PostgreSQL checks no foreign
 key again (a row inserted is checked against every table it refers to, at commit) and keeps
-the row in its page where there is room (no index entry written). Readers see the old rows
-until the refold's transaction commits: no table is truncated or locked against reading.
+the row in its page where there is room (no index entry written: the session grades, pair
+results and history rows leave half of each page free for it, migration 0016). Readers see
+the old rows until the refold's transaction commits: no table is truncated or locked against
+reading. A table with no row yet (the national builder's first fill) takes the fold's rows
+with one INSERT (issue 31).
 """
 
 from __future__ import annotations
