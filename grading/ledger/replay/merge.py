@@ -7,7 +7,7 @@ written, not the rows compared. A replay with the same parameter set writes noth
 change of set updates each row in place, its keys unchanged, so PostgreSQL checks no foreign
 key again (a row inserted is checked against every table it refers to, at commit) and keeps
 the row in its page where there is room (no index entry written: the session grades, pair
-results and history rows leave half of each page free for it, migration 0016). Readers see
+results and history rows leave half of each page free for it, migration 0017). Readers see
 the old rows until the refold's transaction commits: no table is truncated or locked against
 reading. A table with no row yet (the national builder's first fill) takes the fold's rows
 with one INSERT (issue 31).
