@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 
 from django.db import InterfaceError, OperationalError, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from clubs.selectors.planning import approved_host_pair
@@ -78,8 +79,10 @@ def versions_grade_pending() -> int:
 def version_next() -> SessionVersion | None:
     """The stored version to grade next (the caller holds the ledger lock), locked.
 
-    Each club's stored versions go in the order stored (a file's sessions in the file's
-    order, a correction after what it corrects: S5.3); between clubs, the version with the
+    Each club's stored versions go in the order their uploads arrived (the upload's id is
+    given when it is received, before any wait for the ledger lock, which PostgreSQL does
+    not grant in the order asked), a file's sessions in the file's order (a correction after
+    what it corrects: S5.3); between clubs, the version with the
     fewest of its own file's versions before it goes first (the older upload on a tie). So a
     file of 40 sessions does not make another club's upload of one wait for all 40: it is
     graded after the session now being graded (issue 32 item 9). Every process picks the
@@ -87,7 +90,8 @@ def version_next() -> SessionVersion | None:
     replay folds the ledger in that order (S5.4)."""
     stored = SessionVersion.objects.filter(state=SessionVersion.State.STORED)
     heads: dict[int, tuple[int, int | None]] = {}  # club: its first stored (version, upload)
-    for pk, upload_id, club_id in stored.order_by("pk").values_list(
+    arrival = (F("upload_id").asc(nulls_first=True), "pk")
+    for pk, upload_id, club_id in stored.order_by(*arrival).values_list(
         "pk", "upload_id", "session__event__club_id"
     ):
         heads.setdefault(club_id, (pk, upload_id))
