@@ -11,11 +11,13 @@ from collections.abc import Callable
 from itertools import chain
 from operator import attrgetter
 
+from grading.engine.ngs.clib import addr, load_marshal
 from grading.engine.types import Direction, Movement, SessionResult
 
 _NAN = math.nan
 _NAN_BLOCK = array("d", [math.nan] * 64)
 _ZEROS = array("b", bytes(64))
+_ZERO_BYTES = bytes(8 * 256)
 _TWO_WINNER = Movement.TWO_WINNER
 _NS = Direction.NS
 _players = attrgetter("players")
@@ -25,6 +27,9 @@ _boards = attrgetter("boards")
 _direction = attrgetter("direction")
 _rateable = attrgetter("rateable")
 _chain = chain.from_iterable
+
+_RES = array("i", [0, 0])  # the pair reader's (known pairs, known players)
+_RES_ADDR = _RES.buffer_info()[0]
 
 # flags per pair: direction (0 none, 1 NS, 2 EW) in the low bits, 4 = the host pair
 HOST_FLAG = 4
@@ -47,9 +52,52 @@ class PairColumns:
 
     def truncate(self, p0: int) -> None:
         """Drop the pairs from ``p0`` on (a session that turned out not to be graded)."""
-        for buf in (self.score, self.boards, self.flags):
+        for buf in (self.score, self.boards, self.flags, self.dmean):
             del buf[p0:]
         del self.pab[2 * p0 :]
+
+    def add_session_c(
+        self,
+        session: SessionResult,
+        host: str | None,
+        ids: dict[str | None, int],
+        aggregate: bool,
+    ) -> tuple[int, int] | None:
+        """``add_session`` and ``add_means`` in one call to the compiled pair reader
+        (``csrc/ngs_marshal.c``): the same columns, the same (known pairs, known players).
+        None, with nothing added, when the reader is not built or hands the session back (a
+        member without an id yet, an unexpected value): use ``add_session`` then."""
+        reader = load_marshal()
+        pairs = session.pairs
+        n = len(pairs)
+        if reader is None or n > 256:
+            return None
+        p0 = len(self.boards)
+        zeros = _ZERO_BYTES
+        self.pab.frombytes(zeros[: 8 * n])
+        self.boards.frombytes(zeros[: 4 * n])
+        self.score.frombytes(zeros[: 8 * n])
+        self.dmean.frombytes(zeros[: 8 * n])
+        self.flags.frombytes(zeros[:n])
+        res = _RES
+        got = reader(
+            pairs,
+            ids,
+            host,
+            session.movement is _TWO_WINNER,
+            aggregate,
+            _NS,
+            addr(self.pab) + 8 * p0,
+            addr(self.boards) + 4 * p0,
+            addr(self.score) + 8 * p0,
+            addr(self.dmean) + 8 * p0,
+            addr(self.flags) + p0,
+            _RES_ADDR,
+        )
+        if got != n:
+            self.truncate(p0)
+            return None
+        return res[0], res[1]
 
     def add_means(self, session: SessionResult, aggregate: bool) -> None:
         """The direction means of the session's pairs (aggregate scoring; NaN otherwise)."""
