@@ -68,8 +68,8 @@ typedef struct {
 /* a partnership hash slot: key (a<<32|b) with a<b ids, value the index (-1: empty); key
  * and value side by side, so a probe touches one cache line */
 typedef struct {
-    uint64_t key;
-    int32_t val, pad;
+    uint32_t a, b; /* the key: a < b */
+    int32_t val;
 } HSlot;
 
 typedef struct {
@@ -184,6 +184,20 @@ static int grow(void **p, int64_t *cap, int64_t need, size_t size) {
     void *q = realloc(*p, (size_t)c * size);
     if (!q) return -1;
     memset((char *)q + (size_t)(*cap) * size, 0, (size_t)(c - *cap) * size);
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+/* grow() without zeroing the new capacity: for arrays whose every element is written before it
+ * is read (the partnerships, the version pool), so that the slack is never touched and costs
+ * no resident memory (issue 31: the national fold's peak) */
+static int grow_raw(void **p, int64_t *cap, int64_t need, size_t size) {
+    if (need <= *cap) return 0;
+    int64_t c = *cap ? *cap : 16;
+    while (c < need) c += c / 2 + 16;
+    void *q = realloc(*p, (size_t)c * size);
+    if (!q) return -1;
     *p = q;
     *cap = c;
     return 0;
@@ -719,7 +733,7 @@ static int32_t pship_find(K *k, int32_t a, int32_t b) {
     int64_t i = (int64_t)(hmix(key) & (uint64_t)mask);
     const HSlot *h = k->hslots;
     while (h[i].val >= 0) {
-        if (h[i].key == key) return h[i].val;
+        if (h[i].a == (uint32_t)a && h[i].b == (uint32_t)b) return h[i].val;
         i = (i + 1) & mask;
     }
     return -1;
@@ -730,10 +744,11 @@ static int hash_put(K *k, uint64_t key, int32_t v) {
         int64_t ncap = k->hcap ? k->hcap * 2 : 1024;
         HSlot *nh = malloc((size_t)ncap * sizeof(HSlot));
         if (!nh) return -1;
-        for (int64_t i = 0; i < ncap; i++) nh[i].val = -1, nh[i].key = 0, nh[i].pad = 0;
+        for (int64_t i = 0; i < ncap; i++) nh[i].val = -1, nh[i].a = nh[i].b = 0;
         for (int64_t i = 0; i < k->hcap; i++) {
             if (k->hslots[i].val < 0) continue;
-            int64_t j = (int64_t)(hmix(k->hslots[i].key) & (uint64_t)(ncap - 1));
+            uint64_t hk = ((uint64_t)k->hslots[i].a << 32) | k->hslots[i].b;
+            int64_t j = (int64_t)(hmix(hk) & (uint64_t)(ncap - 1));
             while (nh[j].val >= 0) j = (j + 1) & (ncap - 1);
             nh[j] = k->hslots[i];
         }
@@ -744,7 +759,8 @@ static int hash_put(K *k, uint64_t key, int32_t v) {
     int64_t mask = k->hcap - 1;
     int64_t i = (int64_t)(hmix(key) & (uint64_t)mask);
     while (k->hslots[i].val >= 0) i = (i + 1) & mask;
-    k->hslots[i].key = key;
+    k->hslots[i].a = (uint32_t)(key >> 32);
+    k->hslots[i].b = (uint32_t)key;
     k->hslots[i].val = v;
     k->hused++;
     return 0;
@@ -757,10 +773,12 @@ static int32_t pship_create(K *k, int32_t a, int32_t b, double initial) {
         b = t;
     }
     int32_t cap = k->cappships;
-    if (grow32((void **)&k->pships, &k->cappships, (int64_t)k->npships + 1, sizeof(Subj))) {
+    int64_t c64 = cap;
+    if (grow_raw((void **)&k->pships, &c64, (int64_t)k->npships + 1, sizeof(Subj))) {
         k->err = 1;
         return -1;
     }
+    k->cappships = (int32_t)c64;
     if (k->cappships != cap) { /* the ends arrays follow the capacity */
         int32_t *na = realloc(k->pa_of, (size_t)k->cappships * sizeof(int32_t));
         if (na) k->pa_of = na;
@@ -947,7 +965,7 @@ static int version_begin(K *k, int32_t vidx, int32_t seq, int32_t d) {
 
 static void pool_push(K *k, int32_t x) {
     if (k->npool >= k->cappool &&
-        grow((void **)&k->pool, &k->cappool, k->npool + 1, sizeof(int32_t))) {
+        grow_raw((void **)&k->pool, &k->cappool, k->npool + 1, sizeof(int32_t))) {
         k->err = 1;
         return;
     }
