@@ -11,13 +11,12 @@ from collections.abc import Callable
 from itertools import chain
 from operator import attrgetter
 
-from grading.engine.ngs.clib import addr, load_marshal
+from grading.engine.ngs.clib import load_marshal
 from grading.engine.types import Direction, Movement, SessionResult
 
 _NAN = math.nan
 _NAN_BLOCK = array("d", [math.nan] * 64)
 _ZEROS = array("b", bytes(64))
-_ZERO_BYTES = bytes(8 * 256)
 _TWO_WINNER = Movement.TWO_WINNER
 _NS = Direction.NS
 _players = attrgetter("players")
@@ -36,9 +35,14 @@ HOST_FLAG = 4
 
 
 class PairColumns:
-    """Per-pair columns: ids (two per pair), boards, score, direction mean, flags."""
+    """Per-pair columns: ids (two per pair), boards, score, direction mean, flags.
 
-    __slots__ = ("pab", "boards", "score", "dmean", "flags")
+    The pair reader (``add_session_c``) grows the arrays a block at a time and writes into
+    them in place: the columns then hold ``len(self)`` pairs and unused room after them, which
+    C never reads (it reads each operation's pairs only). ``settle()`` drops the room; every
+    Python writer calls it first, and so must any code that extends the arrays itself."""
+
+    __slots__ = ("pab", "boards", "score", "dmean", "flags", "_n", "_addrs")
 
     def __init__(self) -> None:
         self.pab: array[int] = array("i")
@@ -46,15 +50,50 @@ class PairColumns:
         self.score: array[float] = array("d")
         self.dmean: array[float] = array("d")
         self.flags: array[int] = array("b")
+        self._n = -1  # pairs held while the arrays have room after them, else -1
+        self._addrs: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0)
 
     def __len__(self) -> int:
-        return len(self.boards)
+        return self._n if self._n >= 0 else len(self.boards)
+
+    def settle(self) -> None:
+        """Drop the room after the pairs (the arrays then hold exactly ``len(self)`` pairs)."""
+        n = self._n
+        if n < 0:
+            return
+        for buf in (self.score, self.boards, self.flags, self.dmean):
+            del buf[n:]
+        del self.pab[2 * n :]
+        self._n = -1
 
     def truncate(self, p0: int) -> None:
         """Drop the pairs from ``p0`` on (a session that turned out not to be graded)."""
+        self.settle()
         for buf in (self.score, self.boards, self.flags, self.dmean):
             del buf[p0:]
         del self.pab[2 * p0 :]
+
+    def _room(self, need: int) -> None:
+        """At least ``need`` pairs of room in every array (the pair reader's mode)."""
+        if self._n < 0:
+            self._n = len(self.boards)
+        have = len(self.boards)
+        if need <= have and self._addrs[0]:
+            return
+        more = max(need - have, 2048)
+        zeros = bytes(8 * more)
+        self.pab.frombytes(zeros)
+        self.boards.frombytes(zeros[: 4 * more])
+        self.score.frombytes(zeros)
+        self.dmean.frombytes(zeros)
+        self.flags.frombytes(zeros[:more])
+        self._addrs = (
+            self.pab.buffer_info()[0],
+            self.boards.buffer_info()[0],
+            self.score.buffer_info()[0],
+            self.dmean.buffer_info()[0],
+            self.flags.buffer_info()[0],
+        )
 
     def add_session_c(
         self,
@@ -68,18 +107,15 @@ class PairColumns:
         None, with nothing added, when the reader is not built or hands the session back (a
         member without an id yet, an unexpected value): use ``add_session`` then."""
         reader = load_marshal()
+        if reader is None:
+            return None
         pairs = session.pairs
         n = len(pairs)
-        if reader is None or n > 256:
-            return None
-        p0 = len(self.boards)
-        zeros = _ZERO_BYTES
-        self.pab.frombytes(zeros[: 8 * n])
-        self.boards.frombytes(zeros[: 4 * n])
-        self.score.frombytes(zeros[: 8 * n])
-        self.dmean.frombytes(zeros[: 8 * n])
-        self.flags.frombytes(zeros[:n])
-        res = _RES
+        p0 = len(self)
+        if self._n < 0 and len(self.dmean) != p0:
+            return None  # pairs without their means yet: only the Python writers go on
+        self._room(p0 + n)
+        pab, boards, score, dmean, flags = self._addrs
         got = reader(
             pairs,
             ids,
@@ -87,20 +123,22 @@ class PairColumns:
             session.movement is _TWO_WINNER,
             aggregate,
             _NS,
-            addr(self.pab) + 8 * p0,
-            addr(self.boards) + 4 * p0,
-            addr(self.score) + 8 * p0,
-            addr(self.dmean) + 8 * p0,
-            addr(self.flags) + p0,
+            pab + 8 * p0,
+            boards + 4 * p0,
+            score + 8 * p0,
+            dmean + 8 * p0,
+            flags + p0,
             _RES_ADDR,
         )
         if got != n:
-            self.truncate(p0)
-            return None
+            return None  # what it wrote is room after the pairs
+        self._n = p0 + n
+        res = _RES
         return res[0], res[1]
 
     def add_means(self, session: SessionResult, aggregate: bool) -> None:
         """The direction means of the session's pairs (aggregate scoring; NaN otherwise)."""
+        self.settle()
         pairs = session.pairs
         n = len(pairs)
         if aggregate:
@@ -119,6 +157,7 @@ class PairColumns:
     ) -> tuple[int, int]:
         """Appends the session's pairs; returns (known pairs, known players). The per-pair
         work runs in C-level iterators (``map``, ``attrgetter``, ``array``) where it can."""
+        self.settle()
         pairs = session.pairs
         n = len(pairs)
         people = list(_chain(map(_players, pairs)))
