@@ -245,7 +245,8 @@ def _ckernel_replay(it: Iterator[LedgerOp], params: NGSParams, chunk: int) -> di
     """The compiled kernel, if it offers the same interface as ``KernelReplay``."""
     from grading.engine.ngs import ckernel as ngs_ckernel
 
-    kernel = ngs_ckernel.CKernelReplay(params)
+    # the grades are counted, not kept: 14 million doubles at national scale are not the fold's
+    kernel = ngs_ckernel.CKernelReplay(params, keep_grades=False)
     seconds = 0.0
     ops = 0
     while True:

@@ -167,6 +167,7 @@ class RecordsReplay(CKernelReplay):
             self._not_graded_columns(seq, version, date, known, n)
             return True  # not graded: changes nothing (S14.9)
         cols = self._pairs
+        cols.settle()  # the pair reader's room after the pairs (cpairs.PairColumns)
         p0 = len(cols)
         cols.pab.extend(pab)
         cols.boards.extend(boards)

@@ -276,12 +276,15 @@ class CKernelReplay(CState):
                 self._by_reference(op)
             return
         p0 = len(self._pairs)
-        known, players = self._pairs.add_session(session, op.host_pair, self.ids, self._new_id)
+        got = self._pairs.add_session_c(session, op.host_pair, self.ids, kind == 3)
+        if got is None:
+            got = self._pairs.add_session(session, op.host_pair, self.ids, self._new_id)
+            self._pairs.add_means(session, kind == 3)
+        known, players = got
         if not self._known_enough(known, players, len(pairs)):
             self._pairs.truncate(p0)
             self._not_graded(op)
             return
-        self._pairs.add_means(session, kind == 3)
         date = session.key.date.toordinal()
         self._queue_inline(op.seq, op.version, date, kind, session.weighting, p0, len(pairs))
         self._queued(op.seq, op.version, players, known, pairs)

@@ -1,6 +1,11 @@
 """The compiled NGS kernel's library: ``csrc/ngs_kernel.c`` built with the system C compiler and
 loaded with ctypes (``python -m grading.engine.ngs.ckernel --build``). Optional: without it the
-Python kernel folds the ledger (``grading.engine.ngs.ckernel`` says which is used)."""
+Python kernel folds the ledger (``grading.engine.ngs.ckernel`` says which is used).
+
+A second, smaller library, ``csrc/ngs_marshal.c``, reads a session's pairs into the kernel's
+pair columns (``cpairs.PairColumns.add_session_c``); it is built against the running
+interpreter's headers (CPython only) and is optional too: without it the columns are filled in
+Python, with the same values."""
 
 from __future__ import annotations
 
@@ -131,7 +136,86 @@ def build_ckernel(*, quiet: bool = True) -> Path | None:
             old.unlink(missing_ok=True)
     _lib = None
     _load_failed = False
+    build_marshal(quiet=quiet)  # optional: the pair columns are filled in Python without it
     return target
+
+
+MARSHAL_SOURCE = HERE / "ngs_marshal.c"
+MARSHAL_ABI = 1
+_marshal: Any = None
+_marshal_failed = False
+
+
+def marshal_path() -> Path:
+    """Where the pair reader built from the current ``ngs_marshal.c`` for this interpreter
+    lives (the name carries the source's hash and the interpreter's tag)."""
+    src = MARSHAL_SOURCE.read_bytes() if MARSHAL_SOURCE.exists() else b""
+    digest = hashlib.sha1(src).hexdigest()[:12] if src else "none"
+    tag = sys.implementation.cache_tag or "none"
+    return HERE / f"libngs_marshal-{digest}-{tag}{_SUFFIX}"
+
+
+def build_marshal(*, quiet: bool = True) -> Path | None:
+    """Compile ``ngs_marshal.c`` against this interpreter's headers into ``marshal_path()``;
+    None when it cannot be (not CPython, no headers, no compiler)."""
+    global _marshal, _marshal_failed
+    import sysconfig
+
+    include = sysconfig.get_paths().get("include")
+    compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    if (
+        sys.implementation.name != "cpython"
+        or compiler is None
+        or not include
+        or not (Path(include) / "Python.h").exists()
+        or not MARSHAL_SOURCE.exists()
+    ):
+        return None
+    target = marshal_path()
+    fd, tmp = tempfile.mkstemp(prefix=".build-", suffix=_SUFFIX, dir=HERE)
+    os.close(fd)
+    cmd = [compiler, "-O2", "-shared", "-fPIC", f"-I{include}", "-o", tmp, str(MARSHAL_SOURCE)]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        os.unlink(tmp)
+        if not quiet:
+            print(f"ngs_marshal: {exc}", file=sys.stderr)
+        return None
+    if done.returncode != 0:
+        os.unlink(tmp)
+        if not quiet:
+            print(done.stderr, file=sys.stderr)
+        return None
+    os.replace(tmp, target)
+    tag = sys.implementation.cache_tag or "none"
+    for old in HERE.glob(f"libngs_marshal-*-{tag}{_SUFFIX}"):
+        if old != target:
+            old.unlink(missing_ok=True)
+    _marshal = None
+    _marshal_failed = False
+    return target
+
+
+def load_marshal() -> Any:
+    """The pair reader's ``cm_pairs`` (see ``ngs_marshal.c``), or None when not built."""
+    global _marshal, _marshal_failed
+    if _marshal is not None or _marshal_failed:
+        return _marshal
+    try:
+        lib = ctypes.PyDLL(str(marshal_path()))
+        lib.cm_abi.restype = ctypes.c_int
+        if lib.cm_abi() != MARSHAL_ABI:
+            raise OSError("stale library")
+    except (OSError, AttributeError):
+        _marshal_failed = True
+        return None
+    fn = lib.cm_pairs
+    fn.restype = I32
+    obj = ctypes.py_object
+    fn.argtypes = [obj, obj, obj, I32, I32, obj, P, P, P, P, P, P]
+    _marshal = fn
+    return fn
 
 
 def load_library() -> Any:
@@ -222,6 +306,10 @@ def main(argv: list[str] | None = None) -> int:
             print("ngs_ckernel: not built; the Python kernel will be used", file=sys.stderr)
             return 1
         print(f"ngs_ckernel: built {built}")
+        if load_marshal() is None:
+            print(
+                "ngs_ckernel: the pair reader (ngs_marshal.c) was not built; pairs are read in Python"
+            )
         return 0
     if args == ["--check"]:
         print("available" if ckernel_available() else "not available")

@@ -47,21 +47,30 @@ typedef struct {
     int32_t p, c;
 } PCount;
 
+/* Laid out for the cache (issue 31): what every standing and every added entry reads comes
+ * first (the prefetching fetches the first three lines of each subject ahead). */
 typedef struct {
     Entry *e;
     int32_t n, cap;
+    int32_t exists, track;
     int32_t lo, low, lo_d, k, cut0, cs, reach, ops;
     int32_t last_d, last_seq; /* the last entry's date and sequence (E[n-1]) */
     int64_t cfull, tpos, b3;
     double a0, a0g, a1, a1g;
-    double initial;
     int64_t total;
-    int32_t rlo, track;
-    int64_t rsum;
+    double initial;
     PCount *cnt; /* partner counts over [cut0, n) (players only) */
     int32_t ncnt, capcnt;
-    int32_t exists;
+    int32_t rlo;
+    int64_t rsum;
 } Subj;
+
+/* a partnership hash slot: key (a<<32|b) with a<b ids, value the index (-1: empty); key
+ * and value side by side, so a probe touches one cache line */
+typedef struct {
+    uint32_t a, b; /* the key: a < b */
+    int32_t val;
+} HSlot;
 
 typedef struct {
     int32_t seq, d, live;
@@ -83,8 +92,7 @@ typedef struct {
     int32_t npships, cappships;
     int32_t *pa_of, *pb_of; /* partnership ends */
     /* partnership hash: key (a<<32|b) with a<b ids -> index */
-    uint64_t *hkeys;
-    int32_t *hvals;
+    HSlot *hslots;
     int64_t hcap, hused;
     /* versions */
     Version *versions;
@@ -110,6 +118,10 @@ typedef struct {
     int32_t *r_me, *r_pa, *r_x, *q_pid, *q_a, *q_b, *q_x;
     double *r_sg, *q_sg, *q_avg;
     int64_t capr, capq;
+    /* per pair of the batch: its partnership's index once found (-1: not found yet; an index
+     * never changes, so a found one stays right), filled ahead by the prefetching */
+    int32_t *pidc;
+    int64_t cappidc;
     int32_t err;
 } K;
 
@@ -172,6 +184,20 @@ static int grow(void **p, int64_t *cap, int64_t need, size_t size) {
     void *q = realloc(*p, (size_t)c * size);
     if (!q) return -1;
     memset((char *)q + (size_t)(*cap) * size, 0, (size_t)(c - *cap) * size);
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+/* grow() without zeroing the new capacity: for arrays whose every element is written before it
+ * is read (the partnerships, the version pool), so that the slack is never touched and costs
+ * no resident memory (issue 31: the national fold's peak) */
+static int grow_raw(void **p, int64_t *cap, int64_t need, size_t size) {
+    if (need <= *cap) return 0;
+    int64_t c = *cap ? *cap : 16;
+    while (c < need) c += c / 2 + 16;
+    void *q = realloc(*p, (size_t)c * size);
+    if (!q) return -1;
     *p = q;
     *cap = c;
     return 0;
@@ -705,8 +731,9 @@ static int32_t pship_find(K *k, int32_t a, int32_t b) {
     uint64_t key = ((uint64_t)(uint32_t)a << 32) | (uint32_t)b;
     int64_t mask = k->hcap - 1;
     int64_t i = (int64_t)(hmix(key) & (uint64_t)mask);
-    while (k->hvals[i] >= 0) {
-        if (k->hkeys[i] == key) return k->hvals[i];
+    const HSlot *h = k->hslots;
+    while (h[i].val >= 0) {
+        if (h[i].a == (uint32_t)a && h[i].b == (uint32_t)b) return h[i].val;
         i = (i + 1) & mask;
     }
     return -1;
@@ -715,32 +742,26 @@ static int32_t pship_find(K *k, int32_t a, int32_t b) {
 static int hash_put(K *k, uint64_t key, int32_t v) {
     if ((k->hused + 1) * 2 > k->hcap) {
         int64_t ncap = k->hcap ? k->hcap * 2 : 1024;
-        uint64_t *nk = malloc((size_t)ncap * sizeof(uint64_t));
-        int32_t *nv = malloc((size_t)ncap * sizeof(int32_t));
-        if (!nk || !nv) {
-            free(nk);
-            free(nv);
-            return -1;
-        }
-        for (int64_t i = 0; i < ncap; i++) nv[i] = -1;
+        HSlot *nh = malloc((size_t)ncap * sizeof(HSlot));
+        if (!nh) return -1;
+        for (int64_t i = 0; i < ncap; i++) nh[i].val = -1, nh[i].a = nh[i].b = 0;
         for (int64_t i = 0; i < k->hcap; i++) {
-            if (k->hvals[i] < 0) continue;
-            int64_t j = (int64_t)(hmix(k->hkeys[i]) & (uint64_t)(ncap - 1));
-            while (nv[j] >= 0) j = (j + 1) & (ncap - 1);
-            nk[j] = k->hkeys[i];
-            nv[j] = k->hvals[i];
+            if (k->hslots[i].val < 0) continue;
+            uint64_t hk = ((uint64_t)k->hslots[i].a << 32) | k->hslots[i].b;
+            int64_t j = (int64_t)(hmix(hk) & (uint64_t)(ncap - 1));
+            while (nh[j].val >= 0) j = (j + 1) & (ncap - 1);
+            nh[j] = k->hslots[i];
         }
-        free(k->hkeys);
-        free(k->hvals);
-        k->hkeys = nk;
-        k->hvals = nv;
+        free(k->hslots);
+        k->hslots = nh;
         k->hcap = ncap;
     }
     int64_t mask = k->hcap - 1;
     int64_t i = (int64_t)(hmix(key) & (uint64_t)mask);
-    while (k->hvals[i] >= 0) i = (i + 1) & mask;
-    k->hkeys[i] = key;
-    k->hvals[i] = v;
+    while (k->hslots[i].val >= 0) i = (i + 1) & mask;
+    k->hslots[i].a = (uint32_t)(key >> 32);
+    k->hslots[i].b = (uint32_t)key;
+    k->hslots[i].val = v;
     k->hused++;
     return 0;
 }
@@ -752,10 +773,12 @@ static int32_t pship_create(K *k, int32_t a, int32_t b, double initial) {
         b = t;
     }
     int32_t cap = k->cappships;
-    if (grow32((void **)&k->pships, &k->cappships, (int64_t)k->npships + 1, sizeof(Subj))) {
+    int64_t c64 = cap;
+    if (grow_raw((void **)&k->pships, &c64, (int64_t)k->npships + 1, sizeof(Subj))) {
         k->err = 1;
         return -1;
     }
+    k->cappships = (int32_t)c64;
     if (k->cappships != cap) { /* the ends arrays follow the capacity */
         int32_t *na = realloc(k->pa_of, (size_t)k->cappships * sizeof(int32_t));
         if (na) k->pa_of = na;
@@ -942,7 +965,7 @@ static int version_begin(K *k, int32_t vidx, int32_t seq, int32_t d) {
 
 static void pool_push(K *k, int32_t x) {
     if (k->npool >= k->cappool &&
-        grow((void **)&k->pool, &k->cappool, k->npool + 1, sizeof(int32_t))) {
+        grow_raw((void **)&k->pool, &k->cappool, k->npool + 1, sizeof(int32_t))) {
         k->err = 1;
         return;
     }
@@ -1199,7 +1222,8 @@ static void process_inline(K *k, Batch *b, int32_t o, int32_t ref) {
         }
         if (got == 2) {
             double average = (row->ga + row->gb) / 2;
-            int32_t pid = pship_find(k, row->ia, row->ib);
+            int32_t pid = k->pidc[p0 + r];
+            if (pid < 0) pid = k->pidc[p0 + r] = pship_find(k, row->ia, row->ib);
             double before = average;
             if (pid >= 0) {
                 int32_t cc;
@@ -1230,7 +1254,7 @@ static void process_inline(K *k, Batch *b, int32_t o, int32_t ref) {
     v->np = nrecs;
     k->graded += nrecs;
     for (int32_t j = 0; j < nq; j++) {
-        int32_t pid = pship_find(k, q_a[j], q_b[j]);
+        int32_t pid = q_pid[j] >= 0 ? q_pid[j] : pship_find(k, q_a[j], q_b[j]);
         if (pid < 0) pid = pship_create(k, q_a[j], q_b[j], q_avg[j]);
         if (pid < 0) return;
         subj_add(k, &k->pships[pid], seq, d, q_x[j], q_sg[j], factor, q_avg[j]);
@@ -1351,8 +1375,8 @@ void ck_free(void *p) {
     free(k->pships);
     free(k->pa_of);
     free(k->pb_of);
-    free(k->hkeys);
-    free(k->hvals);
+    free(k->hslots);
+    free(k->pidc);
     free(k->versions);
     free(k->pool);
     free(k->datecnt);
@@ -1397,17 +1421,18 @@ static void prefetch_a(K *k, const Batch *b, int32_t o) {
         if (ia >= 0) {
             PREFETCH(&k->players[ia]);
             PREFETCH((const char *)&k->players[ia] + 64);
+            PREFETCH((const char *)&k->players[ia] + 128);
         }
         if (ib >= 0) {
             PREFETCH(&k->players[ib]);
             PREFETCH((const char *)&k->players[ib] + 64);
+            PREFETCH((const char *)&k->players[ib] + 128);
         }
         if (ia >= 0 && ib >= 0 && k->hcap) {
             int32_t lo = ia < ib ? ia : ib, hi = ia < ib ? ib : ia;
             uint64_t key = ((uint64_t)(uint32_t)lo << 32) | (uint32_t)hi;
             int64_t j = (int64_t)(hmix(key) & (uint64_t)(k->hcap - 1));
-            PREFETCH(&k->hkeys[j]);
-            PREFETCH(&k->hvals[j]);
+            PREFETCH(&k->hslots[j]);
         }
     }
 }
@@ -1429,9 +1454,11 @@ static void prefetch_b(K *k, const Batch *b, int32_t o) {
         }
         if (ia >= 0 && ib >= 0) {
             int32_t pid = pship_find(k, ia, ib);
+            k->pidc[i] = pid;
             if (pid >= 0) {
                 PREFETCH(&k->pships[pid]);
                 PREFETCH((const char *)&k->pships[pid] + 64);
+                PREFETCH((const char *)&k->pships[pid] + 128);
             }
         }
     }
@@ -1443,7 +1470,7 @@ static void prefetch_c(K *k, const Batch *b, int32_t o) {
     for (int32_t i = p0; i < p0 + np; i++) {
         int32_t ia = b->pab[2 * i], ib = b->pab[2 * i + 1];
         if (ia >= 0 && ib >= 0) {
-            int32_t pid = pship_find(k, ia, ib);
+            int32_t pid = k->pidc[i];
             if (pid >= 0) prefetch_entries_of(&k->pships[pid]);
         }
     }
@@ -1456,6 +1483,15 @@ int32_t ck_run(void *p, Batch *b) {
         k->err = 1;
         return 0;
     }
+    int64_t n_pairs = 0; /* the batch's pair columns: up to the last operation's pairs */
+    for (int32_t o = 0; o < b->n_ops; o++)
+        if (b->kind[o] != 1 && (int64_t)b->pstart[o] + b->npairs[o] > n_pairs)
+            n_pairs = (int64_t)b->pstart[o] + b->npairs[o];
+    if (grow((void **)&k->pidc, &k->cappidc, n_pairs + 1, sizeof(int32_t))) {
+        k->err = 1;
+        return 0;
+    }
+    for (int64_t i = 0; i < n_pairs; i++) k->pidc[i] = -1;
     int32_t o;
     for (o = 0; o < b->n_ops && !k->err; o++) {
         int32_t kind = b->kind[o];
