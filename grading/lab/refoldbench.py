@@ -113,7 +113,7 @@ def bench_step(step: str, params: str = "") -> dict[str, Any]:
     out.update(
         seconds=round(time.perf_counter() - t0, 2),
         cpu_seconds=round(time.process_time() - c0, 2),
-        peak_rss_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        peak_rss_mb=_peak_rss_mb(),
     )
     stats = replay_run.last_refold.get("stats") if step != "check" else None
     if stats is not None:
@@ -125,6 +125,19 @@ def bench_step(step: str, params: str = "") -> dict[str, Any]:
 def bench_cli(step: str, params: str = "") -> None:
     """``bench_step`` printed as one JSON line (what ``refold_figures`` runs in a child)."""
     print(json.dumps(bench_step(step, params)), flush=True)
+
+
+def _peak_rss_mb() -> int:
+    """This process's own peak (``VmHWM``): ``ru_maxrss`` survives ``execve``, so a child of
+    the bench would report the parent's replay peak."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return round(int(line.split()[1]) / 1024)
+    except OSError:
+        pass
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 
 
 def refold_figures(stack, log: Callable[[str], Any] = print) -> dict[str, Any]:
