@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from clubs.models import Club, ClubEstimate, ClubRole, ClubStrata
+from grading.common.admin import ReadOnlyAdmin
 from grading.common.stale import club_pages_invalidate
 
 
@@ -54,18 +55,9 @@ class ClubRoleAdmin(admin.ModelAdmin):
         club_pages_invalidate(club_ids=clubs)
 
 
-class SetByTheClubAdmin(admin.ModelAdmin):
+class SetByTheClubAdmin(ReadOnlyAdmin):
     """Read-only: a club's administrators set these on the club's results settings page
     (``grading/results/``: the limits and grades checked there, S16), not staff."""
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(ClubStrata)

@@ -4,6 +4,7 @@ through uploads, withdrawals and `replay`."""
 
 from django.contrib import admin
 
+from grading.common.admin import ReadOnlyAdmin
 from grading.models import (
     AuditEvent,
     CurrentGrade,
@@ -13,17 +14,6 @@ from grading.models import (
     SessionVersion,
     Upload,
 )
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    def has_add_permission(self, request) -> bool:
-        return False
-
-    def has_change_permission(self, request, obj=None) -> bool:
-        return False
-
-    def has_delete_permission(self, request, obj=None) -> bool:
-        return False
 
 
 class HidesPrivateGradesAdmin(ReadOnlyAdmin):

@@ -17,6 +17,7 @@ from django.utils.html import format_html
 from rest_framework.authtoken.admin import TokenAdmin
 from rest_framework.authtoken.models import TokenProxy
 
+from grading.common.admin import ReadOnlyAdmin
 from grading.common.stale import member_pages_invalidate
 from members.accounts.tokens import api_token_revoke
 from members.models import Invitation, Member, ResultsEmail, SignUpRequest
@@ -70,7 +71,7 @@ class SignUpRequestAdmin(admin.ModelAdmin):
 
 
 @admin.register(ResultsEmail)
-class ResultsEmailAdmin(admin.ModelAdmin):
+class ResultsEmailAdmin(ReadOnlyAdmin):
     """Read-only: the record of each email after grading (S16), written by the sender
     (``grading/results/sending.py``), whose unique row is what keeps a member from getting the
     same session twice: never added, changed or deleted here. The figures the email carried
@@ -83,15 +84,6 @@ class ResultsEmailAdmin(admin.ModelAdmin):
     list_select_related = ["member", "version__session__event"]
     exclude = ["figures", "claim"]
     date_hierarchy = "created"
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 def _token_label(token) -> str:

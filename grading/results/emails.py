@@ -21,7 +21,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 
 from grading.models import PairResult, SessionGrade, SessionVersion
-from grading.results.rules import group_title, places, ranking_group
+from grading.results.rules import group_title, places, ranking_groups
 from members.models import Member
 from members.selectors.base import score_text
 
@@ -59,14 +59,8 @@ def _grade(value: float | None) -> str:
 def version_figures(*, version: SessionVersion) -> dict[int, Figures]:
     """Every member's own figures in the version, by member id (two queries)."""
     pairs = list(PairResult.objects.filter(version=version).order_by("pk"))
-    grouped: dict[tuple[str, str], list[PairResult]] = {}
-    sectioned = len({p.section for p in pairs}) > 1
-    for p in pairs:
-        section = p.section if sectioned else ""  # a single section goes unlabelled
-        key = ranking_group(section=section, direction=p.direction, movement=version.movement)
-        grouped.setdefault(key, []).append(p)
     place_of: dict[str, tuple[str, int, str]] = {}
-    for key, members in grouped.items():
+    for key, members in ranking_groups(pairs, version.movement).items():
         for r in places([(p.pair_id, p.score) for p in members]):
             place_of[r.key] = (r.place, len(members), group_title(*key))
     score_of = {p.pair_id: p.score for p in pairs}

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 from grading.engine.ngs.decay import shown
 from grading.engine.ngs.handicap import mean_grade
@@ -52,6 +53,26 @@ def ranking_group(*, section: str, direction: str, movement: str) -> tuple[str, 
     movement (Mitchell: North-South and East-West each have a winner, S3.2)."""
     two_winner = movement == Movement.TWO_WINNER.value
     return section, direction if two_winner else ""
+
+
+class Placed(Protocol):
+    section: str
+    direction: str
+
+
+P = TypeVar("P", bound=Placed)
+
+
+def ranking_groups(pairs: Sequence[P], movement: str) -> dict[tuple[str, str], list[P]]:
+    """The session's pairs by the group each is ranked in (``ranking_group``), in the order
+    given; a session of a single section leaves its section unnamed."""
+    sectioned = len({p.section for p in pairs}) > 1
+    grouped: dict[tuple[str, str], list[P]] = {}
+    for p in pairs:
+        section = p.section if sectioned else ""
+        key = ranking_group(section=section, direction=p.direction, movement=movement)
+        grouped.setdefault(key, []).append(p)
+    return grouped
 
 
 def group_title(section: str, direction: str) -> str:

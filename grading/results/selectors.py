@@ -20,7 +20,7 @@ from clubs.models import ClubRole
 from grading.engine import codec
 from grading.engine.types import Scoring, SessionResult
 from grading.models import PairResult, Session, SessionGrade, SessionVersion
-from grading.results.rules import group_title, places, ranking_group
+from grading.results.rules import group_title, places, ranking_groups
 from grading.results.strata import Stratum, pair_strata, strata_limits, strata_rankings
 from grading.results.travellers import Scorecard, Traveller, scorecard, travellers_scored
 from members.models import Member
@@ -141,12 +141,7 @@ def session_results(
     names = {p.pair_id: _names(p) for p in pairs}
     limits = strata_limits(club=session.event.club, event_id=session.event_id)
     placed = pair_strata(version=version, pairs=pairs, limits=limits)
-    grouped: dict[tuple[str, str], list[PairResult]] = {}
-    sectioned = len({p.section for p in pairs}) > 1
-    for p in pairs:
-        section = p.section if sectioned else ""  # a single section goes unlabelled
-        key = ranking_group(section=section, direction=p.direction, movement=version.movement)
-        grouped.setdefault(key, []).append(p)
+    grouped = ranking_groups(pairs, version.movement)
     groups = []
     for key in sorted(grouped):
         members = grouped[key]
