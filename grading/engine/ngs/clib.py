@@ -107,33 +107,47 @@ def library_path() -> Path:
     return HERE / f"libngs_kernel-{digest}{_SUFFIX}"
 
 
+def _compiler() -> str | None:
+    return os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+
+
+def _compile(cmd: list[str], target: Path, builds: str, name: str, quiet: bool) -> Path | None:
+    """Run the compiler ``cmd`` (its output file added) into a temporary file beside ``target``,
+    then move it into place and remove the older builds (``builds``: their glob). None on
+    failure; the error is printed unless ``quiet``."""
+    fd, tmp = tempfile.mkstemp(prefix=".build-", suffix=_SUFFIX, dir=HERE)
+    os.close(fd)
+    error = None
+    try:
+        done = subprocess.run(
+            [*cmd, "-o", tmp], capture_output=True, text=True, timeout=120, check=False
+        )
+        error = done.stderr if done.returncode != 0 else None
+    except (OSError, subprocess.SubprocessError) as exc:
+        error = f"{name}: {exc}"
+    if error is not None:
+        os.unlink(tmp)
+        if not quiet:
+            print(error, file=sys.stderr)
+        return None
+    os.replace(tmp, target)
+    for old in HERE.glob(builds):
+        if old != target:
+            old.unlink(missing_ok=True)
+    return target
+
+
 def build_ckernel(*, quiet: bool = True) -> Path | None:
     """Compile ``ngs_kernel.c`` with the system C compiler into ``library_path()``; None on
     failure (no compiler, compile error). Written atomically; older builds are removed."""
     global _lib, _load_failed
-    compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    compiler = _compiler()
     if compiler is None or not SOURCE.exists():
         return None
     target = library_path()
-    fd, tmp = tempfile.mkstemp(prefix=".build-", suffix=_SUFFIX, dir=HERE)
-    os.close(fd)
-    cmd = [compiler, "-O2", "-std=c99", "-shared", "-fPIC", "-o", tmp, str(SOURCE), "-lm"]
-    try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
-    except (OSError, subprocess.SubprocessError) as exc:
-        os.unlink(tmp)
-        if not quiet:
-            print(f"ngs_ckernel: {exc}", file=sys.stderr)
+    cmd = [compiler, "-O2", "-std=c99", "-shared", "-fPIC", str(SOURCE), "-lm"]
+    if _compile(cmd, target, f"libngs_kernel-*{_SUFFIX}", "ngs_ckernel", quiet) is None:
         return None
-    if done.returncode != 0:
-        os.unlink(tmp)
-        if not quiet:
-            print(done.stderr, file=sys.stderr)
-        return None
-    os.replace(tmp, target)
-    for old in HERE.glob(f"libngs_kernel-*{_SUFFIX}"):
-        if old != target:
-            old.unlink(missing_ok=True)
     _lib = None
     _load_failed = False
     build_marshal(quiet=quiet)  # optional: the pair columns are filled in Python without it
@@ -162,7 +176,7 @@ def build_marshal(*, quiet: bool = True) -> Path | None:
     import sysconfig
 
     include = sysconfig.get_paths().get("include")
-    compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    compiler = _compiler()
     if (
         sys.implementation.name != "cpython"
         or compiler is None
@@ -172,26 +186,10 @@ def build_marshal(*, quiet: bool = True) -> Path | None:
     ):
         return None
     target = marshal_path()
-    fd, tmp = tempfile.mkstemp(prefix=".build-", suffix=_SUFFIX, dir=HERE)
-    os.close(fd)
-    cmd = [compiler, "-O2", "-shared", "-fPIC", f"-I{include}", "-o", tmp, str(MARSHAL_SOURCE)]
-    try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
-    except (OSError, subprocess.SubprocessError) as exc:
-        os.unlink(tmp)
-        if not quiet:
-            print(f"ngs_marshal: {exc}", file=sys.stderr)
-        return None
-    if done.returncode != 0:
-        os.unlink(tmp)
-        if not quiet:
-            print(done.stderr, file=sys.stderr)
-        return None
-    os.replace(tmp, target)
+    cmd = [compiler, "-O2", "-shared", "-fPIC", f"-I{include}", str(MARSHAL_SOURCE)]
     tag = sys.implementation.cache_tag or "none"
-    for old in HERE.glob(f"libngs_marshal-*-{tag}{_SUFFIX}"):
-        if old != target:
-            old.unlink(missing_ok=True)
+    if _compile(cmd, target, f"libngs_marshal-*-{tag}{_SUFFIX}", "ngs_marshal", quiet) is None:
+        return None
     _marshal = None
     _marshal_failed = False
     return target
