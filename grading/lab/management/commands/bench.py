@@ -203,10 +203,6 @@ class Command(BaseCommand):
                 **stack.state["counts"],
             }
             report["db_session_grades"] = stack.state["counts"]["session_grades"]
-            if not options["skip_refold"]:  # replay --check and the refolds (issue 31)
-                from grading.lab.refoldbench import refold_figures
-
-                report.update(refold_figures(stack, log))
             stack.start_gunicorn()
             if not options["skip_upload"]:
                 stack.start_worker()
@@ -235,15 +231,22 @@ class Command(BaseCommand):
                     page_burst_rps=measured["burst"].get("rps"),
                     pages=measured,
                 )
-            # a merge of two numbers and what it queues, rolled back (issue 27)
+            if pages and not options["skip_evening"]:  # not in the region pass
+                from grading.lab.evening import evening_run
+
+                report.update(evening_run(stack, options["evening_sessions"], log=log))
+            # Last, the passes that rewrite (or write and roll back) every grade: the tables
+            # they leave behind, full of dead rows until vacuumed, are not the ones the uploads
+            # and pages above were measured on. A merge of two numbers (issue 27), then
+            # replay --check and the refolds (issue 31).
             if pages and not options["skip_merge"]:
                 from grading.lab.mergebench import merge_bench_on
 
                 report.update(merge_bench_on(stack))
-            if pages and not options["skip_evening"]:  # last; not in the region pass
-                from grading.lab.evening import evening_run
+            if not options["skip_refold"]:
+                from grading.lab.refoldbench import refold_figures
 
-                report.update(evening_run(stack, options["evening_sessions"], log=log))
+                report.update(refold_figures(stack, log))
         except KeyboardInterrupt:
             raise
         except Exception as exc:
