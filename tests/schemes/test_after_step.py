@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from grading.common.queue import FOLLOW_PRIORITY
 from grading.models import (
     BrambledownClubState,
     PPIRating,
@@ -15,6 +16,7 @@ from grading.models import (
     Upload,
 )
 from grading.models.schemes import SchemeEntry
+from grading.schemes import after_step
 from grading.schemes.after_step import schemes_catch_up
 from grading.schemes.log import last_seq
 from grading.schemes.ppi import ppi_check
@@ -23,30 +25,35 @@ from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.schemes.test_brambledown_from_rows import SCORES, check
 
 
-def queued_tasks(callbacks) -> set[str]:
-    """The names of the tasks ``task_queue`` left to send on commit (its callbacks' first
-    argument)."""
-    return {
-        cell.cell_contents
-        for callback in callbacks
-        for cell in callback.__closure__ or ()
-        if isinstance(cell.cell_contents, str)
-    }
+@pytest.fixture
+def queued(monkeypatch) -> list[tuple[str, int | None]]:
+    """The tasks the schemes' hook queues for the commit, with their priority."""
+    calls: list[tuple[str, int | None]] = []
+    real = after_step.task_queue
+
+    def recording(name, *args, priority=None):
+        calls.append((name, priority))
+        real(name, *args, priority=priority)
+
+    monkeypatch.setattr(after_step, "task_queue", recording)
+    return calls
 
 
 @pytest.fixture
-def graded_without_schemes(club, django_capture_on_commit_callbacks):
+def graded_without_schemes(club, queued, django_capture_on_commit_callbacks):
     """Upload files and run the grading their commits queue, but not the schemes' task the
     grading's own commit queues (held back: a busy worker has not taken it yet)."""
 
     def send(rows: list[dict]) -> Upload:
+        queued.clear()
         with django_capture_on_commit_callbacks() as received:
             upload = upload_create(club=club, filename="results.csv", data=csv_bytes(rows))
-        with django_capture_on_commit_callbacks() as graded:
+        with django_capture_on_commit_callbacks():  # what the grading queues: not run
             for callback in received:
                 callback()  # the upload's processing and grading (eager Celery)
-        # What the grading queued for its commit: the schemes' fold among them, not run.
-        assert "grading.schemes_catch_up" in queued_tasks(graded)
+        # the schemes' fold, after any upload waiting to be graded (once a step: a correction
+        # is two, its withdrawal and its new version)
+        assert queued and set(queued) == {("grading.schemes_catch_up", FOLLOW_PRIORITY)}
         upload.refresh_from_db()
         assert upload.status == Upload.Status.GRADED, upload.problems
         return upload
