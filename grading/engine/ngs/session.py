@@ -177,12 +177,7 @@ def grade_session(
     known = known_pairs(session, host)
     if reason:
         return SessionOutcome(session.key, False, reason, None, known, len(session.pairs))
-    standings = {
-        p.number: _standing(grades.get(p.number), session.weighting, params)
-        for pair in session.pairs
-        for p in pair.players
-        if p.number is not None
-    }
+    standings = _session_standings(session, grades, params)
     pairs = _working_pairs(session, params, standings)
     sof = _assign_values(pairs)
     by_id = {item.entry.pair_id: item for item in pairs}
@@ -223,12 +218,7 @@ def unknown_pair_figures(
     standings at the start). The results page's strata place an unknown player by it (S16)."""
     if len(session.pairs) < 2:
         return {}
-    standings = {
-        p.number: _standing(grades.get(p.number), session.weighting, params)
-        for pair in session.pairs
-        for p in pair.players
-        if p.number is not None
-    }
+    standings = _session_standings(session, grades, params)
     pairs = _working_pairs(session, params, standings)
     if not any(item.grades is not None for item in pairs):
         return {}
@@ -250,6 +240,19 @@ def _working_pairs(
             assert a.number is not None and b.number is not None
             item.grades = (standings[a.number].grade, standings[b.number].grade)
     return pairs
+
+
+def _session_standings(
+    session: SessionResult, grades: Mapping[str, PlayerStanding | float], params: NGSParams
+) -> dict[str, PlayerStanding]:
+    """Each player's standing at the start, by number; a player without one starts at the
+    first grade of the session's weighting (S4)."""
+    return {
+        p.number: _standing(grades.get(p.number), session.weighting, params)
+        for pair in session.pairs
+        for p in pair.players
+        if p.number is not None
+    }
 
 
 def _standing(
