@@ -6,13 +6,19 @@ session was graded with, ``SessionGrade.grade_before``). Which grade may place a
 ``grading.privacy.stratum_grade``'s decision: a private or provisional grade is replaced by the
 club's estimate for that member (S8, FAQ 36), else the pair is in the strongest stratum only.
 An unknown player (and a member partnering one, S3.8) stands at the S3.8 figure
-``h_u = s_u + SoF_group``, as in every SOpp of the session (``unknown_pair_figures``). The page
-shows which pairs are in each stratum, never their averages."""
+``h_u = s_u + SoF_group``, as in every SOpp of the session (``unknown_pair_figures``), worked
+out from the figures the strata may use (a withheld grade's estimate in its place): ``SoF_group``
+averages the known players' grades, so a withheld grade in it would be read back by moving a
+limit. Where a known player has no figure the strata may use, the unknown pairs are in the
+strongest stratum only. The page shows which pairs are in each stratum, never their averages."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+from django.core.cache import cache
 
 from clubs.models import Club, ClubEstimate, ClubStrata
 from grading.engine import codec
@@ -22,6 +28,9 @@ from grading.models import PairResult, SessionGrade, SessionVersion
 from grading.params import active_params
 from grading.privacy import stratum_grade
 from grading.results.rules import pair_average, places, strata_of
+from members.models import Member
+
+FIGURES_KEPT = 7 * 24 * 3600  # seconds, as the session's travellers
 
 
 @dataclass
@@ -41,10 +50,6 @@ class Stratum:
     @property
     def title(self) -> str:
         return f"Pairs averaging below {self.limit:.2f}"
-
-    @property
-    def size(self) -> int:
-        return sum(len(lines) for _, lines in self.groups)
 
 
 def strata_limits(*, club: Club, event_id: int | None) -> list[float]:
@@ -78,25 +83,42 @@ def pair_strata(
     estimates = dict(
         ClubEstimate.objects.filter(club=club, member__in=members).values_list("member_id", "grade")
     )
-    by_number = {m.national_number: starts[m.pk] for m in members if m.pk in starts}
+    usable = {
+        m.pk: stratum_grade(m, starts[m.pk], estimate=estimates.get(m.pk))
+        for m in members
+        if m.pk in starts
+    }
     unknown = {}
-    if any(not p.known for p in pairs):  # the file is read only when a visitor played
-        result = codec.load(SessionResult, version.payload)
-        unknown = unknown_pair_figures(result, by_number, active_params())
+    if any(not p.known for p in pairs):
+        known = [m for p in pairs if p.known for m in (p.player1, p.player2) if m is not None]
+        unknown = _unknown_figures(version, known, usable)
     placed: dict[str, list[float]] = {}
     for pair in pairs:
         if not pair.known:
             figure = unknown.get(pair.pair_id)
             figures = [figure, figure]
         else:
-            figures = [
-                stratum_grade(m, starts[m.pk], estimate=estimates.get(m.pk))
-                if m is not None and m.pk in starts
-                else None
-                for m in (pair.player1, pair.player2)
-            ]
+            figures = [usable.get(m.pk) if m else None for m in (pair.player1, pair.player2)]
         placed[pair.pair_id] = strata_of(pair_average(figures), limits)
     return placed
+
+
+def _unknown_figures(
+    version: SessionVersion, known: Sequence[Member], usable: dict[int, float | None]
+) -> dict[str, float]:
+    """The S3.8 figure of each unknown pair, from the known players' figures the strata may
+    use; none when one of them has no such figure. Kept per version and figures: the file is
+    decoded only when they change (it took most of a 40-table page's time)."""
+    by_number = {m.national_number: usable.get(m.pk) for m in known}
+    if any(figure is None for figure in by_number.values()):
+        return {}
+    params = active_params()
+    digest = hashlib.blake2b(repr(sorted(by_number.items())).encode(), digest_size=12)
+    return cache.get_or_set(
+        f"results:unknown-figures:1:{version.pk}:{params.name}:{digest.hexdigest()}",
+        lambda: unknown_pair_figures(codec.load(SessionResult, version.payload), by_number, params),
+        timeout=FIGURES_KEPT,
+    )
 
 
 def strata_rankings(

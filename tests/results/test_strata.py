@@ -204,3 +204,44 @@ def test_the_administrator_sets_strata_and_estimates_on_the_results_settings_pag
 
     client.force_login(UserFactory())
     assert client.get(url).status_code == 403
+
+
+def test_an_unknown_pairs_stratum_does_not_move_with_a_private_grade(
+    client, club_admin, django_capture_on_commit_callbacks
+):
+    """S7, S14.14: the S3.8 figure of a visiting pair averages the known players' grades, so it
+    is worked out from the figures the strata may use. A private grade without an estimate puts
+    the visitors in the strongest stratum, whatever the limit; with an estimate, the estimate
+    stands in. Either way, the private grade moves nothing on the page."""
+    players = numbers(6) + [(None, None)]
+    session = upload_session(
+        club_admin[2],
+        django_capture_on_commit_callbacks,
+        session_file(players=players, date=PLAYED),
+    )
+    starts(session, {str(n): 50.0 for n in range(5001, 5013)})
+    Member.objects.filter(national_number="5004").update(grade_private=True)
+    visitors = PairResult.objects.get(version=session.live_version, known=False).pair_id
+    client.force_login(club_admin[0])
+    club_strata_set(club=session.event.club, event_id=None, limits=[79.0, 21.0])
+
+    def pages() -> list[str]:
+        seen = []
+        for grade in (30.0, 50.0, 70.0):
+            starts(session, {"5004": grade})
+            Member.objects.filter(national_number="5004").update(grade_private=True)
+            page = client.get(reverse("results:session", args=[session.pk]))
+            assert page.context["r"].groups  # the page rendered its ranking
+            seen.append(_without_token(page.content.decode()))
+        return seen
+
+    without = pages()
+    assert without[0] == without[1] == without[2]
+    assert strata_page(client, session)[visitors] == []  # no estimate: the whole field only
+
+    club_estimate_set(
+        club=session.event.club, member=Member.objects.get(national_number="5004"), grade=50.0
+    )
+    with_estimate = pages()
+    assert with_estimate[0] == with_estimate[1] == with_estimate[2]
+    assert strata_page(client, session)[visitors] == [79.0]  # placed, by the estimate
