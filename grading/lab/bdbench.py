@@ -21,13 +21,10 @@ import io
 import json
 import os
 import pstats
-import resource
 import time
 import tracemalloc
 
-
-def _rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+from grading.lab.bench import peak_rss_mb
 
 
 def _shadow_tables(connection) -> bool:
@@ -91,7 +88,7 @@ def main() -> None:
     from grading.uploads.services import upload_create
 
     club = Club.objects.get(slug=args.club)
-    report: dict = {"club": club.slug, "case": args.case, "rss_start_mb": round(_rss_mb(), 1)}
+    report: dict = {"club": club.slug, "case": args.case, "rss_start_mb": round(peak_rss_mb(), 1)}
     real = fold_module.brambledown_club_update
     with transaction.atomic():
         ledger_head_lock()
@@ -175,7 +172,7 @@ def main() -> None:
                     report.update(
                         {k: passes[k] for k in ("seconds", "cpu_seconds", "statements", "path")}
                     )
-                    report["rss_after_mb"] = round(_rss_mb(), 1)
+                    report["rss_after_mb"] = round(peak_rss_mb(), 1)
                 elif mode == "memory":
                     report["tracemalloc_peak_mb"] = passes["peak_mb"]
                 else:

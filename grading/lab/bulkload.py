@@ -6,13 +6,13 @@ sequences moved past the copied ids, and each phase's clock (wall, CPU, server C
 from __future__ import annotations
 
 import os
-import resource
 import time
 from collections.abc import Callable, Iterator
 
 from django.db import DatabaseError, connection, transaction
 
 from grading.engine.ngs.ledger import LedgerOp
+from grading.lab.bench import peak_rss_mb
 
 __all__ = [
     "Clock",
@@ -61,8 +61,7 @@ class Clock:
             self.report[f"{phase}_server_cpu_seconds"] = now[2] - self.last[2]
         self.last = now
         # the peak so far (it only grows: after the inputs, the inputs' peak)
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        self.report[f"{phase}_peak_rss_mb"] = round(peak)
+        self.report[f"{phase}_peak_rss_mb"] = round(peak_rss_mb())
 
 
 class Timed:

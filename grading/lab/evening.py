@@ -52,7 +52,7 @@ from grading.lab.bench import percentile, ratio
 from grading.lab.simulate.population import Person
 from grading.lab.simulate.sessions import Entrant, pairs_session
 from grading.lab.simulate.writers import usebio_bytes
-from grading.lab.smtpbox import Arrival, Mailbox, arrival_of, email_env, smtp_server  # noqa: F401
+from grading.lab.smtpbox import Arrival, email_env, smtp_server
 
 # Sessions of the evening, by scale (the figure at national scale); --evening-sessions
 # overrides it.

@@ -12,7 +12,6 @@ one JSON object with ``db_read_seconds``, ``refold_seconds``, ``replay_check_sec
 from __future__ import annotations
 
 import json
-import resource
 import time
 from collections.abc import Iterable
 from typing import Any
@@ -21,16 +20,13 @@ from clubs.models import Club
 from grading.engine import codec
 from grading.engine.ngs import ProcessOp
 from grading.engine.ngs.ledger import LedgerOp
+from grading.lab.bench import peak_rss_mb
 from grading.lab.synthetic import iter_synthetic_ledger
 from grading.ledger.replay.check import check_engine, ledger_check, ledger_refold
 from grading.ledger.replay.compare import last_stats
 from grading.ledger.replay.read import read_seconds
 from grading.models import Event, LedgerEntry, LedgerHead, PairResult, Session, SessionVersion
 from members.models import Member
-
-
-def _peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def load_ledger(ops: Iterable[LedgerOp], *, batch: int = 2000) -> int:
@@ -158,7 +154,7 @@ def ledger_db_benchmark(players: int, sessions: int, seed: int = 1) -> dict[str,
         "by_columns": stats.by_columns,
         "by_payload": stats.by_payload,
         "problems": len(problems),
-        "peak_rss_mb": _peak_rss_mb(),
+        "peak_rss_mb": peak_rss_mb(),
     }
 
 

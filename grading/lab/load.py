@@ -38,7 +38,7 @@ from grading.lab.bench_setup import (
     sim_start,
     upload_files,
 )
-from grading.lab.wrk import parse_wrk, wrk_script  # noqa: F401  (tests import them here)
+from grading.lab.wrk import parse_wrk, wrk_script
 
 NATIONAL_CLUBS = 400
 # The email burst: the players of the last uploads open their pages (issue 31 item 3).

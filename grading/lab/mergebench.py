@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import sys
 import time
 from typing import Any
+
+from grading.lab.bench import peak_rss_mb
 
 CANDIDATES = 40
 
@@ -130,7 +131,7 @@ def merge_bench(*, baseline: bool = False) -> dict:
             raise _Rollback
     except _Rollback:
         pass
-    figures["merge_peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    figures["merge_peak_rss_mb"] = round(peak_rss_mb())
     return figures
 
 

@@ -20,13 +20,13 @@ import io
 import json
 import os
 import pstats
-import resource
 import time
 from collections.abc import Callable
 from typing import Any
 
 from django.db import transaction
 
+from grading.lab.bench import peak_rss_mb
 from grading.ledger.replay import check
 from grading.ledger.replay import run as replay_run
 from grading.models import LedgerHead, SessionGrade
@@ -34,41 +34,62 @@ from grading.models import LedgerHead, SessionGrade
 OTHER_SET = "fr18-factors"  # differs from ngs-15a in the Butler, cross-IMP and Swiss factors
 
 
-def _run(name: str, profile: bool) -> dict[str, Any]:
+def _other_set(own: str) -> str:
+    return OTHER_SET if own != OTHER_SET else "ngs-15a"
+
+
+def _timed(work: Callable[[], Any], profile: str | None = None) -> dict[str, Any]:
+    """Run ``work`` (a check or a refold): wall and CPU seconds, this process's peak, and a
+    refold's rows written and phases. ``profile``: a name, for a cProfile listing in
+    ``/tmp/refold_profile_<name>.txt``."""
     prof = cProfile.Profile() if profile else None
+    replay_run.last_refold.clear()
     t0, c0 = time.perf_counter(), time.process_time()
     if prof is not None:
         prof.enable()
-    check.ledger_refold()
+    work()
     if prof is not None:
         prof.disable()
         text = io.StringIO()
         pstats.Stats(prof, stream=text).sort_stats("cumulative").print_stats(45)
-        with open(f"/tmp/refold_profile_{name}.txt", "w") as f:
+        with open(f"/tmp/refold_profile_{profile}.txt", "w") as f:
             f.write(text.getvalue())
-    stats = replay_run.last_refold["stats"]
-    return {
-        "run": name,
-        "wall": round(time.perf_counter() - t0, 2),
-        "cpu": round(time.process_time() - c0, 2),
-        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
-        "engine": replay_run.last_refold["engine"],
-        "records": stats.records,
-        "written": {k: v for k, v in stats.written.items() if v},
-        "seconds": {k: round(v, 3) for k, v in stats.seconds.items()},
+    out: dict[str, Any] = {
+        "seconds": round(time.perf_counter() - t0, 2),
+        "cpu_seconds": round(time.process_time() - c0, 2),
+        "peak_rss_mb": round(peak_rss_mb()),
     }
+    stats = replay_run.last_refold.get("stats")
+    if stats is not None:
+        out["engine"] = replay_run.last_refold.get("engine")
+        out["records"] = stats.records
+        out["written"] = {k: v for k, v in stats.written.items() if v}
+        out["phases"] = {k: round(v, 3) for k, v in stats.seconds.items()}
+    return out
+
+
+def _refold_with(params: str) -> None:
+    """Refold with ``params``, the head's set changed in the refold's own transaction (an
+    interrupted refold leaves the set as it was)."""
+    with transaction.atomic():
+        LedgerHead.objects.filter(pk=1).update(params_name=params)
+        check.ledger_refold()
 
 
 def main(argv: list[str]) -> int:
     profile = "--profile" in argv
     head = LedgerHead.objects.get()
     own = head.params_name
-    other = OTHER_SET if own != OTHER_SET else "ngs-15a"
-    runs = [("same_set", own), ("set_changed", other), ("set_back", own), ("same_again", own)]
+    runs = [
+        ("same_set", own),
+        ("set_changed", _other_set(own)),
+        ("set_back", own),
+        ("same_again", own),
+    ]
     try:
         for name, params in runs:
-            LedgerHead.objects.filter(pk=head.pk).update(params_name=params)
-            print(json.dumps(_run(name, profile)), flush=True)
+            figures = _timed(lambda p=params: _refold_with(p), name if profile else None)
+            print(json.dumps({"run": name, **figures}), flush=True)
     finally:
         LedgerHead.objects.filter(pk=head.pk).update(params_name=own)
     t0 = time.perf_counter()
@@ -95,49 +116,22 @@ def bench_step(step: str, params: str = "") -> dict[str, Any]:
     ngs-15a when the head names it), ``refold_back`` with ``params`` (the set before the
     change); the head's set is changed in the refold's own transaction, so an interrupted
     refold leaves the set as it was."""
-    t0, c0 = time.perf_counter(), time.process_time()
-    out: dict[str, Any] = {"params": LedgerHead.objects.get().params_name}
+    found = LedgerHead.objects.get().params_name
     if step == "check":
-        out["problems"] = len(check.ledger_check())
-    elif step == "refold_same":
-        check.ledger_refold()
-    elif step in ("refold_changed", "refold_back"):
-        if step == "refold_changed":
-            params = OTHER_SET if out["params"] != OTHER_SET else "ngs-15a"
-        with transaction.atomic():
-            LedgerHead.objects.filter(pk=1).update(params_name=params)
-            check.ledger_refold()
-        out["params"] = params
-    else:
-        raise ValueError(f"unknown step {step!r}; the steps are {', '.join(BENCH_STEPS)}")
-    out.update(
-        seconds=round(time.perf_counter() - t0, 2),
-        cpu_seconds=round(time.process_time() - c0, 2),
-        peak_rss_mb=_peak_rss_mb(),
-    )
-    stats = replay_run.last_refold.get("stats") if step != "check" else None
-    if stats is not None:
-        out["written"] = {k: v for k, v in stats.written.items() if v}
-        out["phases"] = {k: round(v, 2) for k, v in stats.seconds.items()}
-    return out
+        problems: list = []
+        out = _timed(lambda: problems.extend(check.ledger_check()))
+        return {"params": found, "found": found, "problems": len(problems), **out}
+    if step == "refold_same":
+        return {"params": found, "found": found, **_timed(check.ledger_refold)}
+    if step in ("refold_changed", "refold_back"):
+        params = _other_set(found) if step == "refold_changed" else params or found
+        return {"params": params, "found": found, **_timed(lambda: _refold_with(params))}
+    raise ValueError(f"unknown step {step!r}; the steps are {', '.join(BENCH_STEPS)}")
 
 
 def bench_cli(step: str, params: str = "") -> None:
     """``bench_step`` printed as one JSON line (what ``refold_figures`` runs in a child)."""
     print(json.dumps(bench_step(step, params)), flush=True)
-
-
-def _peak_rss_mb() -> int:
-    """This process's own peak (``VmHWM``): ``ru_maxrss`` survives ``execve``, so a child of
-    the bench would report the parent's replay peak."""
-    try:
-        with open("/proc/self/status") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return round(int(line.split()[1]) / 1024)
-    except OSError:
-        pass
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 
 
 def refold_figures(stack, log: Callable[[str], Any] = print) -> dict[str, Any]:
@@ -148,7 +142,7 @@ def refold_figures(stack, log: Callable[[str], Any] = print) -> dict[str, Any]:
     details (rows written, phases) under ``refolds``."""
     report: dict[str, Any] = {}
     details: dict[str, Any] = {}
-    own = ""
+    own = ""  # the head's set before the change, put back by refold_back
     # BENCH_REFOLD_STEPS=check,refold_same,refold_changed leaves out the set put back (the
     # bench's database is dropped at the end; a national refold is minutes).
     wanted = os.environ.get("BENCH_REFOLD_STEPS", ",".join(BENCH_STEPS)).split(",")
@@ -156,12 +150,11 @@ def refold_figures(stack, log: Callable[[str], Any] = print) -> dict[str, Any]:
         log(f"bench: {step.replace('_', ' ')}")
         code = f"from grading.lab.refoldbench import bench_cli; bench_cli({step!r}, {own!r})"
         out = json.loads(stack._run("manage.py", "shell", "-c", code).splitlines()[-1])
-        if step == "refold_same":
-            own = out["params"]  # the set to put back after the change
+        own = own or out["found"]
         details[step] = out
         report[f"{step}_seconds"] = out["seconds"]
         report[f"{step}_peak_rss_mb"] = out["peak_rss_mb"]
         log(f"bench: {step.replace('_', ' ')}: {out['seconds']} s, peak {out['peak_rss_mb']} MB")
-    report["check_problems"] = details["check"]["problems"]
+    report["check_problems"] = details.get("check", {}).get("problems")
     report["refolds"] = details
     return report

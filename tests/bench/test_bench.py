@@ -19,7 +19,8 @@ from grading.lab.bench import (
     synthetic_ledger,
 )
 from grading.lab.bench_setup import club_upload_files
-from grading.lab.load import parse_wrk, players_of, sim_start, upload_files, wrk_script
+from grading.lab.load import players_of, sim_start, upload_files
+from grading.lab.wrk import parse_wrk, wrk_script
 
 KEYS = {
     "scale",

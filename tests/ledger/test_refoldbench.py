@@ -10,6 +10,9 @@ from django.core.management import call_command
 from grading.lab.refoldbench import BENCH_STEPS, OTHER_SET, refold_figures
 from grading.ledger.replay.check import ledger_check
 from grading.models import LedgerHead, SessionGrade
+from grading.uploads.services import upload_create
+from tests.csvfiles import csv_bytes, mp_session_rows
+from tests.factories import ClubFactory
 
 
 class ShellStack:
@@ -28,7 +31,16 @@ class ShellStack:
         return out.getvalue()
 
 
-def test_refold_figures_time_each_step_and_put_the_set_back(ledger, postgres):
+def test_refold_figures_time_each_step_and_put_the_set_back(
+    ledger, postgres, django_capture_on_commit_callbacks
+):
+    # A Butler session: graded differently by the other set (its Butler factor), so the
+    # change of set rewrites grades and putting the set back must restore them.
+    rows = mp_session_rows(event_id="BUT", date="2024-03-11")
+    for row, score in zip(rows, [3, -1, 4, -2, 1, -5, 2, -2] * 4, strict=False):
+        row["scoring"], row["score"] = "BUTLER", score
+    with django_capture_on_commit_callbacks(execute=True):
+        upload_create(club=ClubFactory(), filename="butler.csv", data=csv_bytes(rows))
     own = ledger.params_name
     grades = dict(SessionGrade.objects.values_list("pk", "session_grade"))
     stack = ShellStack()
@@ -40,10 +52,12 @@ def test_refold_figures_time_each_step_and_put_the_set_back(ledger, postgres):
     # the change of set ran with the other set; the last step put it back
     assert stack.params_seen == [own, own, OTHER_SET, own]
     assert report["refolds"]["refold_changed"]["params"] == OTHER_SET
-    # each refold says where its time went (this ledger's MP pairs sessions grade the same
-    # under both sets, so the change writes nothing here)
+    # each refold says where its time went; the change and the way back rewrote the Butler
+    # session's grades, which the end below finds restored
     for step in BENCH_STEPS[1:]:
         assert report["refolds"][step]["phases"]["write"] > 0
+    assert report["refolds"]["refold_changed"]["written"]["session_grades_updated"] > 0
+    assert report["refolds"]["refold_back"]["written"]["session_grades_updated"] > 0
     assert LedgerHead.objects.get().params_name == own
     after = dict(SessionGrade.objects.values_list("pk", "session_grade"))
     assert after.keys() == grades.keys()
