@@ -83,7 +83,8 @@ def version_next() -> SessionVersion | None:
     given when it is received, before any wait for the ledger lock, which PostgreSQL does
     not grant in the order asked), a file's sessions in the file's order (a correction after
     what it corrects: S5.3); between clubs, the version with the
-    fewest of its own file's versions before it goes first (the older upload on a tie). So a
+    fewest of its own file's versions before it goes first (the older upload, then the older
+    version, on a tie). So a
     file of 40 sessions does not make another club's upload of one wait for all 40: it is
     graded after the session now being graded (issue 32 item 9). Every process picks the
     same version under the lock; the ledger's sequence numbers record the order taken, and a
@@ -97,17 +98,20 @@ def version_next() -> SessionVersion | None:
         heads.setdefault(club_id, (pk, upload_id))
     if not heads:
         return None
+    in_file: dict[int, list[int]] = {}  # the versions of the heads' files (one query)
+    if len(heads) > 1:
+        uploads = {upload_id for _, upload_id in heads.values() if upload_id is not None}
+        for pk, upload_id in SessionVersion.objects.filter(upload_id__in=uploads).values_list(
+            "pk", "upload_id"
+        ):
+            in_file.setdefault(upload_id, []).append(pk)
 
-    def place(head: tuple[int, int | None]) -> tuple[int, int]:
+    def place(head: tuple[int, int | None]) -> tuple[int, int, int]:
         pk, upload_id = head
-        before = (
-            SessionVersion.objects.filter(upload_id=upload_id, pk__lt=pk).count()
-            if upload_id is not None and len(heads) > 1
-            else 0
-        )
-        return before, pk
+        before = sum(1 for other in in_file.get(upload_id or 0, ()) if other < pk)
+        return before, upload_id or 0, pk
 
-    chosen = min(place(head) for head in heads.values())[1]
+    chosen = min(place(head) for head in heads.values())[2]
     return (
         SessionVersion.objects.select_for_update()
         .filter(pk=chosen, state=SessionVersion.State.STORED)

@@ -1,7 +1,8 @@
 """Uploads that arrive while a refold holds the ledger lock (issue 31 item 1; S5.2, S5.4): each
 waits for the lock, none is stored or graded before the refold commits, and once it commits
-every one is graded, none lost, in the order stored (the ledger's sequence numbers follow the
-versions' ids); the database is then the fold of its ledger (``replay --check``).
+every one is graded, none lost, in the order the uploads arrived (the ledger's sequence numbers
+follow the uploads' ids, given on arrival, not the order PostgreSQL grants the lock in); the
+database is then the fold of its ledger (``replay --check``).
 
 The threads need their own connections and commits, so these tests use a transactional
 database (each table emptied after the test) rather than a rolled-back transaction."""
