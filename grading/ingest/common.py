@@ -31,7 +31,6 @@ NOT_GRADED_CHARGE_CODES = {
 }
 
 _PHANTOM_WORDS = re.compile(r"^\s*(phantom|sit[\s\-_]*out|sitout|bye|vacant|no\s*pair)\s*$", re.I)
-_ADJUSTED = re.compile(r"^A(\d{2})(\d{2})$", re.I)
 _ADJUSTED_PERCENT = {"40": "A40", "50": "A50", "60": "A60"}
 
 
@@ -87,10 +86,6 @@ def parse_adjusted_code(code: str) -> tuple[str, str] | None:
     percent exist (S2.4); anything else is None.
     """
     text = code.strip().upper().replace(" ", "")
-    match = _ADJUSTED.match(text)
-    if match:
-        ns, ew = (_ADJUSTED_PERCENT.get(g) for g in match.groups())
-        return None if ns is None or ew is None else (ns, ew)
     short = _SHORT_ADJUSTED.get(text)
     if short is not None:
         return short
