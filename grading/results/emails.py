@@ -4,9 +4,11 @@ One email per player with a login and an email address, per graded session versi
 place and score, their session grade and their grade after it, with links to the results page
 and to "explain this session". Only the recipient's own figures: their partner is named, never
 graded (S7, S14.14). A correction (a new version of a session whose earlier version was graded)
-goes only to the players whose figures changed, and says it is a correction. A member who chose
-no emails, or a club that switched them off, gets none; a member who chose the weekly summary
-has the session kept for it.
+goes only to the players whose figures changed since the email they were sent, and says it is a
+correction; a player who was sent nothing about the session yet (their email still waiting for
+the weekly summary, refused by the mail server, or never made because the correction came first)
+gets the correction's figures as their result. A member who chose no emails, or a club that
+switched them off, gets none; a member who chose the weekly summary has the session kept for it.
 
 The messages: ``templates/emails/results_session.{txt,html}`` and
 ``results_weekly.{txt,html}`` (the subject is the text's first line)."""
@@ -22,7 +24,7 @@ from django.urls import reverse
 
 from grading.models import PairResult, SessionGrade, SessionVersion
 from grading.results.rules import group_title, places, ranking_groups
-from members.models import Member
+from members.models import Member, ResultsEmail
 from members.selectors.base import score_text
 
 
@@ -44,12 +46,13 @@ class Figures:
     results_path: str
     explain_path: str
 
-    def same_result(self, other: Figures) -> bool:
-        """Whether a correction left this player's figures as they were (S16): place, score
-        and session grade. The grade after is not compared: it moves with every session the
-        member played between the two versions, whatever the correction changed."""
+    def same_result(self, sent: dict) -> bool:
+        """Whether a correction left this player's figures as they were sent (S16): place,
+        score, session grade and the reason it has none (``sent``: the figures stored with the
+        email, ``ResultsEmail.figures``). The grade after is not compared: it moves with every
+        session the member played between the two versions, whatever the correction changed."""
         keys = ("place", "score", "session_grade", "reason")
-        return all(getattr(self, k) == getattr(other, k) for k in keys)
+        return all(getattr(self, k) == sent.get(k) for k in keys)
 
 
 def _grade(value: float | None) -> str:
@@ -57,7 +60,9 @@ def _grade(value: float | None) -> str:
 
 
 def version_figures(*, version: SessionVersion) -> dict[int, Figures]:
-    """Every member's own figures in the version, by member id (two queries)."""
+    """Every member's own figures in the version, by member id: two queries when the version
+    comes with its session, event and club (``select_related``, as ``session_emails_send``
+    reads it), three more when it does not."""
     pairs = list(PairResult.objects.filter(version=version).order_by("pk"))
     place_of: dict[str, tuple[str, int, str]] = {}
     for key, members in ranking_groups(pairs, version.movement).items():
@@ -86,18 +91,23 @@ def version_figures(*, version: SessionVersion) -> dict[int, Figures]:
     return figures
 
 
-def previous_graded(*, version: SessionVersion) -> SessionVersion | None:
-    """The session's latest earlier version that was graded (now withdrawn): this version is
-    then a correction of it."""
-    return (
-        SessionVersion.objects.filter(
-            session_id=version.session_id,
-            number__lt=version.number,
-            state=SessionVersion.State.WITHDRAWN,
+def figures_sent(*, version: SessionVersion) -> dict[int, dict]:
+    """The figures each member was actually sent about the session before ``version``, by
+    member id: their latest email about an earlier version that went (the session's own or
+    a weekly summary's). A member without one was told nothing about the session yet."""
+    rows = (
+        ResultsEmail.objects.filter(
+            version__session_id=version.session_id,
+            version__number__lt=version.number,
+            status=ResultsEmail.Status.SENT,
         )
-        .order_by("-number")
-        .first()
+        .order_by("member_id", "-version__number")
+        .values_list("member_id", "figures")
     )
+    sent: dict[int, dict] = {}
+    for member_id, figures in rows:
+        sent.setdefault(member_id, figures)
+    return sent
 
 
 @dataclass(frozen=True)
@@ -105,17 +115,20 @@ class Recipient:
     member_id: int
     weekly: bool
     figures: Figures
+    correction: bool  # they were sent other figures for the session before
 
 
-def recipients(*, version: SessionVersion) -> tuple[list[Recipient], bool]:
-    """Who is written to about ``version``, and whether it is a correction. Nobody when the
-    club switched the emails off; members without a login or an email, or who chose none,
-    are left out; after a correction, those whose figures did not change."""
+def recipients(*, version: SessionVersion) -> list[Recipient]:
+    """Who is written to about ``version``. Nobody when the club switched the emails off;
+    members without a login or an email, or who chose none, are left out; so are those who
+    were sent figures for an earlier version of the session that this one leaves as they
+    were (S16: a correction goes only to those whose figures changed). Anyone not yet sent
+    anything about the session is written to, whatever the earlier versions said: the email
+    of an earlier version is never sent once it is corrected (``sending``)."""
     if not version.session.event.club.results_emails:
-        return [], False
+        return []
     figures = version_figures(version=version)
-    before = previous_graded(version=version)
-    earlier = version_figures(version=before) if before is not None else {}
+    sent = figures_sent(version=version)
     members = Member.objects.filter(
         pk__in=figures, user__isnull=False, user__is_active=True
     ).exclude(user__email="")
@@ -124,11 +137,12 @@ def recipients(*, version: SessionVersion) -> tuple[list[Recipient], bool]:
         if choice == Member.ResultsEmails.NONE:
             continue
         mine = figures[member_id]
-        old = earlier.get(member_id)
-        if old is not None and mine.same_result(old):
+        before = sent.get(member_id)
+        if before is not None and mine.same_result(before):
             continue
-        found.append(Recipient(member_id, choice == Member.ResultsEmails.WEEKLY, mine))
-    return found, before is not None
+        weekly = choice == Member.ResultsEmails.WEEKLY
+        found.append(Recipient(member_id, weekly, mine, correction=before is not None))
+    return found
 
 
 def figures_json(figures: Figures) -> dict:

@@ -7,7 +7,9 @@ version), *claimed* before the message goes: a new row is inserted with this run
 back by one UPDATE that only one run can win. A row left "being sent" by a worker that died
 mid-send is never sent again (it may have gone). A mail server that refuses or cannot be
 reached marks the rows failed, to be tried again later with a growing wait (``backoff``);
-grading never waits for it and nothing it does can undo a grade.
+grading never waits for it and nothing it does can undo a grade. An email about a version
+corrected since it was made is never sent (not tried again, not summarised): the correction's
+emails go to every player not yet sent the earlier figures (``emails.recipients``).
 
 Messages go in batches, one SMTP connection for each ``BATCH`` messages."""
 
@@ -60,7 +62,7 @@ def session_emails_send(*, version_id: int) -> int:
         return 0
     if version.session.live_version_id != version.pk:
         return 0  # corrected since: the correction writes
-    found, correction = recipients(version=version)
+    found = recipients(version=version)
     if not found:
         return 0
     claim = _claim()
@@ -69,7 +71,7 @@ def session_emails_send(*, version_id: int) -> int:
             ResultsEmail(
                 member_id=r.member_id,
                 version=version,
-                correction=correction,
+                correction=r.correction,
                 status=Status.WEEKLY if r.weekly else Status.SENDING,
                 claim="" if r.weekly else claim,
                 figures=figures_json(r.figures),
@@ -96,11 +98,18 @@ def claimed_send(*, claim: str) -> int:
     """Send the rows this run claimed, a batch per SMTP connection."""
     rows = list(
         ResultsEmail.objects.filter(claim=claim, status=Status.SENDING)
-        .select_related("member__user")
+        .select_related("member__user", "version__session")
         .order_by("pk")
     )
-    off = [r.pk for r in rows if r.member.results_emails == Member.ResultsEmails.NONE]
-    if off:  # switched off since the row was made
+    off = [
+        r.pk
+        for r in rows
+        if r.member.results_emails == Member.ResultsEmails.NONE
+        # Corrected since the row was made: its figures are no longer the results, and the
+        # correction writes to whoever was not sent them (S16).
+        or r.version.session.live_version_id != r.version_id
+    ]
+    if off:  # switched off, or corrected, since the row was made
         ResultsEmail.objects.filter(pk__in=off).update(status=Status.SKIPPED)
         rows = [r for r in rows if r.pk not in off]
     sent = 0
@@ -157,10 +166,14 @@ def _batch_send(rows: list[ResultsEmail]) -> tuple[int, bool]:
 
 
 def _failed(rows: list[ResultsEmail]) -> None:
+    """Mark the rows failed, one UPDATE per number of attempts (a server down fails a whole
+    run's rows, which mostly share it)."""
     now = timezone.now()
+    by_attempts: dict[int, list[int]] = defaultdict(list)
     for row in rows:
-        attempts = row.attempts + 1
-        ResultsEmail.objects.filter(pk=row.pk, status=Status.SENDING).update(
+        by_attempts[row.attempts + 1].append(row.pk)
+    for attempts, ids in by_attempts.items():
+        ResultsEmail.objects.filter(pk__in=ids, status=Status.SENDING).update(
             status=Status.FAILED,
             attempts=attempts,
             next_attempt=now + backoff(attempts) if attempts < MAX_ATTEMPTS else None,
@@ -169,8 +182,9 @@ def _failed(rows: list[ResultsEmail]) -> None:
 
 def weekly_summaries_send() -> int:
     """One summary per member of the sessions kept for it since the last one (S16: the
-    weekly choice). A session corrected since is left out (its correction is kept instead).
-    Returns the summaries sent."""
+    weekly choice). A version corrected since is left out: the correction's own row is kept
+    for the member instead, unless the figures they were already sent (an earlier summary)
+    are unchanged by it (``emails.recipients``). Returns the summaries sent."""
     claim = _claim()
     with transaction.atomic():
         ResultsEmail.objects.filter(status=Status.WEEKLY).update(status=Status.SENDING, claim=claim)

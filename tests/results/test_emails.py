@@ -21,6 +21,7 @@ from tests.factories import MemberFactory, UserFactory
 pytestmark = pytest.mark.django_db
 
 SCORES = [62.5, 55.0, 52.5, 50.0, 47.5, 45.0, 44.0, 43.5]
+SWAPPED = [55.0, 62.5] + SCORES[2:]  # a correction: pairs 1 and 2 swap; pair 5 is as it was
 DATE = "2026-11-16"
 
 
@@ -201,8 +202,7 @@ def test_a_correction_emails_only_those_whose_figures_changed(
 ):
     upload(players, django_capture_on_commit_callbacks)
     assert len(mailbox.messages) == 4
-    swapped = [55.0, 62.5] + SCORES[2:]  # pairs 1 and 2 swap places; pair 5 is as it was
-    v2 = upload(players, django_capture_on_commit_callbacks, scores=swapped, name="v2.csv")
+    v2 = upload(players, django_capture_on_commit_callbacks, scores=SWAPPED, name="v2.csv")
     assert v2.number == 2
     new = mailbox.messages[4:]
     assert sorted(m["To"] for m in new) == sorted(address(n) for n in ("1001", "1002", "1003"))
@@ -210,6 +210,82 @@ def test_a_correction_emails_only_those_whose_figures_changed(
         assert message["Subject"].startswith("Corrected result")
         assert "corrected the results" in text_of(message)
     assert "1 of 8" in text_of(mailbox.to(address("1003"))[-1])
+
+
+def test_a_correction_before_the_first_emails_went_writes_to_every_player(
+    players, mailbox, monkeypatch, django_capture_on_commit_callbacks
+):
+    """The first version's task ran only after the correction had committed (it sends
+    nothing: the session is corrected): those whose figures the correction left as they were
+    were told nothing yet, so the correction's email is their result, not a correction."""
+    from grading.results import hooks
+
+    queued = []
+    monkeypatch.setattr(hooks, "task_queue", lambda name, *args: queued.append(args))
+    v1 = upload(players, django_capture_on_commit_callbacks)
+    monkeypatch.undo()
+    assert queued == [(v1.pk,)] and mailbox.messages == []
+    upload(players, django_capture_on_commit_callbacks, scores=SWAPPED, name="v2.csv")
+    assert session_emails_send(version_id=v1.pk) == 0
+    assert sorted(m["To"] for m in mailbox.messages) == sorted(
+        address(n) for n in ("1001", "1002", "1003", "1009")
+    )
+    unchanged = mailbox.to(address("1009"))[0]
+    assert unchanged["Subject"].startswith("Your result")
+    assert "corrected" not in text_of(unchanged)
+
+
+def test_a_weekly_member_hears_of_a_session_corrected_before_the_summary(
+    players, mailbox, django_capture_on_commit_callbacks
+):
+    """1009's figures are the same in both versions, but the first version's row only waited
+    for the summary, which leaves a corrected version out: the correction's row is kept."""
+    Member.objects.filter(national_number="1009").update(results_emails="weekly")
+    v1 = upload(players, django_capture_on_commit_callbacks)
+    v2 = upload(players, django_capture_on_commit_callbacks, scores=SWAPPED, name="v2.csv")
+    assert weekly_summaries_send() == 1
+    summary = mailbox.to(address("1009"))
+    assert len(summary) == 1 and text_of(summary[0]).count("MON Pairs at") == 1
+    assert f"/results/{v2.session_id}/v2/" in text_of(summary[0])
+    rows = dict(
+        ResultsEmail.objects.filter(member__national_number="1009").values_list(
+            "version_id", "status"
+        )
+    )
+    assert rows == {v1.pk: "skipped", v2.pk: "sent"}
+
+
+def test_a_refused_email_of_a_version_corrected_since_is_not_tried_again(
+    players, mailbox, django_capture_on_commit_callbacks
+):
+    """The first emails were refused; the correction writes to all four (none was sent
+    anything); the refused ones, of figures no longer the results, are never sent."""
+    mailbox.refuse = 4
+    v1 = upload(players, django_capture_on_commit_callbacks)
+    assert ResultsEmail.objects.filter(version=v1, status="failed").count() == 4
+    upload(players, django_capture_on_commit_callbacks, scores=SWAPPED, name="v2.csv")
+    assert len(mailbox.messages) == 4
+    assert due_emails_send(now=timezone.now() + dt.timedelta(hours=3)) == 0
+    assert len(mailbox.messages) == 4
+    assert ResultsEmail.objects.filter(version=v1, status="skipped").count() == 4
+
+
+def test_a_server_down_fails_a_run_in_one_update_per_attempt_count(
+    players, no_mail_server, django_assert_max_num_queries, django_capture_on_commit_callbacks
+):
+    from grading.results.sending import _failed
+
+    version = upload(players, django_capture_on_commit_callbacks)
+    rows = list(ResultsEmail.objects.filter(version=version).order_by("pk"))
+    ResultsEmail.objects.filter(pk=rows[0].pk).update(attempts=3)
+    ResultsEmail.objects.update(status="sending")
+    rows = list(ResultsEmail.objects.filter(version=version).order_by("pk"))
+    with django_assert_max_num_queries(2):
+        _failed(rows)
+    attempts = sorted(
+        ResultsEmail.objects.filter(status="failed").values_list("attempts", flat=True)
+    )
+    assert attempts == [2, 2, 2, 4]
 
 
 def test_the_choice_on_the_settings_page_and_through_the_api(client, players):
