@@ -17,8 +17,11 @@ WARM_PER_STEP = 200
 
 
 def member_pages_warm_queue(*, version: SessionVersion) -> None:
-    """The after-step hook: warm the pages of the version's players once the step commits."""
-    task_queue("grading.warm_member_pages", version.pk, priority=LOW_PRIORITY)
+    """The after-step hook: warm the pages of a graded version's players once the step
+    commits (the members its emails send to their pages; a withdrawal, or the withdrawal
+    before a correction, sends none)."""
+    if version.state == SessionVersion.State.GRADED:
+        task_queue("grading.warm_member_pages", version.pk, priority=LOW_PRIORITY)
 
 
 def member_pages_warm(*, version_id: int, limit: int = WARM_PER_STEP) -> int:

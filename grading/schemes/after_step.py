@@ -15,18 +15,20 @@ club's Brambledown the entries its ``BrambledownClubState.seq`` has (tests/schem
 from __future__ import annotations
 
 from django.db import transaction
+from django.db.models import F
 
 from grading.common.queue import FOLLOW_PRIORITY, task_queue
 from grading.models import SessionVersion
-from grading.models.schemes import SchemeEntry
+from grading.models.schemes import SchemeEntry, SchemeHead
 from grading.schemes.brambledown.update import brambledown_club_passed, brambledown_club_update
 from grading.schemes.log import scheme_head_lock, scheme_log_step
 from grading.schemes.ppi import ppi_after_entry
 
 __all__ = ["schemes_after_step", "schemes_catch_up"]
 
-# Entries read at a time when looking for the next group (a group is one session's run).
-_GROUP_READ = 50
+# Entries read at a time for the next group (one session's run: a step's one to three, a longer run
+# folded as more than one group, as correct and rarer).
+_GROUP_READ = 8
 
 
 def schemes_after_step(*, version: SessionVersion) -> None:
@@ -47,7 +49,7 @@ def schemes_catch_up() -> int:
             group = _next_group(head.steps_seq)
             if not group:
                 return folded
-            _group_fold(group)
+            _group_fold(group, head)
             head.steps_seq = group[-1].seq
             head.save(update_fields=["steps_seq"])
         folded += len(group)
@@ -56,25 +58,24 @@ def schemes_catch_up() -> int:
 def _next_group(after: int) -> list[SchemeEntry]:
     """The entries after ``after`` that belong to the next one's session, in order (a step's
     withdrawals and process entry, or a few steps on one session in a row)."""
-    entries = list(
-        SchemeEntry.objects.filter(seq__gt=after)
-        .select_related("version__session__event__club")
-        .order_by("seq")[:_GROUP_READ]
-    )
-    if not entries:
+    following = SchemeEntry.objects.filter(seq__gt=after).order_by("seq")
+    first = following.select_related("version__session__event__club").first()
+    if first is None:
         return []
-    session_id = entries[0].version.session_id
-    group = []
-    for entry in entries:
-        if entry.version.session_id != session_id:
+    session_id = first.version.session_id
+    group = [first]
+    for entry in following.filter(seq__gt=first.seq).annotate(session_id=F("version__session_id"))[
+        : _GROUP_READ - 1
+    ]:
+        if entry.session_id != session_id:
             break
         group.append(entry)
     return group
 
 
-def _group_fold(group: list[SchemeEntry]) -> None:
+def _group_fold(group: list[SchemeEntry], head: SchemeHead) -> None:
     for entry in group:
-        ppi_after_entry(entry=entry)
+        ppi_after_entry(entry=entry, head=head)
     session = group[0].version.session
     club = session.event.club
     if club.keeps_brambledown:

@@ -45,8 +45,8 @@ def scheme_head_lock() -> SchemeHead:
     after the steps, a quarterly regrade, a rebuild) holds it, so they run one at a time and
     in the log's order. Never taken before the ledger's lock (a rebuild takes the ledger's
     first; nothing that holds this one asks for the ledger's)."""
-    SchemeHead.objects.get_or_create(pk=1)
-    return SchemeHead.objects.select_for_update().get(pk=1)
+    head, _ = SchemeHead.objects.select_for_update().get_or_create(pk=1)
+    return head
 
 
 def last_seq() -> int:

@@ -1,7 +1,7 @@
 """PPI (S10) on the database: a fold of the schemes' log (``grading.schemes.log``).
 
-PPI is national, like the NGS. After each ledger step the log's new entries are applied in
-order (:func:`ppi_after_entry`): a version processed is one event, board by board when it has
+PPI is national, like the NGS. The log's new entries are applied in order by the task that
+follows the ledger's steps (``schemes_catch_up``, :func:`ppi_after_entry`): a version processed is one event, board by board when it has
 travellers, at session level otherwise, match-pointed only (the engine decides); a withdrawal
 (and so every correction, which withdraws the old version first) is undone by
 :func:`ppi_undo`, which replays only what the withdrawn event reached: its players from the
@@ -27,23 +27,25 @@ from grading.engine.ppi.formulas import W_MONTHS
 from grading.engine.types import SessionResult
 from grading.models import PPIPoint, PPIRating, SchemeHead
 from grading.models.schemes import SchemeEntry
-from grading.schemes.log import PROCESS, last_seq, live_entries, members_by_number, sessions_of
+from grading.schemes.log import (
+    PROCESS,
+    last_seq,
+    live_entries,
+    members_by_number,
+    scheme_head_lock,
+    sessions_of,
+)
 from members.models import Member
 
 
-def _scheme_head() -> SchemeHead:
-    head, _ = SchemeHead.objects.get_or_create(pk=1)
-    return head
-
-
-def ppi_after_entry(*, entry: SchemeEntry) -> None:
+def ppi_after_entry(*, entry: SchemeEntry, head: SchemeHead) -> None:
     """Apply one entry of the schemes' log to PPI: a process entry is one event, a withdrawal
-    is undone; an entry that does not follow the last one folded (a gap) replays."""
-    head = _scheme_head()
+    is undone; an entry that does not follow the last one folded (a gap) replays. ``head``:
+    the schemes' head, locked by the caller (``scheme_head_lock``)."""
     if entry.seq <= head.ppi_seq:
         return  # already folded (a rebuild included it)
     if head.ppi_seq != entry.seq - 1:
-        ppi_rebuild()
+        ppi_rebuild(head=head)
         return
     if entry.operation == PROCESS:
         _ppi_apply_entry(entry)
@@ -245,9 +247,10 @@ def ppi_fold() -> PPIFold:
     return PPIFold(state, {e.seq: e.version_id for e in entries}, last_seq())
 
 
-def ppi_rebuild() -> int:
+def ppi_rebuild(*, head: SchemeHead | None = None) -> int:
     """Recompute every stored PPI figure by replaying the live versions. Returns the number of
-    members rated. Runs under the ledger lock (call it inside a transaction)."""
+    members rated. Call it inside a transaction holding the schemes' head lock (``head``, or
+    taken here)."""
     fold = ppi_fold()
     PPIPoint.objects.all().delete()
     PPIRating.objects.all().delete()
@@ -264,7 +267,7 @@ def ppi_rebuild() -> int:
     PPIRating.objects.bulk_create(ratings, batch_size=1000)
     PPIPoint.objects.bulk_create(points, batch_size=1000)
     member_pages_invalidate()
-    head = _scheme_head()
+    head = head or scheme_head_lock()
     head.ppi_seq = fold.last_seq
     head.save(update_fields=["ppi_seq"])
     return len(ratings)

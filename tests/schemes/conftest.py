@@ -7,7 +7,6 @@ from django.db import transaction
 
 from grading.engine import codec
 from grading.engine.types import SessionResult
-from grading.ledger.lock import ledger_head_lock
 from grading.models import SessionVersion, Upload
 from grading.schemes.after_step import schemes_catch_up
 from grading.schemes.log import live_entries
@@ -45,9 +44,8 @@ def live_sessions_in_processing_order() -> list[SessionResult]:
 
 def ppi_rebuilt() -> int:
     """PPI recomputed from the live versions, as the product does on a gap in the schemes' log
-    (``ppi_rebuild``, under the ledger lock, in one transaction). Returns the members rated."""
+    (``ppi_rebuild``, under the schemes' lock, in one transaction). Returns the members rated."""
     with transaction.atomic():
-        ledger_head_lock()
         return ppi_rebuild()
 
 

@@ -3,10 +3,12 @@ session recorded from the rows of its own players and pairs (``grading.schemes.b
 that an upload's cost does not grow with the club's history or membership.
 
 The club's full update (``brambledown_club_update``) records the open quarter's sessions in
-order from the state after the last regrade. Every entry of a club's log is folded by the step
-that appends it (``schemes_after_step``), or marks the club's rows stale when the club does not
-keep Brambledown then (``BrambledownClubState.seq`` 0), so the entries a step appended are the
-club's only new ones. When they are one new live version of the open quarter that sorts after
+order from the state after the last regrade. The club's log is folded in order, one session's
+run of entries at a time, by the task after the steps (``schemes_catch_up``), or marks the
+club's rows stale when the club does not keep Brambledown then (``BrambledownClubState.seq``
+0), so the entries of the group being folded are the club's only new ones before them (a full
+update may have folded later ones already: ``seq`` then passes them). When they are one new
+live version of the open quarter that sorts after
 every session recorded (``BrambledownClubState.last_key``), and no live session lies after the
 open quarter (``latest``), recording it last is exactly what the full update would do: the
 engine reads and changes only the session's players and pairs (``brambledown_apply``). A
@@ -64,8 +66,8 @@ LIST_A, LIST_B = BrambledownListEntry.Kind.A, BrambledownListEntry.Kind.B
 def club_session_add(
     *, club: Club, row: BrambledownClubState, entries: Sequence[SchemeEntry] | None
 ) -> BrambledownUpdate | None:
-    """Fold the club's new entries of the log (``entries``: those the step just appended;
-    None outside a step: none) from the rows of their players, or None when the club needs
+    """Fold the club's new entries of the log (``entries``: the group ``schemes_catch_up`` is
+    folding; None outside it: none) from the rows of their players, or None when the club needs
     its full update (see the module's text). ``row``: the club's state, locked."""
     if not row.seq or not row.open_quarter:
         return None  # not kept (a club's first update, after a migration, or entries passed)

@@ -131,7 +131,7 @@ def brambledown_club_update(
     first. A ``touched`` date in a closed quarter (a late session, a correction, a withdrawal)
     or ``replay`` replays the club's sessions from the start. An upload that only adds a
     session to the latest quarter, after every one recorded, is recorded from its players'
-    rows (``club_session_add``; ``entries``: those the step just appended to the log), and the
+    rows (``club_session_add``; ``entries``: the group of the log being folded), and the
     quarterly regrade closes the open quarter from the rows of those who played in it
     (``club_quarter_close``): the tables are those this full update stores
     (tests/schemes/test_brambledown_from_rows.py).

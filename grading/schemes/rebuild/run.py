@@ -42,6 +42,7 @@ from grading.models import BrambledownClubState, BrambledownListEntry
 from grading.schemes.brambledown.state import member_rows, pair_rows, player_fields, state_dump
 from grading.schemes.brambledown.tables import key_json
 from grading.schemes.brambledown.update import ClubSession, club_host_pairs, club_session_order
+from grading.schemes.log import scheme_head_lock
 from grading.schemes.rebuild.read import (
     PROCESS,
     LogRow,
@@ -106,6 +107,7 @@ def schemes_rebuild(*, progress: Progress | None = None, chunk: int = CHUNK_SESS
     with transaction.atomic():
         stages.to("read")
         ledger_head_lock()
+        scheme_head_lock()  # no fold of the log meanwhile (it never asks for the ledger's)
         stored = log_stored()
         kept = log_mirrors_ledger(stored)
         log = stored if kept else log_derive()
