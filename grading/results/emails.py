@@ -86,7 +86,7 @@ def version_figures(*, version: SessionVersion) -> dict[int, Figures]:
             grade_after=_grade(grade.grade_after),
             reason=grade.reason,
             results_path=reverse("results:session-version", args=[session.pk, version.number]),
-            explain_path=reverse("results:explain", args=[session.pk]),
+            explain_path=reverse("members:explain", args=[session.pk]),
         )
     return figures
 

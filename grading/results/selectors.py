@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from django.core.cache import cache
-from django.db.models import F, Q
+from django.db.models import Q
 
 from clubs.models import ClubRole
 from grading.engine import codec
 from grading.engine.types import Scoring, SessionResult
-from grading.models import PairResult, Session, SessionGrade, SessionVersion
+from grading.models import PairResult, Session, SessionVersion
 from grading.results.rules import group_title, places, ranking_groups
 from grading.results.strata import Stratum, pair_strata, strata_limits, strata_rankings
 from grading.results.travellers import Scorecard, Traveller, scorecard, travellers_scored
@@ -54,7 +54,6 @@ class SessionResults:
     card: Scorecard | None
     card_names: str
     my_pair: str | None
-    pair_ids: list[str]
 
     @property
     def replaced(self) -> bool:
@@ -182,7 +181,6 @@ def session_results(
         card=card,
         card_names=names.get(shown_pair, "") if shown_pair else "",
         my_pair=mine,
-        pair_ids=list(names),
     )
 
 
@@ -196,21 +194,4 @@ def _scorecard_kept(version: SessionVersion, pair_id: str, names: dict[str, str]
             Scoring(version.scoring), version_travellers(version=version), pair_id, names
         ),
         timeout=TRAVELLERS_KEPT,
-    )
-
-
-def session_id_of_version(*, version_id: int) -> int | None:
-    return SessionVersion.objects.filter(pk=version_id).values_list("session_id", flat=True).first()
-
-
-def member_grade_of_session(*, member: Member, session_id: int) -> int | None:
-    """The member's row (its id) in the session's live version, if they played in it."""
-    return (
-        SessionGrade.objects.filter(
-            member=member,
-            version__session_id=session_id,
-            version__session__live_version=F("version"),
-        )
-        .values_list("pk", flat=True)
-        .first()
     )

@@ -143,13 +143,3 @@ def member_emails(request, member):
     else:
         messages.error(request, "Choose one of the three.")
     return redirect("members:privacy")
-
-
-@member_required
-def session_explain(request, member, session_id: int):
-    """ "Explain this session" from an email: the address names the session, which no refold
-    renumbers; the member's row of its live version is looked up now."""
-    grade_id = selectors.member_grade_of_session(member=member, session_id=session_id)
-    if grade_id is None:
-        raise Http404("You have no result in this session's current version.")
-    return redirect("members:explain", session_id=session_id)

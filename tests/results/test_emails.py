@@ -77,7 +77,7 @@ def test_each_player_with_a_login_and_an_email_gets_one_email_with_their_result(
     assert f"{grade.session_grade:.2f}" in text and f"{grade.grade_after:.2f}" in text
     session = version.session
     assert f"/results/{session.pk}/v{version.number}/" in text
-    explain = reverse("results:explain", args=[session.pk])
+    explain = reverse("members:explain", args=[session.pk])
     assert explain in text
     html = html_of(message)
     assert 'name="viewport"' in html and f"/results/{session.pk}/v1/" in html
@@ -309,16 +309,18 @@ def test_the_choice_on_the_settings_page_and_through_the_api(client, players):
 def test_the_emails_explain_link_names_the_session_and_finds_the_members_row(
     client, players, mailbox, django_capture_on_commit_callbacks
 ):
-    """A refold renumbers the rows of session grades; the email's link names the session."""
+    """A refold renumbers the rows of session grades; the email's link names the session, on
+    the member's own page of it. The address the first emails carried sends on to it."""
     version = upload(players, django_capture_on_commit_callbacks)
     member = Member.objects.get(national_number="1003")
     client.force_login(member.user)
-    url = reverse("results:explain", args=[version.session_id])
+    url = reverse("members:explain", args=[version.session_id])
+    assert url in text_of(mailbox.to(address("1003"))[0])
     grade = SessionGrade.objects.get(version=version, member=member)
     SessionGrade.objects.filter(pk=grade.pk).update(id=grade.pk + 1000)  # as a refold would
-    answer = client.get(url)
-    assert answer.status_code == 302
-    assert answer["Location"] == reverse("members:explain", args=[version.session_id])
+    assert client.get(url).status_code == 200
+    old = client.get(f"/results/{version.session_id}/explain/")
+    assert old.status_code == 302 and old["Location"] == url
     outsider = UserFactory(username="did-not-play")
     MemberFactory(user=outsider)
     client.force_login(outsider)

@@ -52,6 +52,8 @@ def test_a_players_scorecard_adds_up_to_the_score_in_the_ranking(client, howell)
     assert float(total * 100 / top) == pytest.approx(pair.score, abs=0.01)
     html = page.content.decode()
     assert "Your scorecard" in html
+    explain = reverse("members:explain", args=[howell.pk])
+    assert f'href="{explain}" data-testid="explain-link"' in html
     row = r.card.rows[0]
     assert row.opponents and row.contract and row.declarer
 
