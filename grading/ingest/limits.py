@@ -15,7 +15,13 @@ import datetime as dt
 import math
 from collections.abc import Iterator
 
-from grading.engine.types import Scoring, SessionResult
+from grading.engine.types import (
+    IMP_SCORING,
+    PERCENT_SCORING,
+    TEAMS_SCORING,
+    Scoring,
+    SessionResult,
+)
 from grading.ingest.problems import FileMeta, Problem
 
 EARLIEST_PLAY_DATE = dt.date(2000, 1, 1)
@@ -178,17 +184,8 @@ MAX_PERCENT = 100.0
 MAX_IMPS_PER_BOARD = 24
 MAX_POINTS_PER_BOARD = 7600
 ASSUMED_BOARDS = 24  # S3.7: when neither the pair nor the session says
-_PERCENT_SCORING = frozenset({Scoring.MP, Scoring.SWISS_PAIRS_MP})
-_IMP_SCORING = frozenset(
-    {
-        Scoring.BUTLER,
-        Scoring.CROSS_IMP,
-        Scoring.SWISS_PAIRS_IMP,
-        Scoring.SWISS_TEAMS,
-        Scoring.MULTIPLE_TEAMS,
-        Scoring.TEAM_LEAGUE,
-    }
-)
+# Teams of four are graded per pair on cross-IMPs (S3.6): their pairs' scores are IMPs too.
+_IMP_SCORING = IMP_SCORING | TEAMS_SCORING
 _ADVICE = "Check the pair's score in your scoring program and export the results again."
 
 
@@ -240,7 +237,7 @@ def _out_of_bounds(value: float, unit: str, boards: int) -> bool:
 
 
 def _unit(scoring: Scoring) -> str | None:
-    if scoring in _PERCENT_SCORING:
+    if scoring in PERCENT_SCORING:
         return "percent"
     if scoring in _IMP_SCORING:
         return "IMPs"
@@ -266,7 +263,7 @@ def _score_problems(session: SessionResult) -> Iterator[Problem]:
             elif _out_of_bounds(value, unit, boards):
                 yield _score_problem(where, pair.pair_id, value, unit, boards)
                 break
-    match_unit = "percent" if session.scoring in _PERCENT_SCORING else "IMPs"
+    match_unit = "percent" if session.scoring in PERCENT_SCORING else "IMPs"
     for match in session.matches:
         boards = min(max(match.boards, 1), SMALL_NUMBER_MAX)
         if _out_of_bounds(match.score, match_unit, boards):
