@@ -11,6 +11,7 @@ word.
 
 from __future__ import annotations
 
+import datetime as dt
 import struct
 import sys
 from array import array
@@ -43,10 +44,17 @@ def table_copy(cursor, table: str, columns: Sequence[str], rows: Iterable[Sequen
     return n
 
 
-def copy_binary(raw, table: str, rows: Iterable[bytes]) -> None:
-    """Rows already packed as binary COPY rows into ``table`` (all its columns), framed by the
-    header and trailer; ``raw`` is a psycopg cursor."""
-    with raw.copy(f"COPY {table} FROM STDIN (FORMAT binary)") as copy:
+# PostgreSQL's binary dates count days from 2000-01-01: ``date.toordinal() - DATE_EPOCH``.
+DATE_EPOCH = dt.date(2000, 1, 1).toordinal()
+
+
+def copy_binary(
+    raw, table: str, rows: Iterable[bytes], columns: Sequence[str] | None = None
+) -> None:
+    """Rows already packed as binary COPY rows into ``table`` (``columns``, or all its
+    columns), framed by the header and trailer; ``raw`` is a psycopg cursor."""
+    named = f" ({', '.join(columns)})" if columns else ""
+    with raw.copy(f"COPY {table}{named} FROM STDIN (FORMAT binary)") as copy:
         copy.write(BINARY_HEADER + b"".join(rows) + BINARY_TRAILER)
 
 

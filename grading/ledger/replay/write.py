@@ -26,7 +26,6 @@ replay with the same set writes (nearly) nothing; a change of set updates each r
 
 from __future__ import annotations
 
-import datetime as dt
 import struct
 import sys
 import time
@@ -36,7 +35,7 @@ from dataclasses import dataclass, field
 
 from django.db import connection
 
-from grading.common.pgcopy import copy_binary, table_copy
+from grading.common.pgcopy import DATE_EPOCH, copy_binary, table_copy
 from grading.engine.ngs.foldout import (
     REASONS,
     RECORD_FIGURES,
@@ -73,7 +72,6 @@ VERSIONS = SessionVersion._meta.db_table
 CURRENT = CurrentGrade._meta.db_table
 PARTNERSHIPS = PartnershipGrade._meta.db_table
 
-_EPOCH = dt.date(2000, 1, 1).toordinal()  # PostgreSQL's binary dates count days from it
 _NULL = struct.pack(">i", -1)
 _G = len(RECORD_FIGURES)
 # a record's head: field count, entry, version, member, partner, date, pair index, boards,
@@ -204,7 +202,7 @@ class RefoldWriter:
             return
         pack, grades = _RECORD.pack, self.grades
         entry = self.entries.pk[seq]
-        day = self.entries.date[seq] - _EPOCH
+        day = self.entries.date[seq] - DATE_EPOCH
         live = 0 if version in self.entries.withdrawn else 1
         block, width = _doubles(out.rec_figures), 12 * _G
         partner, pair, boards = out.rec_partner, out.rec_pair, out.rec_boards

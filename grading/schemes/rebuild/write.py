@@ -4,7 +4,6 @@ the same rows through ``executemany``). Called inside the rebuild's transaction.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import struct
 from collections.abc import Iterable, Iterator, Sequence
@@ -12,7 +11,7 @@ from contextlib import contextmanager
 
 from django.db import connection
 
-from grading.common.pgcopy import BINARY_HEADER, BINARY_TRAILER, table_copy
+from grading.common.pgcopy import DATE_EPOCH, copy_binary, table_copy
 from grading.models import (
     BrambledownClubState,
     BrambledownGrade,
@@ -165,7 +164,6 @@ def table_write(name: str, rows: Iterable[Sequence]) -> int:
 # 2000-01-01; double ppi; integer boards and total; the empty text ``mode``).
 _POINT = struct.Struct(">h iq iq iq ii id ii ii i")
 _POINT_NO_VERSION = struct.Struct(">h iq i iq ii id ii ii i")
-_EPOCH = dt.date(2000, 1, 1).toordinal()
 
 
 def ppi_points_write(rows: Iterable[Sequence]) -> int:
@@ -179,7 +177,7 @@ def ppi_points_write(rows: Iterable[Sequence]) -> int:
     for member, version, seq, date, ppi, boards, total, mode in rows:
         if mode:
             raise ValueError("ppi_points_write writes an empty mode only")
-        day = date.toordinal() - _EPOCH
+        day = date.toordinal() - DATE_EPOCH
         if version is None:
             packed.append(bare(8, 8, member, -1, 8, seq, 4, day, 8, ppi, 4, boards, 4, total, 0))
         else:
@@ -188,12 +186,10 @@ def ppi_points_write(rows: Iterable[Sequence]) -> int:
             )
     if not packed:
         return 0
-    table, columns = TABLES["ppi_points"]._meta.db_table, ", ".join(COLUMNS["ppi_points"])
     with connection.cursor() as cursor:
-        with cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN (FORMAT binary)") as copy:
-            copy.write(BINARY_HEADER)
-            copy.write(b"".join(packed))
-            copy.write(BINARY_TRAILER)
+        copy_binary(
+            cursor.cursor, TABLES["ppi_points"]._meta.db_table, packed, COLUMNS["ppi_points"]
+        )
     return len(packed)
 
 
