@@ -46,7 +46,8 @@ def compare_totals(session: SessionResult, recomputed: Mapping[str, float]) -> l
 # Board differences: (board, the file's figure, the product's), per pair.
 BoardDifferences = Mapping[str, list[tuple[int, float, float]]]
 # How far a board's two figures may be apart and agree: a percentage written to 2 decimals
-# of a factored top, a cross-IMP average to 2 decimals, a whole Butler IMP.
+# of a factored top, a cross-IMP average to 2 decimals; Butler IMPs are whole, so two that
+# differ at all differ by at least 1.
 _BOARD_TOLERANCE = {Scoring.MP: 0.51, Scoring.BUTLER: 0.5, Scoring.CROSS_IMP: 0.06}
 
 

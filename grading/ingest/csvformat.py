@@ -204,9 +204,11 @@ class _RowReader:
         if raw and value is None:
             self.bad("score", f'score "{raw}" must be a number, with a point for decimals.')
             return None
-        if value is not None and scoring is Scoring.MP and not 0 <= value <= 100:
-            self.bad("score", f"score {raw} is a match-point percentage and must be 0 to 100.")
-            return None
+        if value is not None and scoring is Scoring.MP:
+            bad = limits.percent_problem(f"Pair {self.cell('pair')}", value)
+            if bad is not None:
+                self.bad("score", bad)
+                return None
         return value
 
     def _boards(self) -> int | None:

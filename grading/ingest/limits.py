@@ -209,10 +209,7 @@ def _score_problem(where: str, pair_id: str, value: float, unit: str, boards: in
     if not math.isfinite(value):
         message = f"Pair {pair_id}'s score is not a number. {_ADVICE}"
     elif unit == "percent":
-        message = (
-            f"Pair {pair_id} has {_figure(value)}%; match points are from 0 to "
-            f"{MAX_PERCENT:g}%. {_ADVICE}"
-        )
+        message = _percent_message(f"Pair {pair_id}", value)
     elif unit == "IMPs":
         message = (
             f"Pair {pair_id} has {_figure(value)} IMPs over {boards} boards, more than "
@@ -225,6 +222,18 @@ def _score_problem(where: str, pair_id: str, value: float, unit: str, boards: in
             f"{MAX_POINTS_PER_BOARD * boards:,}). {_ADVICE}"
         )
     return Problem(where, message, code="implausible")
+
+
+def percent_problem(who: str, value: float) -> str | None:
+    """Why a match-point percentage cannot be (S14.26), or None: the one bound, which the
+    readers apply where they read a pair's figure (their messages name the file's line, and
+    every bad row is listed at once) and :func:`score_problems` applies to every reader's
+    sessions. ``who`` names the pair as the file does ("Pair 3 in section A")."""
+    return _percent_message(who, value) if _out_of_bounds(value, "percent", 1) else None
+
+
+def _percent_message(who: str, value: float) -> str:
+    return f"{who} has {_figure(value)}%; match points are from 0 to {MAX_PERCENT:g}%. {_ADVICE}"
 
 
 def _out_of_bounds(value: float, unit: str, boards: int) -> bool:

@@ -20,6 +20,7 @@ from grading.engine.types import (
 from grading.ingest import parse_file
 from grading.ingest.limits import MAX_POINTS_PER_BOARD, score_problems
 from tests.csvfiles import csv_bytes, mp_session_rows
+from tests.ingest.conftest import fixture_bytes
 
 
 def session(scoring, scores, boards=24, direction_mean=""):
@@ -114,3 +115,42 @@ def test_imps_are_at_most_24_a_board(scoring):
     sessions, problems = refusals(session(scoring, [24 * 20 + 1, -30, 0, 5], boards=20))
     assert sessions == ()
     assert "481 IMPs over 20 boards, more than 24 a board (at most 480)" in problems[0].message
+
+
+def _usebio_over_100():
+    data = fixture_bytes("usebio/ukbridge-club/mp-pairs.usebio.xml")
+    return "x.xml", data.replace(b"<PERCENTAGE>49.09<", b"<PERCENTAGE>149.09<", 1)
+
+
+def _pbn_over_100():
+    data = fixture_bytes("pbn/ruter_norway/pairs.pbn")
+    return "x.pbn", data.replace(b"27.3 57.22", b"27.3 157.22", 1)
+
+
+def _csv_over_100():
+    return "x.csv", csv_bytes(mp_session_rows(scores=[150, 50, 50, 50], boards=24))
+
+
+@pytest.mark.parametrize(
+    "upload, location, says",
+    [
+        (
+            _usebio_over_100,
+            "EVENT/SESSION[1]/SECTION[1]/PARTICIPANTS/PAIR[1]/PERCENTAGE",
+            "Pair 1 in section Sect1 has 149.09%",
+        ),
+        (_pbn_over_100, "line 67", "Pair 8 NS has 157.22%"),
+        (_csv_over_100, "line 2, column score", "Pair 1 has 150%"),
+    ],
+)
+def test_every_reader_refuses_a_percentage_over_100_saying_where_and_the_figure(
+    upload, location, says
+):
+    """One bound (limits.percent_problem): each reader applies it where it reads the figure,
+    so the refusal names the file's place, the pair, its figure and the limit."""
+    name, data = upload()
+    result = parse_file(name, data, "club")
+    assert result.sessions == ()
+    (problem,) = result.problems
+    assert problem.location == location
+    assert f"{says}; match points are from 0 to 100%" in problem.message

@@ -18,7 +18,7 @@ import re
 
 from grading.engine import scoring as engine_scoring
 from grading.engine.types import Scoring, TravellerLine
-from grading.ingest import common
+from grading.ingest import common, limits
 from grading.ingest.pbn.games import Facts, Row, pair_label
 
 __all__ = ["TotalsMixin", "comparisons_in_field", "cross_form"]
@@ -147,13 +147,9 @@ class TotalsMixin:
                 code="score",
             )
             return None
-        if scoring is Scoring.MP and not 0 <= value <= 100:
-            self.log.problem(
-                f"line {row.line}",
-                f"{pair_label(row)}'s percentage {value:g} is not between 0 and 100.",
-                line=row.line,
-                code="score",
-            )
+        bad = limits.percent_problem(pair_label(row), value) if scoring is Scoring.MP else None
+        if bad is not None:
+            self.log.problem(f"line {row.line}", bad, line=row.line, code="score")
             return None
         return value
 

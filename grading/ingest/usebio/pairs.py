@@ -8,7 +8,7 @@ from grading.engine.types import (
     Scoring,
     SessionResult,
 )
-from grading.ingest import common
+from grading.ingest import common, limits
 from grading.ingest.usebio.shapes import (
     FAILED,
     LINE_POINTS,
@@ -206,14 +206,9 @@ class PairsMixin:
                 code="score",
             )
             return FAILED
-        if scoring is Scoring.MP and not 0 <= value <= 100:
-            self.log.problem(
-                f"{raw.path}/{tag}",
-                f"{label}'s percentage {written} is not between 0 and 100. Re-export the "
-                "results from your scoring program.",
-                line=raw.line,
-                code="score",
-            )
+        bad = limits.percent_problem(label, value) if scoring is Scoring.MP else None
+        if bad is not None:
+            self.log.problem(f"{raw.path}/{tag}", bad, line=raw.line, code="score")
             return FAILED
         if scoring in (Scoring.BUTLER, Scoring.CROSS_IMP) and complete and boards:
             return self._unfactored(raw, value, lines, full_boards, boards)
