@@ -136,7 +136,17 @@ def test_fold_with_the_pair_reader_equals_the_fold_without(monkeypatch):
     it (the Python reader), on a synthetic ledger with visitors, hosts, late uploads and
     withdrawals."""
     ledger = synthetic_ledger(300, 400, seed=7)
+    read = []  # the sessions the pair reader filled (None: it left one to Python)
+    real = cpairs.PairColumns.add_session_c
+
+    def counted(self, *args):
+        got = real(self, *args)
+        read.append(got is not None)
+        return got
+
+    monkeypatch.setattr(cpairs.PairColumns, "add_session_c", counted)
     with_reader = CKernelReplay(chunk=53).run(ledger)
+    assert sum(read) > len(read) // 2  # most sessions went through the compiled reader
     monkeypatch.setattr(cpairs, "load_marshal", lambda: None)
     without = CKernelReplay(chunk=53).run(ledger)
     assert with_reader.grades is not None and without.grades is not None
