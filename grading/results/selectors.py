@@ -130,15 +130,17 @@ def session_results(
     (the viewer's own pair by default; any pair's card is only its results, S16)."""
     version = session.live_version
     asked = version_number if version_number not in (None, version.number) else None
+    limits = strata_limits(club=session.event.club, event_id=session.event_id)
+    # The players' grades are read only to place the pairs in the club's strata, if any.
+    joined = ("player1__current_grade", "player2__current_grade") if limits else ()
     pairs = list(
         PairResult.objects.filter(version=version)
-        .select_related("player1__current_grade", "player2__current_grade")
+        .select_related("player1", "player2", *joined)
         .order_by("pk")
     )
     viewer = member_for_user(user=user)
     mine = member_pair(member=viewer, pairs=pairs)
     names = {p.pair_id: _names(p) for p in pairs}
-    limits = strata_limits(club=session.event.club, event_id=session.event_id)
     placed = pair_strata(version=version, pairs=pairs, limits=limits)
     grouped = ranking_groups(pairs, version.movement)
     groups = []

@@ -157,3 +157,30 @@ def test_a_file_without_travellers_shows_the_ranking_and_says_so(
     assert page.status_code == 200
     assert "no travellers" in page.content.decode()
     assert re.search(r"62\.50%", page.content.decode())
+
+
+def test_the_players_grades_are_read_only_for_a_club_with_strata(club_admin, howell):
+    """The ranking needs the players' names; their grades only place the pairs in strata."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from grading.models import CurrentGrade
+    from grading.results import selectors
+    from grading.results.services import club_strata_set
+
+    grades = CurrentGrade._meta.db_table
+
+    def page_queries() -> list[str]:
+        session = selectors.session_for_results(session_id=howell.pk)
+        with CaptureQueriesContext(connection) as seen:
+            r = selectors.session_results(session=session, user=club_admin[0])
+        assert [line for _, lines in r.groups for line in lines]
+        return [q["sql"] for q in seen.captured_queries]
+
+    assert not any(grades in sql for sql in page_queries())
+    club_strata_set(club=howell.event.club, event_id=None, limits=[50.0])
+    with_strata = page_queries()
+    pairs = [sql for sql in with_strata if PairResult._meta.db_table in sql.split("WHERE")[0]]
+    assert any(grades in sql for sql in pairs)
+    # One join, not a query per player.
+    assert sum(sql.lstrip().startswith("SELECT") and grades in sql for sql in with_strata) == 1
