@@ -157,6 +157,20 @@ def plausible_table_score(value: int) -> bool:
     return abs(value) <= MAX_TABLE_SCORE and value % 10 == 0
 
 
+# A traveller line's pair number that names no pair (S14.22, FORMATS 5.3): a bye, a sit-out or
+# a phantom, as the USEBIO and PBN readers have met them; "?" is PBN's unknown value.
+_BYE_NUMBERS = frozenset({"-", "0", "?", "BYE", "SITOUT", "SIT-OUT", "SIT OUT", "PHANTOM"})
+
+
+def is_bye(number: str | None, *, blank: bool = False) -> bool:
+    """Whether a traveller line's pair number is a bye or sit-out line rather than a pair.
+    ``blank``: an empty or missing number is one too (a PBN ScoreTable row may leave the
+    sit-out's id out); a USEBIO line names both pairs (FORMATS 2.6), so there a blank number
+    is a damaged line, reported as such."""
+    text = (number or "").strip().upper()
+    return text in _BYE_NUMBERS or (blank and not text)
+
+
 def is_phantom_name(name: str) -> bool:
     return bool(_PHANTOM_WORDS.match(name or ""))
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from grading.engine.types import Scoring
-from grading.ingest import parse_file
+from grading.ingest import common, parse_file
 from grading.ingest.crosscheck import recompute_totals
 from tests.ingest.conftest import fixture_bytes, parse_fixture
 
@@ -221,7 +221,9 @@ def test_a_mean_per_board_is_multiplied_by_the_boards_not_replaced_by_traveller_
     assert "mean-imps" in _codes(result)
 
 
-def test_a_usebio_pairs_declared_boards_counting_a_bye_are_the_boards_it_played():
+@pytest.mark.parametrize("bye", [b"0", b"?", b"SIT OUT", b"phantom"])
+def test_a_usebio_pairs_declared_boards_counting_a_bye_are_the_boards_it_played(bye):
+    """The byes the PBN reader knows are byes in USEBIO too (one common.is_bye)."""
     data = fixture_bytes("fidelity/usebio-1.1-relative-tricks.xml")
     # pair 1 is said to have played 5 boards; board 5 is a bye line (pair 1 v "0")
     data = data.replace(
@@ -232,7 +234,8 @@ def test_a_usebio_pairs_declared_boards_counting_a_bye_are_the_boards_it_played(
     data = data.replace(
         b"    </BOARD>\n  </EVENT>",
         b"    </BOARD>\n    <BOARD><BOARD_NUMBER>5</BOARD_NUMBER><TRAVELLER_LINE><NS_PAIR_NUMBER>1"
-        b"</NS_PAIR_NUMBER><EW_PAIR_NUMBER>0</EW_PAIR_NUMBER></TRAVELLER_LINE></BOARD>\n  </EVENT>",
+        b"</NS_PAIR_NUMBER><EW_PAIR_NUMBER>" + bye + b"</EW_PAIR_NUMBER></TRAVELLER_LINE>"
+        b"</BOARD>\n  </EVENT>",
     )
     result = parse_file("x.xml", data, "club")
     assert result.ok, result.problems
@@ -283,3 +286,11 @@ def test_own_session_columns_without_their_board_count_take_the_boards_from_the_
     # NrBoards (8) runs over both sessions; this session's 4 boards come from its travellers
     assert {p.pair_id: (p.score, p.boards) for p in session.pairs}["1"] == (87.5, 4)
     assert len(session.travellers) == 8
+
+
+def test_a_blank_pair_number_is_a_bye_only_where_the_format_leaves_it_out():
+    """PBN may leave a sit-out's id out of a ScoreTable row; a USEBIO line names both pairs
+    (FORMATS 2.6), so a blank number there is a damaged line, reported, not a bye."""
+    assert common.is_bye("", blank=True) and common.is_bye(None, blank=True)
+    assert not common.is_bye("") and not common.is_bye(" ")
+    assert common.is_bye(" sit-out ") and not common.is_bye("1")

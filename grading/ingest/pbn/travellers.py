@@ -15,13 +15,6 @@ from grading.ingest import common
 from grading.ingest.pbn.games import Facts, Game, Row, ns_score
 from grading.ingest.problems import ProblemLog
 
-_BYES = frozenset({"", "-", "0", "?", "BYE", "SITOUT", "SIT-OUT", "PHANTOM"})
-
-
-def is_bye(number: str | None) -> bool:
-    """A ScoreTable pair id that names no pair: a bye or sit-out line."""
-    return (number or "").strip().upper() in _BYES
-
 
 def point_columns(scoring: Scoring) -> tuple[str, str]:
     if scoring in (Scoring.BUTLER, Scoring.CROSS_IMP):
@@ -80,7 +73,9 @@ def _line(rec: dict[str, str], board: int, lookup, columns, facts: Facts):
     ns_id, ew_id = rec.get("PairId_NS", ""), rec.get("PairId_EW", "")
     ns = common.pair_of_line(lookup, section, ns_id, Direction.NS)
     ew = common.pair_of_line(lookup, section, ew_id, Direction.EW)
-    if (ns is None and is_bye(ns_id)) or (ew is None and is_bye(ew_id)):
+    if (ns is None and common.is_bye(ns_id, blank=True)) or (
+        ew is None and common.is_bye(ew_id, blank=True)
+    ):
         _sat_out(facts, board, ns, ew)
         return None
     if ns is None or ew is None:

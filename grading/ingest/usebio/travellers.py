@@ -19,13 +19,6 @@ from grading.ingest.usebio.shapes import (
 )
 from grading.ingest.xmltext import child_path, children, text
 
-_BYE_NUMBERS = frozenset({"0", "-", "BYE", "SITOUT", "SIT-OUT", "SIT OUT", "PHANTOM"})
-
-
-def _bye(number: str) -> bool:
-    """A traveller line's pair number that names no pair: a bye or sit-out line (S14.22)."""
-    return number.strip().upper() in _BYE_NUMBERS
-
 
 class TravellersMixin:
     """Travellers, for :class:`~grading.ingest.usebio.reader.EventReader`, which
@@ -69,12 +62,16 @@ class TravellersMixin:
         where = located(path, self.line(element))
         ns_num = text(element, "NS_PAIR_NUMBER") or ""
         ew_num = text(element, "EW_PAIR_NUMBER") or ""
-        if dropped.against(section, ns_num, ew_num, lookup) or _bye(ns_num) or _bye(ew_num):
+        if (
+            dropped.against(section, ns_num, ew_num, lookup)
+            or common.is_bye(ns_num)
+            or common.is_bye(ew_num)
+        ):
             # against a sit-out, phantom or bye: not a comparison, and not a board played
             # (S3.7, S14.22); the real side's board is remembered as sat out
             for number, side in ((ns_num, Direction.NS), (ew_num, Direction.EW)):
                 real = common.pair_of_line(lookup, section, number, side)
-                if real is not None and not _bye(number):
+                if real is not None and not common.is_bye(number):
                     result.sat_out[real.pair_id].add(board)
             return
         ns = common.pair_of_line(lookup, section, ns_num, Direction.NS)
