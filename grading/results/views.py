@@ -1,6 +1,6 @@
 """The session's results page (S16) and the club's results settings (strata, estimates,
 switches). Thin: selectors read, services write, the access rule is S13's
-(``results_visible``, ``administered_club``)."""
+(``results_visible``, ``club_page``)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
-from clubs.pages import administered_club, uploads_path
+from clubs.models import Club
+from clubs.pages import club_page, club_render
 from grading.results import selectors, settings_reads
 from grading.results.forms import ClubResultsForm, EmailChoiceForm, EstimateForm, StrataForm
 from grading.results.services import (
@@ -69,8 +70,8 @@ def session_results(request, session_id: int, number: int | None = None):
 
 
 @login_required
-def club_results_settings(request, slug: str):
-    club = administered_club(request, slug)
+@club_page
+def club_results_settings(request, club: Club):
     data = request.POST if request.method == "POST" else None
     which = request.POST.get("form") if data else None
     events = settings_reads.club_events(club=club)
@@ -89,13 +90,11 @@ def club_results_settings(request, slug: str):
         club_estimate_set(club=club, **estimate_form.cleaned_data)
         messages.success(request, "Estimate saved.")
         return redirect("results:club-settings", slug=club.slug)
-    return render(
+    return club_render(
         request,
+        club,
         "results/club_settings.html",
         {
-            "club": club,
-            "tab": "results",
-            "uploads_path": uploads_path(club),
             "club_form": club_form,
             "strata_form": strata_form,
             "estimate_form": estimate_form,
@@ -103,13 +102,14 @@ def club_results_settings(request, slug: str):
             "estimates": settings_reads.club_estimate_rows(club=club),
             "withheld": settings_reads.members_needing_estimates(club=club),
         },
+        tab="results",
     )
 
 
 @login_required
 @require_POST
-def club_estimate_delete(request, slug: str, pk: int):
-    club = administered_club(request, slug)
+@club_page
+def club_estimate_delete(request, club: Club, pk: int):
     club_estimate_remove(club=club, estimate_id=pk)
     messages.success(request, "Estimate removed.")
     return redirect("results:club-settings", slug=club.slug)
