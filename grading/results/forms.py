@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from django import forms
 
-from clubs.models import Club
-from grading.engine.types import normalise_number
+from clubs.models import Club, ClubRole
 from grading.results.rules import MAX_LIMITS
 from members.models import Member
+from members.selectors.public import member_by_number
 
 GRADE_RANGE = (20.0, 80.0)
 
@@ -82,9 +82,9 @@ class EstimateForm(forms.Form):
         self.club = club
 
     def clean_number(self):
-        number = normalise_number(self.cleaned_data["number"])
-        member = Member.objects.filter(national_number=number, club_roles__club=self.club).first()
-        if member is None:
+        # However it is spelt, and a number merged into another finds the survivor (S15).
+        member = member_by_number(number=self.cleaned_data["number"])
+        if member is None or not ClubRole.objects.filter(club=self.club, member=member).exists():
             raise forms.ValidationError(
                 f"No member of the club has number {self.cleaned_data['number']}."
             )

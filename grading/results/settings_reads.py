@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db.models import Q
+
 from clubs.models import Club, ClubEstimate, ClubRole, ClubStrata
 from grading.models import Event
-from grading.privacy import NO_GRADE, grade_withheld_reason
+from grading.privacy import PRIVATE, PROVISIONAL, published_grade_q
 
 
 @dataclass(frozen=True)
@@ -33,13 +35,17 @@ def club_estimate_rows(*, club: Club) -> list[ClubEstimate]:
 
 def members_needing_estimates(*, club: Club) -> list[tuple[str, str, str]]:
     """(name, number, why) of the club's members whose grade is withheld and who have no
-    estimate yet: their pairs go in the strongest stratum until one is entered."""
-    have = set(ClubEstimate.objects.filter(club=club).values_list("member_id", flat=True))
-    found = []
-    for role in ClubRole.objects.filter(club=club).select_related(
-        "member", "member__current_grade"
-    ):
-        why = grade_withheld_reason(role.member)
-        if why and why != NO_GRADE and role.member_id not in have:
-            found.append((role.member.name, role.member.national_number, why))
-    return sorted(found)
+    estimate yet: their pairs go in the strongest stratum until one is entered. Withheld as
+    ``grade_withheld_reason`` says (S7), picked in the query: a private grade (or none), a
+    provisional grade; a public member without a grade has nothing to estimate."""
+    withheld = ~published_grade_q("member__") & (
+        Q(member__grade_private=True) | Q(member__current_grade__isnull=False)
+    )
+    rows = (
+        ClubRole.objects.filter(withheld, club=club)
+        .exclude(member_id__in=ClubEstimate.objects.filter(club=club).values("member_id"))
+        .values_list("member__name", "member__national_number", "member__grade_private")
+    )
+    return sorted(
+        (name, number, PRIVATE if private else PROVISIONAL) for name, number, private in rows
+    )
