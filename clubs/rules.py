@@ -9,6 +9,7 @@ import datetime as dt
 from django.utils import timezone
 
 from clubs.models import PlannedSession
+from grading.engine.ngs.decay import years_before
 
 EXEMPTION_DEADLINE = dt.timedelta(minutes=30)
 
@@ -62,10 +63,8 @@ PLANNED_YEARS_AHEAD = 2
 
 def planned_date_latest(today: dt.date) -> dt.date:
     """The latest date a session may be planned for, ``today`` plus 2 years (29 February
-    gives 28 February)."""
-    year = min(today.year + PLANNED_YEARS_AHEAD, dt.MAXYEAR)
-    day = 28 if (today.month, today.day) == (2, 29) else today.day
-    return today.replace(year=year, day=day)
+    gives 28 February, S14.6's rule), no later than the calendar's last year."""
+    return years_before(today, -min(PLANNED_YEARS_AHEAD, dt.MAXYEAR - today.year))
 
 
 def planned_date_problem(date: dt.date, today: dt.date) -> str | None:
