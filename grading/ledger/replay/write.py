@@ -47,6 +47,8 @@ from grading.engine.ngs.foldout import (
 from grading.engine.ngs.params import NGSParams
 from grading.ledger.replay.merge import (
     current_place,
+    differs,
+    float_columns,
     merge,
     nan_none,
     partnerships_place,
@@ -328,12 +330,14 @@ class RefoldWriter:
 
     def _pair_figures(self, cursor) -> None:
         names = ("score_term", "sopp", "par", "excess")
-        values = ", ".join(f"NULLIF(t.{n}, 'NaN')" for n in names)
-        changed = f" AND ({', '.join(f'r.{n}' for n in names)}) IS DISTINCT FROM ({values})"
+        # n: the fold's figures, NaN stored as NULL
+        changed = differs("r", "n", names, float_columns(cursor, PAIRS))
+        fold = ", ".join(f"NULLIF(t.{n}, 'NaN') AS {n}" for n in names)
         cursor.execute(
-            f"UPDATE {PAIRS} r SET ({', '.join(names)}) = ({values}) FROM {RAW_PAIRS} t "
-            f"JOIN {RAW_VERSIONS} p ON p.version = t.version AND p.pair = t.pair "
-            f"WHERE r.version_id = t.version AND r.pair_id = p.pair_id{changed}"
+            f"UPDATE {PAIRS} r SET ({', '.join(names)}) = ({', '.join(f'n.{c}' for c in names)}) "
+            f"FROM (SELECT t.version, p.pair_id, {fold} FROM {RAW_PAIRS} t "
+            f"JOIN {RAW_VERSIONS} p ON p.version = t.version AND p.pair = t.pair) n "
+            f"WHERE r.version_id = n.version AND r.pair_id = n.pair_id AND {changed}"
         )
         self.stats.written["pair_figures_updated"] = cursor.rowcount
 
@@ -365,8 +369,8 @@ def _version_states(cursor, rows: list[tuple], stats: RefoldStats) -> None:
         "ELSE v.not_graded_reason END "
         "FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::double precision[], "
         "%s::integer[], %s::integer[]) AS t(id, state, reason, sof, known, total) "
-        "WHERE v.id = t.id AND (v.state, v.sof, v.known_pairs, v.total_pairs) IS DISTINCT FROM "
-        "(t.state, t.sof, t.known, t.total)",
+        "WHERE v.id = t.id AND ((v.state, v.known_pairs, v.total_pairs) IS DISTINCT FROM "
+        "(t.state, t.known, t.total) OR " + differs("v", "t", ["sof"], frozenset({"sof"})) + ")",
         [SessionVersion.State.NOT_GRADED.value, *map(list, zip(*rows, strict=True))],
     )
     stats.written["versions_updated"] = stats.written.get("versions_updated", 0) + cursor.rowcount
