@@ -13,19 +13,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from grading.engine.scoring import LineResult, Method, TravellerLine, group_by_board, score_board
+from grading.engine.scoring import (
+    LineResult,
+    Method,
+    TravellerLine,
+    group_by_board,
+    method_of,
+    score_traveller,
+)
 from grading.engine.types import Direction, Scoring, SessionResult
 
-METHODS = {
-    Scoring.MP: Method.MP,
-    Scoring.SWISS_PAIRS_MP: Method.MP,
-    Scoring.BUTLER: Method.BUTLER,
-    Scoring.CROSS_IMP: Method.CROSS_IMP,
-    Scoring.AGGREGATE: Method.AGGREGATE,
-    Scoring.MULTIPLE_TEAMS: Method.CROSS_IMP,
-    Scoring.SWISS_TEAMS: Method.CROSS_IMP,
-    Scoring.TEAM_LEAGUE: Method.CROSS_IMP,
-}
 UNITS = {
     Method.MP: "match points",
     Method.BUTLER: "IMPs",
@@ -86,11 +83,6 @@ class Scorecard:
     total: str = ""
 
 
-def method_of(scoring: Scoring) -> Method | None:
-    """How each line's figure is worked out; None (Swiss pairs in IMPs) shows scores only."""
-    return METHODS.get(scoring)
-
-
 def _number(value: Fraction, places: int = 2) -> str:
     text = f"{float(value):.{places}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
@@ -131,14 +123,15 @@ def _scored(
     if method is None:
         return None, ""
     try:
-        board = score_board(lines, method, expected if method is Method.MP else len(lines))
+        board = score_traveller(lines, method, expected)
     except (ValueError, ArithmeticError, TypeError, KeyError):
         return None, NOT_SCORED
     return board.lines, ""
 
 
 def travellers_scored(result: SessionResult) -> list[Traveller]:
-    """Every board's traveller in board order, each line with what both sides earned."""
+    """Every board's traveller in board order, each line with what both sides earned; with
+    no method (Swiss pairs in IMPs) the scores only."""
     method = method_of(result.scoring)
     boards = group_by_board(result.travellers)
     expected = max((len(lines) for lines in boards.values()), default=0)

@@ -7,7 +7,8 @@ Butler score and many match points).
 
 The modules: ``lines`` (a traveller line, adjusted codes, each side's outcome), ``imps`` (IMPs,
 Butler, cross-IMPs), ``matchpoints`` (match points, Neuberg), ``groups`` (one comparison group,
-weighted scores included), ``board`` (one traveller), ``session`` (pair totals).
+weighted scores included), ``board`` (one traveller), ``session`` (pair totals), ``methods``
+(a session scoring's board method, and one board scored as its session scores it).
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from grading.engine.scoring.matchpoints import (
     neuberg_exact,
     small_group_percentages,
 )
+from grading.engine.scoring.methods import method_of, score_traveller
 from grading.engine.scoring.session import (
     PairSessionResult,
     group_by_board,
@@ -74,6 +76,7 @@ __all__ = [
     "imps",
     "is_adjusted_score",
     "matchpoints",
+    "method_of",
     "matchpoints_by_frequency",
     "neuberg",
     "neuberg_exact",
@@ -81,5 +84,6 @@ __all__ = [
     "parse_adjusted_score",
     "score_board",
     "score_session",
+    "score_traveller",
     "small_group_percentages",
 ]
