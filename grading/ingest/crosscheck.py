@@ -8,20 +8,43 @@ check the session in their scoring program. Nothing is refused here.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 
 from grading.engine import scoring as engine_scoring
+from grading.engine.scoring import BoardResult, Method, TravellerLine
 from grading.engine.types import Scoring, SessionResult
 from grading.ingest.problems import Problem
 
 logger = logging.getLogger(__name__)
 
-_METHODS = {Scoring.MP: "MP", Scoring.BUTLER: "BUTLER", Scoring.CROSS_IMP: "CROSS_IMP"}
+# The scorings whose pair totals are checked, and the units their messages give.
 _UNITS = {Scoring.MP: "%", Scoring.BUTLER: " IMPs", Scoring.CROSS_IMP: " IMPs"}
 # Butler datums scoring programs use besides S2.5's (drop, halves), tried before warning: S2.5
 # lets a club drop each board's highest and lowest score; Cobalt does, and rounds a negative
 # datum's 5 away from zero (tests/fixtures: its Butler samples match it to the IMP).
 BUTLER_VARIANTS = ((1, "up"), (1, "away"), (0, "away"))
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A way of scoring the travellers: the specification's (the default), or one a scoring
+    program is known to use (docs/decisions.md): a Butler datum (``drop``, ``halves``: S2.5),
+    each section a field of its own (``per_section``: FORMATS 2.2), or BriAn's match points
+    (``real_top``: an adjusted score's table left out of the board's top, no Neuberg)."""
+
+    drop: int = 0
+    halves: str = "up"
+    per_section: bool = False
+    real_top: bool = False
+
+
+SPECIFICATION = Variant()
+
+
+def _method(scoring: Scoring) -> Method | None:
+    """The board method of a scoring whose totals are checked, else None."""
+    return engine_scoring.method_of(scoring) if scoring in _UNITS else None
 
 
 def tolerance(scoring: Scoring, boards: int | None) -> float:
@@ -93,21 +116,20 @@ def _where(differences: list[tuple[int, float, float]], unit: str) -> str:
 
 
 def board_differences(
-    session: SessionResult, figures: Mapping[tuple[str, int], float] | None
+    session: SessionResult,
+    figures: Mapping[tuple[str, int], float] | None,
+    variant: Variant = SPECIFICATION,
 ) -> dict[str, list[tuple[int, float, float]]]:
     """Per pair, the boards where the file's own figure (``figures``: percent or IMPs per
     pair and board, as the traveller lines give them) differs from the product's scoring of
-    that board's traveller (S2): the boards a total that disagrees should be checked on."""
-    method = _METHODS.get(session.scoring)
+    that board's traveller (S2), scored the way ``variant`` scores it (the way that fits the
+    file's totals best): the boards a total that disagrees should be checked on."""
+    method = _method(session.scoring)
     if not figures or method is None or not session.travellers:
         return {}
-    lines = engine_scoring.group_by_board(session.travellers)
-    expected = max(len(traveller) for traveller in lines.values())
     found: dict[str, list[tuple[int, float, float]]] = {}
     allowed = _BOARD_TOLERANCE[session.scoring]
-    for board, traveller in sorted(lines.items()):
-        size = expected if method == "MP" else len(traveller)
-        result = engine_scoring.score_board(traveller, method, size)
+    for board, result in _scored_boards(session, method, variant):
         for line in result.lines:
             for pair, ours in (
                 (line.ns_pair, _side(line, "ns")),
@@ -117,6 +139,47 @@ def board_differences(
                 if theirs is not None and ours is not None and abs(theirs - ours) > allowed:
                     found.setdefault(pair, []).append((board, theirs, ours))
     return found
+
+
+def _scored_boards(
+    session: SessionResult, method: Method, variant: Variant
+) -> Iterator[tuple[int, BoardResult]]:
+    """Each board's traveller scored as ``variant`` scores it for the pairs' totals
+    (:func:`recompute_totals`, ``mp_percentages_real_top``), in board order per field."""
+    for lines in _fields(session, variant.per_section):
+        travellers = engine_scoring.group_by_board(lines)
+        most = max(len(traveller) for traveller in travellers.values())
+        for board, traveller in sorted(travellers.items()):
+            if variant.real_top:
+                real = [line for line in traveller if not _artificial(line)]
+                if real:  # an artificial score's figure is not compared (the readers)
+                    yield board, engine_scoring.score_board(real, Method.MP, small_group_max=0)
+                continue
+            yield (
+                board,
+                engine_scoring.score_traveller(
+                    traveller, method, most, drop=variant.drop, halves=variant.halves
+                ),
+            )
+
+
+def _artificial(line: TravellerLine) -> bool:
+    return (
+        engine_scoring.ns_outcome(line).is_artificial
+        or engine_scoring.ew_outcome(line).is_artificial
+    )
+
+
+def _fields(session: SessionResult, per_section: bool) -> list[Sequence[TravellerLine]]:
+    """The session's traveller lines as the fields they are scored in: one, or one per
+    section (a line belongs to its NS pair's section)."""
+    if not per_section:
+        return [session.travellers]
+    section_of = {pair.pair_id: pair.section for pair in session.pairs}
+    groups: dict[str, list[TravellerLine]] = {}
+    for line in session.travellers:
+        groups.setdefault(section_of.get(line.ns_pair, ""), []).append(line)
+    return list(groups.values())
 
 
 def _side(line, side: str) -> float | None:
@@ -153,16 +216,11 @@ def recompute_totals(
     ``drop`` and ``halves``: the Butler datum (``scoring.butler_datum``). ``per_section``: each
     section's travellers scored on their own, for files whose sections are separate fields
     (boards of the same number in two sections are then not compared)."""
-    method = _METHODS.get(session.scoring)
+    method = _method(session.scoring)
     if method is None or not session.travellers:
         return None
-    groups: dict[str, list] = {}
-    section_of = {pair.pair_id: pair.section for pair in session.pairs}
-    for line in session.travellers:
-        key = section_of.get(line.ns_pair, "") if per_section else ""
-        groups.setdefault(key, []).append(line)
     totals: dict[str, float] = {}
-    for lines in groups.values():
+    for lines in _fields(session, per_section):
         results = engine_scoring.score_session(lines, method, drop=drop, halves=halves)
         for pair_id, result in results.items():
             value = result.percentage if session.scoring is Scoring.MP else float(result.total)
@@ -186,10 +244,10 @@ def crosscheck(
         totals = recompute_totals(session)
         if totals is None:
             return []
-        warnings = _best_fitting_mismatches(session, totals)
+        variant, fitted, warnings = _best_fit(session, totals)
         if warnings and figures:
-            differences = board_differences(session, figures)
-            warnings = _best_fitting_mismatches(session, totals, differences)
+            differences = board_differences(session, figures, variant)
+            warnings = _mismatches(session, fitted, differences)
     except Exception as exc:  # a best-effort check must never stop an upload
         logger.warning("Cross-check failed for %s: %s", session.key, exc)
         return [
@@ -203,32 +261,37 @@ def crosscheck(
     return _summarised(session, warnings)
 
 
-def _best_fitting_mismatches(
-    session: SessionResult, totals: Mapping[str, float], boards: BoardDifferences | None = None
-) -> list[Problem]:
-    """Judged against the method that fits the file best (the specification's on a tie), so a
-    file from a program with another known method is quiet, or names only the pairs that
-    really differ. A method that scores fewer pairs is not tried: leaving a pair out must not
-    make it look the better fit."""
-    warnings = _mismatches(session, totals, boards)
-    for variant in _program_variants(session) if warnings else ():
-        if not variant.keys() >= totals.keys():
+def _best_fit(
+    session: SessionResult, totals: Mapping[str, float]
+) -> tuple[Variant, Mapping[str, float], list[Problem]]:
+    """The way of scoring that fits the file best (the specification's on a tie), its totals
+    and the pairs that disagree with it, so a file from a program with another known method is
+    quiet, or names only the pairs that really differ. A method that scores fewer pairs is not
+    tried: leaving a pair out must not make it look the better fit."""
+    best: tuple[Variant, Mapping[str, float], list[Problem]] = (
+        SPECIFICATION,
+        totals,
+        _mismatches(session, totals),
+    )
+    for variant, variant_totals in _program_variants(session) if best[2] else ():
+        if not variant_totals.keys() >= totals.keys():
             continue
-        mismatches = _mismatches(session, variant, boards)
-        if len(mismatches) < len(warnings):
-            warnings = mismatches
-    return warnings
+        mismatches = _mismatches(session, variant_totals)
+        if len(mismatches) < len(best[2]):
+            best = (variant, variant_totals, mismatches)
+    return best
 
 
-def _program_variants(session: SessionResult) -> Iterator[dict[str, float]]:
+def _program_variants(session: SessionResult) -> Iterator[tuple[Variant, dict[str, float]]]:
     """The totals other scoring programs' known methods give (docs/decisions.md), and each
     section scored on its own (FORMATS 2.2: sections scored per section)."""
     if sectioned(session):
-        yield recompute_totals(session, per_section=True) or {}
+        yield Variant(per_section=True), recompute_totals(session, per_section=True) or {}
     if session.scoring is Scoring.BUTLER:
         for drop, halves in BUTLER_VARIANTS:
-            yield recompute_totals(session, drop=drop, halves=halves) or {}
+            totals = recompute_totals(session, drop=drop, halves=halves) or {}
+            yield Variant(drop=drop, halves=halves), totals
     elif session.scoring is Scoring.MP:
         # BriAn: an adjusted score's table is left out of the board's top.
         percentages = engine_scoring.mp_percentages_real_top(session.travellers)
-        yield {pair: float(value) for pair, value in percentages.items()}
+        yield Variant(real_top=True), {pair: float(v) for pair, v in percentages.items()}

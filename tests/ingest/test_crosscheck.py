@@ -16,7 +16,13 @@ from grading.engine.types import (
     TravellerLine,
 )
 from grading.ingest import parse_file
-from grading.ingest.crosscheck import compare_totals, crosscheck, recompute_totals
+from grading.ingest.crosscheck import (
+    Variant,
+    board_differences,
+    compare_totals,
+    crosscheck,
+    recompute_totals,
+)
 from tests.ingest.conftest import fixture_bytes, parse_fixture
 
 
@@ -185,3 +191,52 @@ def test_a_pbn_butler_total_that_its_travellers_contradict_names_the_board():
     (warning,) = [w for w in result.warnings if w.code == "total-mismatch"]
     assert "Pair 1 has 1 IMPs in the file" in warning.message
     assert "board 4 (the file -1.00 IMPs, the traveller -4.00 IMPs)" in warning.message
+
+
+def test_the_boards_named_are_scored_the_way_that_fits_the_totals_not_s25s_default():
+    """A Butler file whose datum drops each board's highest and lowest score (S2.5's club
+    setting): the warning for the one pair that disagrees names its boards as that datum
+    scores them, not as the default datum would."""
+    # NS 1-5 against EW 6-10. Board 1: 620, 170, 140, -100, -1100: the default datum is -54,
+    # -50; without 620 and -1100 it is 70. Board 2: -200, 100, 110, 140, 650: 160 by
+    # default; 116.67, 120 without -200 and 650.
+    scores = {1: (620, 170, 140, -100, -1100), 2: (-200, 100, 110, 140, 650)}
+    travellers = tuple(
+        TravellerLine(board=board, ns_pair=str(i + 1), ew_pair=str(i + 6), ns_score=score)
+        for board, row in scores.items()
+        for i, score in enumerate(row)
+    )
+    # each NS pair's IMPs against the trimmed datum (EW the opposite): board 1 +550 = 11,
+    # +100 = 3, +70 = 2, -170 = -5, -1170 = -15; board 2 -320 = -8, -20 = -1, -10 = 0,
+    # +20 = 1, +530 = 11
+    trimmed = {1: (11, 3, 2, -5, -15), 2: (-8, -1, 0, 1, 11)}
+    figures = {}
+    for board, row in trimmed.items():
+        for i, imps in enumerate(row):
+            figures[(str(i + 1), board)] = float(imps)
+            figures[(str(i + 6), board)] = float(-imps)
+    figures[("2", 2)] = 3.0  # pair 2's board 2 written +3 for -1, and its total with it
+    totals = {pair: sum(v for (p, _), v in figures.items() if p == pair) for pair, _ in figures}
+    pairs = tuple(
+        PairEntry(pid, (Player(f"{pid}1"), Player(f"{pid}2")), total, boards=2)
+        for pid, total in totals.items()
+    )
+    session = SessionResult(
+        key=SessionKey("c", "E", 1, dt.date(2026, 1, 1)),
+        event_name="Butler",
+        scoring=Scoring.BUTLER,
+        movement=Movement.TWO_WINNER,
+        pairs=pairs,
+        travellers=travellers,
+    )
+    (warning,) = crosscheck(session, figures)
+    assert warning.location == "session 1, pair 2"
+    assert "Pair 2 has 6 IMPs in the file, but scoring its traveller lines gives 2.00" in (
+        warning.message
+    )
+    assert "board 2 (the file 3.00 IMPs, the traveller -1.00 IMPs)" in warning.message
+    assert "board 1" not in warning.message
+    # S2.5's default datum would name both boards, with its own figures (+6 and -2)
+    default = board_differences(session, figures)
+    assert default["2"] == [(1, 3.0, 6.0), (2, 3.0, -2.0)]
+    assert board_differences(session, figures, Variant(drop=1))["2"] == [(2, 3.0, -1.0)]
