@@ -184,13 +184,9 @@ TABLE = {
     # of the session, its administrators and staff; a club may publish them (tests/results/).
     "results:session": ("get", {"session_id": "session"}, RESULTS),
     "results:session-version": ("get", {"session_id": "session", "number": "1"}, RESULTS),
-    # The member's own row of the session: 302 to it; no row in it: 404 (world's "member"
-    # played; the others did not).
-    "results:explain": (
-        "get",
-        {"session_id": "session"},
-        {"anonymous": PAGE_LOGIN, "member": {302}, **{r: {404} for r in LOGGED_IN[1:]}},
-    ),
+    # An old email's link: a plain redirect to the member's own page of the session
+    # ("members:explain", which decides who may see what).
+    "results:explain": ("get", {"session_id": "session"}, everyone(302)),
     "results:emails-off": ("get", {"token": "no-such-token"}, everyone(404)),
     "results:member-emails": ("post", {}, everyone(302)),  # empty form: back to the page
     "results:club-settings": ("get", {"slug": "slug"}, club_admins()),
