@@ -56,11 +56,13 @@ class SessionGrade(models.Model):
     entry = models.ForeignKey(
         LedgerEntry, null=True, blank=True, on_delete=models.PROTECT, related_name="grades"
     )
+    # No index of their own: the unique (version, member) and the (member, date) indexes lead
+    # with them (a refold or an upload writes every index of its rows).
     version = models.ForeignKey(
-        SessionVersion, on_delete=models.PROTECT, related_name="session_grades"
+        SessionVersion, on_delete=models.PROTECT, related_name="session_grades", db_index=False
     )
     member = models.ForeignKey(
-        "members.Member", on_delete=models.PROTECT, related_name="session_grades"
+        "members.Member", on_delete=models.PROTECT, related_name="session_grades", db_index=False
     )
     partner = models.ForeignKey(
         "members.Member", null=True, blank=True, on_delete=models.PROTECT, related_name="+"
@@ -128,8 +130,13 @@ class CurrentGrade(models.Model):
 class PartnershipGrade(models.Model):
     """The grade of two members as a partnership (S6); ``member_a`` has the lower number."""
 
-    member_a = models.ForeignKey("members.Member", on_delete=models.CASCADE, related_name="+")
-    member_b = models.ForeignKey("members.Member", on_delete=models.CASCADE, related_name="+")
+    # member_a is led by the unique (member_a, member_b) index, member_b by the one below.
+    member_a = models.ForeignKey(
+        "members.Member", on_delete=models.CASCADE, related_name="+", db_index=False
+    )
+    member_b = models.ForeignKey(
+        "members.Member", on_delete=models.CASCADE, related_name="+", db_index=False
+    )
     grade = models.FloatField()
     first_value = models.FloatField()
     boards_in_window = models.PositiveIntegerField(default=0)
@@ -155,8 +162,13 @@ class LedgerSubject(models.Model):
     met, with the initial grade fixed at its first appearance (S14.3, S14.7, S14.10). Kept
     after its last live session is withdrawn: the engine keeps it too (docs/ngs.md)."""
 
-    key = models.CharField(max_length=64, unique=True)
+    key = models.CharField(max_length=64)
     initial = models.FloatField()
+
+    class Meta:
+        # A constraint, not ``unique=True``: no second (LIKE) index on PostgreSQL, which no
+        # query uses (the only LIKE, '%+%', cannot).
+        constraints = [models.UniqueConstraint(fields=["key"], name="one_subject_per_key")]
 
     def __str__(self) -> str:
         return f"{self.key} from {self.initial:.2f}"
