@@ -141,6 +141,7 @@ def session_report_create(*, member: Member, version_id: int, note: str = ""):
         PairResult.objects.filter(version_id=version_id)
         .filter(Q(player1=member) | Q(player2=member))
         .select_related("version__session__event__club")
+        .defer("version__payload")
         .first()
     )
     if named is None:

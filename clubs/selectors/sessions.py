@@ -99,6 +99,7 @@ def club_session_rows(*, club: Club, series: str = "") -> list[SessionRow]:
     sessions = list(
         Session.objects.filter(event__club=club, live_version__isnull=False)
         .select_related("event", "live_version")
+        .defer("live_version__payload")
         .order_by("-date", "-start", "-number", "-pk")
     )
     version_ids = [s.live_version_id for s in sessions]
@@ -315,7 +316,7 @@ def club_session_detail(*, club: Club, session_id: int) -> SessionDetail:
     withheld grade, so ``n x SoF`` less the published grades gives nothing away. Grades shown
     are published current grades only."""
     session = get_object_or_404(
-        Session.objects.select_related("event", "live_version"),
+        Session.objects.select_related("event", "live_version").defer("live_version__payload"),
         pk=session_id,
         event__club=club,
         live_version__isnull=False,

@@ -10,8 +10,10 @@ current results with a note."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
 from django.core.cache import cache
 from django.db.models import Q
@@ -69,7 +71,10 @@ class SessionResults:
 def session_for_results(*, session_id: int) -> Session | None:
     """The session, if it has a graded live version (S16: every graded session)."""
     session = (
-        Session.objects.select_related("event__club", "live_version").filter(pk=session_id).first()
+        Session.objects.select_related("event__club", "live_version")
+        .defer("live_version__payload")  # the whole file: read only to build the page
+        .filter(pk=session_id)
+        .first()
     )
     if session is None or session.live_version is None:
         return None
@@ -78,9 +83,10 @@ def session_for_results(*, session_id: int) -> Session | None:
     return session
 
 
-def results_visible(*, user, session: Session) -> bool:
+def results_visible(*, user, session: Session, seats: Sequence[Seat] = ()) -> bool:
     """S13: anyone when the club publishes its results; else staff, the club's members and
-    administrators, and those who played in the session (any version of it)."""
+    administrators, and those who played in the session (any version of it). ``seats``: the
+    live version's (``version_seats``), when the page has read them already."""
     club = session.event.club
     if club.results_public:
         return True
@@ -91,11 +97,63 @@ def results_visible(*, user, session: Session) -> bool:
     member = member_for_user(user=user)
     if member is None:
         return False
+    if any(member.pk in (seat.player1_id, seat.player2_id) for seat in seats):
+        return True
     if ClubRole.objects.filter(club=club, member=member).exists():
         return True
     return PairResult.objects.filter(
         Q(player1=member) | Q(player2=member), version__session=session
     ).exists()
+
+
+class Seat(NamedTuple):
+    """One pair of the live version, as little as says who sat there and whether what the page
+    shows of them may have changed (their members' ``pages_version``)."""
+
+    pair_id: str
+    player1_id: int | None
+    player2_id: int | None
+    player1_pages: int | None
+    player2_pages: int | None
+
+
+def version_seats(*, version: SessionVersion) -> list[Seat]:
+    return [
+        Seat(*row)
+        for row in PairResult.objects.filter(version=version)
+        .order_by("pk")
+        .values_list(
+            "pair_id",
+            "player1_id",
+            "player2_id",
+            "player1__pages_version",
+            "player2__pages_version",
+        )
+    ]
+
+
+def results_variant(
+    *,
+    version: SessionVersion,
+    seats: Sequence[Seat],
+    user,
+    version_number: int | None,
+    pair: str | None,
+) -> str:
+    """What the kept results page of a version depends on beyond its club's ``pages_version``
+    (a club's strata and estimates bump it, and so does every grading at the club): each
+    player's ``pages_version`` (their name, privacy and grades: the strata's figures), the
+    viewer's pair (highlighted), the pair whose card is shown (one of the session's, so one
+    version keeps at most one page per pair and viewer's pair) and the version followed."""
+    viewer = member_for_user(user=user)
+    mine = next(
+        (s.pair_id for s in seats if viewer and viewer.pk in (s.player1_id, s.player2_id)), None
+    )
+    shown = pair if any(s.pair_id == pair for s in seats) else mine
+    asked = version_number if version_number not in (None, version.number) else None
+    people = [(s.player1_id, s.player1_pages, s.player2_id, s.player2_pages) for s in seats]
+    digest = hashlib.blake2b(repr(people).encode(), digest_size=16).hexdigest()
+    return f"{version.pk}:{mine}:{shown}:{asked}:{digest}"
 
 
 def _names(pair: PairResult) -> str:

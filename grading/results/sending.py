@@ -99,6 +99,7 @@ def claimed_send(*, claim: str) -> int:
     rows = list(
         ResultsEmail.objects.filter(claim=claim, status=Status.SENDING)
         .select_related("member__user", "version__session")
+        .defer("version__payload")
         .order_by("pk")
     )
     off = [
@@ -191,6 +192,7 @@ def weekly_summaries_send() -> int:
     rows = list(
         ResultsEmail.objects.filter(claim=claim, status=Status.SENDING)
         .select_related("member__user", "version__session")
+        .defer("version__payload")
         .order_by("version__session__date", "pk")
     )
     by_member: dict[int, list[ResultsEmail]] = defaultdict(list)

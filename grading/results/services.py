@@ -7,6 +7,7 @@ from django.core import signing
 from django.db import transaction
 
 from clubs.models import Club, ClubEstimate, ClubStrata
+from grading.common.stale import club_pages_invalidate
 from grading.engine.ngs.decay import shown
 from grading.models import Event
 from grading.results.rules import limits_clean
@@ -33,20 +34,26 @@ def club_strata_set(*, club: Club, event_id: int | None, limits: list[float]) ->
         raise StrataRefused("That event is not one of the club's.")
     clean = limits_clean(limits)
     ClubStrata.objects.filter(club=club, event_id=event_id).delete()
+    club_pages_invalidate(club_ids=[club.pk])  # its results pages are kept under it
     if not clean:
         return None
     return ClubStrata.objects.create(club=club, event_id=event_id, limits=clean)
 
 
+@transaction.atomic
 def club_estimate_set(*, club: Club, member: Member, grade: float) -> ClubEstimate:
     estimate, _ = ClubEstimate.objects.update_or_create(
         club=club, member=member, defaults={"grade": shown(grade)}
     )
+    club_pages_invalidate(club_ids=[club.pk])  # strata on its kept results pages
     return estimate
 
 
+@transaction.atomic
 def club_estimate_remove(*, club: Club, estimate_id: int) -> int:
-    return ClubEstimate.objects.filter(club=club, pk=estimate_id).delete()[0]
+    removed = ClubEstimate.objects.filter(club=club, pk=estimate_id).delete()[0]
+    club_pages_invalidate(club_ids=[club.pk])
+    return removed
 
 
 def member_results_emails_set(*, member: Member, choice: str) -> Member:

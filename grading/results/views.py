@@ -28,6 +28,7 @@ from grading.results.services import (
     emails_by_link,
     member_results_emails_set,
 )
+from members import pagecache
 from members.models import Member
 from members.views import member_required
 
@@ -42,17 +43,34 @@ def session_results(request, session_id: int, number: int | None = None):
     session = selectors.session_for_results(session_id=session_id)
     if session is None:
         raise Http404("These results are not published: the session is not graded.")
-    if not selectors.results_visible(user=request.user, session=session):
+    seats = selectors.version_seats(version=session.live_version)
+    if not selectors.results_visible(user=request.user, session=session, seats=seats):
         if not request.user.is_authenticated:
             return redirect_to_login(request.get_full_path())
         raise PermissionDenied(
             "These results are for the club's members and the players of the session."
         )
+    pair = request.GET.get("pair") or None
+    # Kept rendered under the club's pages version and what else the content depends on
+    # (selectors.results_variant): the evening's emails send every player here at once.
+    content = pagecache.club_page_content(
+        club=session.event.club,
+        page="results",
+        build=lambda: _session_results_content(request.user, session, number, pair),
+        variant=selectors.results_variant(
+            version=session.live_version,
+            seats=seats,
+            user=request.user,
+            version_number=number,
+            pair=pair,
+        ),
+    )
+    return render(request, "results/session.html", {"session": session, "content": content})
+
+
+def _session_results_content(user, session, number: int | None, pair: str | None) -> str:
     results = selectors.session_results(
-        session=session,
-        user=request.user,
-        version_number=number,
-        pair=request.GET.get("pair") or None,
+        session=session, user=user, version_number=number, pair=pair
     )
     # The travellers are the same for every viewer and a version never changes: kept rendered.
     travellers_html = cache.get_or_set(
@@ -62,9 +80,8 @@ def session_results(request, session_id: int, number: int | None = None):
         ),
         timeout=selectors.TRAVELLERS_KEPT,
     )
-    return render(
-        request,
-        "results/session.html",
+    return render_to_string(
+        "results/_session_content.html",
         {"r": results, "travellers_html": mark_safe(travellers_html)},  # noqa: S308 (ours)
     )
 

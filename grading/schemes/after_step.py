@@ -59,7 +59,9 @@ def _next_group(after: int) -> list[SchemeEntry]:
     """The entries after ``after`` that belong to the next one's session, in order (a step's
     withdrawals and process entry, or a few steps on one session in a row)."""
     following = SchemeEntry.objects.filter(seq__gt=after).order_by("seq")
-    first = following.select_related("version__session__event__club").first()
+    first = (
+        following.select_related("version__session__event__club").defer("version__payload").first()
+    )
     if first is None:
         return []
     session_id = first.version.session_id

@@ -278,6 +278,7 @@ def staff_dashboard(*, now=None) -> dict:
         "reports": list(
             SessionReport.objects.filter(closed__isnull=True)
             .select_related("member", "version__session__event__club")
+            .defer("version__payload")
             .order_by("-created")[:100]
         ),
         "quick_withdrawals": quick_withdrawals(now=now),

@@ -135,6 +135,7 @@ def session_report_close(*, report_id: int, user) -> None:
         report = (
             SessionReport.objects.select_for_update()
             .select_related("member", "version__session__event__club")
+            .defer("version__payload")
             .filter(pk=report_id, closed__isnull=True)
             .first()
         )

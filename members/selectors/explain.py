@@ -182,6 +182,7 @@ def session_explain(*, member: Member, grade_id: int) -> Explanation | None:
     grade = (
         SessionGrade.objects.filter(member=member, pk=grade_id)
         .select_related("version__session__event__club", "partner__current_grade", "entry")
+        .defer("version__payload")
         .first()
     )
     if grade is None:

@@ -17,6 +17,7 @@ def sessions_under_number(*, member: Member, limit: int = 500) -> list[dict]:
             | Q(version__state=SessionVersion.State.STORED)
         )
         .select_related("version__session__event__club")
+        .defer("version__payload")
         .order_by("-version__session__date", "-version_id")[:limit]
     )
     reported = set(SessionReport.objects.filter(member=member).values_list("version_id", flat=True))

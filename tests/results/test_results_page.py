@@ -184,3 +184,45 @@ def test_the_players_grades_are_read_only_for_a_club_with_strata(club_admin, how
     assert any(grades in sql for sql in pairs)
     # One join, not a query per player.
     assert sum(sql.lstrip().startswith("SELECT") and grades in sql for sql in with_strata) == 1
+
+
+def _ranking_row(html: str, pair_id: str) -> str:
+    return re.search(rf'<tr[^>]*data-pair="{re.escape(pair_id)}">(.*?)</tr>', html, re.S).group(0)
+
+
+def test_a_kept_results_page_marks_each_viewers_own_pair(client, howell):
+    """The page is kept rendered, yet every player still sees their own pair marked and their
+    own scorecard, never the player who asked before them."""
+    first = _login_as_player(client, "5001")
+    client.get(reverse("results:session", args=[howell.pk]))  # kept
+    second = _login_as_player(client, "5003")
+    html = client.get(reverse("results:session", args=[howell.pk])).content.decode()
+    theirs = PairResult.objects.get(version=howell.live_version, player1=second).pair_id
+    others = PairResult.objects.get(version=howell.live_version, player1=first).pair_id
+    assert "(you)" in _ranking_row(html, theirs) and 'class="mine"' in _ranking_row(html, theirs)
+    assert "(you)" not in _ranking_row(html, others)
+    assert f"Pair {theirs}:" in html and "Your scorecard" in html
+
+
+def test_a_kept_results_page_shows_a_players_new_name(client, club_admin, howell):
+    """A name the union's register changes is on the page at once (the member's pages are
+    renewed, the results pages among them)."""
+    from grading.common.stale import member_pages_invalidate
+
+    client.force_login(club_admin[0])
+    client.get(reverse("results:session", args=[howell.pk]))  # kept
+    Member.objects.filter(national_number="5001").update(name="Renamed Player")
+    member_pages_invalidate(numbers=["5001"])
+    html = client.get(reverse("results:session", args=[howell.pk])).content.decode()
+    assert "Renamed Player" in html
+
+
+def test_a_kept_results_page_costs_a_few_queries(client, django_assert_max_num_queries, howell):
+    """Read back, the page reads the session, who sat where (and whether what it shows of them
+    changed) and the viewer's membership: no ranking, strata or scorecard is worked out."""
+    _login_as_player(client, "5001")
+    url = reverse("results:session", args=[howell.pk])
+    client.get(url)
+    with django_assert_max_num_queries(5):  # session, user, member, seats, the login's session
+        page = client.get(url)
+    assert page.status_code == 200 and "Your scorecard" in page.content.decode()
