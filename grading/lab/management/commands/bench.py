@@ -205,7 +205,6 @@ class Command(BaseCommand):
             report["db_session_grades"] = stack.state["counts"]["session_grades"]
             stack.start_gunicorn()
             if not options["skip_upload"]:
-                stack.start_worker()
                 upload = stack.upload_benchmark(options["uploads"] or scale.uploads)
                 report.update(
                     upload_p50_ms=upload["p50_ms"],
