@@ -9,15 +9,18 @@ sees it at once, whatever the cache. The writes, and what each makes stale:
 | --- | --- |
 | a session graded, not graded or withdrawn (``grading.ledger.step``) | its players' pages and their clubs' lists |
 | a refold, a parameter change, the nightly refresh, the schemes' rebuild | every page |
-| PPI and Brambledown after a step, a quarter closed | the members they rate, and their clubs' lists |
+| PPI and Brambledown after a step, a quarter closed | the members they rate, and their clubs' lists, once the fold has committed (``pages_renewed_after``) |
 | an upload stored (new members, a new session on the club's pages) | the club's list, the named members |
 | a member's privacy | theirs, everyone who shared a session with them (S14.14), their clubs' lists |
 | a club's members or roles (services, admin) | the club's list |
 | a login tied to a member, a member edited in the admin | that member's pages |
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
+from django.db import transaction
 from django.db.models import Q, QuerySet
 
 from clubs.models import Club, ClubRole
@@ -49,6 +52,11 @@ def member_pages_invalidate(
     if numbers is None and member_ids is None:
         club_pages_invalidate()
         return Member.objects.update(pages_version=new_pages_version())
+    held = _held.get()
+    if held is not None:
+        held[0].update(numbers or ())
+        held[1].update(member_ids or ())
+        return 0
     members = Member.objects.filter(
         Q(national_number__in=set(numbers or ())) | Q(pk__in=set(member_ids or ()))
     )
@@ -67,3 +75,37 @@ def member_privacy_invalidate(*, member: Member) -> int:
     ).update(pages_version=new_pages_version())
     club_pages_invalidate(members=Member.objects.filter(pk=member.pk))
     return bumped
+
+
+# Numbers and member ids whose pages a block renews once it has committed (``pages_renewed_after``).
+_held: ContextVar[tuple[set[str], set[int]] | None] = ContextVar("pages_held", default=None)
+
+
+@contextmanager
+def pages_renewed_after() -> Iterator[None]:
+    """Inside the block, ``member_pages_invalidate`` of given members only notes them; when the
+    block has committed they are renewed at once, in a transaction of their own, members in
+    the order of their ids. For a long write that need not hold the members' rows (PPI and
+    Brambledown after a step, a quarter closed at a large club): otherwise the rows stay
+    locked to its end and a grading step that renews the same members' pages waits for it
+    (or deadlocks with it, each holding some). A page read in between shows the figures before
+    the block, as it would have while the block ran. Not for a block whose pages must change in
+    the same transaction as its write (a grading step: its grades and pages are one)."""
+    if _held.get() is not None:  # nested: the outer block renews them
+        yield
+        return
+    held: tuple[set[str], set[int]] = (set(), set())
+    token = _held.set(held)
+    try:
+        yield
+    finally:
+        _held.reset(token)
+    if held[0] or held[1]:
+        _renew(numbers=held[0], member_ids=held[1])
+
+
+def _renew(*, numbers: set[str], member_ids: set[int]) -> None:
+    with transaction.atomic():
+        members = Member.objects.filter(Q(national_number__in=numbers) | Q(pk__in=member_ids))
+        ids = list(members.order_by("pk").select_for_update().values_list("pk", flat=True))
+        member_pages_invalidate(member_ids=ids)

@@ -18,6 +18,7 @@ from django.db import transaction
 from django.db.models import F
 
 from grading.common.queue import FOLLOW_PRIORITY, task_queue
+from grading.common.stale import pages_renewed_after
 from grading.models import SessionVersion
 from grading.models.schemes import SchemeEntry, SchemeHead
 from grading.schemes.brambledown.update import brambledown_club_passed, brambledown_club_update
@@ -44,7 +45,9 @@ def schemes_catch_up() -> int:
     log's order. Returns the entries folded (0 when the schemes are up to date)."""
     folded = 0
     while True:
-        with transaction.atomic():
+        # The members' pages are renewed after each group commits, not inside it: a grading
+        # step renewing the same members' pages meanwhile does not wait for the fold.
+        with pages_renewed_after(), transaction.atomic():
             head = scheme_head_lock()
             group = _next_group(head.steps_seq)
             if not group:

@@ -1,0 +1,86 @@
+"""PPI and Brambledown renew their members' pages once their fold has committed, not inside it
+(``grading.common.stale.pages_renewed_after``, docs/decisions.md): a grading step renewing the
+same members' pages meanwhile neither waits for the fold (a quarter closed at a large club)
+nor deadlocks with it. These tests need a second connection that sees committed rows, so they
+use a transactional database."""
+
+from __future__ import annotations
+
+import psycopg
+import pytest
+from django.db import connection, transaction
+
+from grading.common.stale import member_pages_invalidate, pages_renewed_after
+from grading.models import PPIRating
+from grading.schemes import after_step
+from grading.uploads.services import upload_create
+from members.models import Member
+from tests.csvfiles import csv_bytes, mp_session_rows
+from tests.factories import ClubFactory, MemberFactory
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _other_connection_renews(member_id: int) -> bool:
+    """Whether another connection (a grading step's) can renew the member's pages at once, or
+    would have to wait for a lock."""
+    db = connection.settings_dict
+    with psycopg.connect(
+        dbname=db["NAME"],
+        host=db["HOST"] or None,
+        port=db["PORT"] or None,
+        user=db["USER"] or None,
+        password=db["PASSWORD"] or None,
+        autocommit=True,
+    ) as other:
+        other.execute("SET lock_timeout = '300ms'")
+        try:
+            other.execute("UPDATE members_member SET pages_version = 1 WHERE id = %s", (member_id,))
+        except psycopg.errors.LockNotAvailable:
+            return False
+    return True
+
+
+def _pages_version(member_id: int) -> int:
+    return Member.objects.values_list("pages_version", flat=True).get(pk=member_id)
+
+
+def test_a_renewal_inside_a_transaction_holds_the_members_row_to_its_end(postgres):
+    """What a fold did before: the member's row stays locked until the fold commits."""
+    member = MemberFactory()
+    with transaction.atomic():
+        member_pages_invalidate(member_ids=[member.pk])
+        assert not _other_connection_renews(member.pk)
+
+
+def test_a_renewal_held_to_the_commit_leaves_the_row_free_and_renews_after(postgres):
+    member = MemberFactory()
+    before = _pages_version(member.pk)
+    with pages_renewed_after(), transaction.atomic():
+        member_pages_invalidate(member_ids=[member.pk])
+        assert _other_connection_renews(member.pk)
+        assert _pages_version(member.pk) == 1  # the other connection's: ours not made yet
+    assert _pages_version(member.pk) not in (before, 1)  # renewed once the block committed
+
+
+def test_the_schemes_fold_leaves_its_members_rows_free(
+    postgres, monkeypatch, django_capture_on_commit_callbacks
+):
+    """During the fold after a grading step, a step renewing the pages of the members PPI and
+    Brambledown are rating does not wait; after it, their pages are renewed."""
+    club = ClubFactory(keeps_brambledown=True)
+    seen: list[tuple[bool, int]] = []
+    real = after_step._group_fold
+
+    def fold_then_look(group, head):
+        real(group, head)
+        rated = PPIRating.objects.values_list("member_id", flat=True).first()
+        seen.append((_other_connection_renews(rated), rated))
+
+    monkeypatch.setattr(after_step, "_group_fold", fold_then_look)
+    rows = mp_session_rows(event_id="MON", date="2026-10-05")
+    with django_capture_on_commit_callbacks(execute=True):
+        upload_create(club=club, filename="results.csv", data=csv_bytes(rows))
+    assert seen and all(free for free, _ in seen)
+    rated = seen[0][1]
+    assert _pages_version(rated) != 1  # the other connection's value, renewed after the fold
