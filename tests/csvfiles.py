@@ -6,6 +6,8 @@ import io
 from grading.ingest.csvformat import CSV_COLUMNS
 
 HEADER = list(CSV_COLUMNS)  # the product's S12.1 columns, defined once
+# Butler IMPs that add to zero, as a session's do
+BALANCED = (3, -1, 4, -2, 1, -5, 2, -2)
 
 
 def mp_session_rows(
@@ -46,6 +48,16 @@ def mp_session_rows(
                 "rateable": (rateable or {}).get(i + 1, ""),
             }
         )
+    return rows
+
+
+def butler_session_rows(*, scores=(30, 18, 6, 0, -4, -10, -16, -24), **kwargs):
+    """``mp_session_rows`` scored in Butler IMPs, each pair's IMPs in ``scores``: its score term
+    is F_butler x IMPs / boards (S3.3), so it grades differently under each parameter set's
+    Butler factor."""
+    rows = mp_session_rows(scores=list(scores), **kwargs)
+    for row in rows:
+        row["scoring"] = "BUTLER"
     return rows
 
 

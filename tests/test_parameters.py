@@ -16,7 +16,7 @@ from grading.staff.selectors import FIELD_LABELS, SET_DESCRIPTIONS
 from grading.staff.services import ledger_refold_request, parameters_change
 from grading.tasks import refold_ledger
 from grading.uploads.services import upload_create
-from tests.csvfiles import csv_bytes, mp_session_rows
+from tests.csvfiles import butler_session_rows, csv_bytes, mp_session_rows
 from tests.factories import ClubFactory, UserFactory
 
 PAGE = "/staff/parameters/"
@@ -46,10 +46,7 @@ def upload(club, django_capture_on_commit_callbacks):
 def butler(**kwargs) -> bytes:
     """A Butler-IMP session: its score term is F_butler x IMPs / boards (S3.3), so it grades
     differently under fr18-factors (5.10) than under ngs-15a (5.4)."""
-    rows = mp_session_rows(scores=[30, 18, 6, 0, -4, -10, -16, -24], **kwargs)
-    for row in rows:
-        row["scoring"] = "BUTLER"
-    return csv_bytes(rows)
+    return csv_bytes(butler_session_rows(**kwargs))
 
 
 def grades(version: SessionVersion) -> dict[str, float]:

@@ -136,10 +136,11 @@ def bench_cli(step: str, params: str = "") -> None:
 
 def refold_figures(stack, log: Callable[[str], Any] = print) -> dict[str, Any]:
     """``BENCH_STEPS`` on a ``grading.lab.load.BenchStack``'s database (last: a change of
-    set leaves every grade's table full of dead rows), each in a child process (``manage.py shell``): the report's keys
-    ``<step>_seconds`` and ``<step>_peak_rss_mb`` (``check_seconds``, ``refold_same_seconds``,
-    ``refold_changed_seconds``, ``refold_back_seconds``), ``check_problems``, and each step's
-    details (rows written, phases) under ``refolds``."""
+    set leaves every grade's table full of dead rows), each in a child process
+    (``manage.py shell``): the report's keys ``<step>_seconds`` and ``<step>_peak_rss_mb``
+    (``check_seconds``, ``refold_same_seconds``, ``refold_changed_seconds``,
+    ``refold_back_seconds``), ``check_problems``, and each step's details (rows written,
+    phases) under ``refolds``."""
     report: dict[str, Any] = {}
     details: dict[str, Any] = {}
     own = ""  # the head's set before the change, put back by refold_back

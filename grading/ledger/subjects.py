@@ -31,7 +31,12 @@ from grading.engine.ngs import (
     partnership_subject,
 )
 from grading.engine.ngs.incremental import IncrementalHistory
-from grading.engine.ngs.ledger import LiveVersion, ReferenceHistory, SubjectHistory
+from grading.engine.ngs.ledger import (
+    CHECK_TOLERANCE,
+    LiveVersion,
+    ReferenceHistory,
+    SubjectHistory,
+)
 from grading.engine.ngs.types import CurrentGrade, HistoryEntry, PartnershipKey
 from grading.engine.types import SessionResult
 from grading.models import LedgerHead, LedgerHistory, LedgerLive, LedgerSubject
@@ -322,7 +327,7 @@ def subjects_grades(
         after = batch_rows[-1][0]
 
 
-def subjects_problems(state: ReplayState, tol: float = 1e-9) -> list[str]:
+def subjects_problems(state: ReplayState, tol: float = CHECK_TOLERANCE) -> list[str]:
     """Every difference between the subject tables and ``state``, a fold of the whole ledger
     (for ``replay --check``): an empty list means the next step reads what the fold holds."""
     stored = ReplayState(state.params, "reference")

@@ -11,22 +11,32 @@ AlterField would drop and re-add them, a full scan of the largest table)."""
 
 from django.db import migrations, models
 
-FOREIGN_KEY_INDEXES = (
-    ("grading_sessiongrade", "version_id", "grading_sessiongrade_version_id_9f64069a"),
-    ("grading_sessiongrade", "member_id", "grading_sessiongrade_member_id_f6ba56a5"),
-    ("grading_partnershipgrade", "member_a_id", "grading_partnershipgrade_member_a_id_2aedc8b8"),
-    ("grading_partnershipgrade", "member_b_id", "grading_partnershipgrade_member_b_id_af931e86"),
+PROTECT, CASCADE = models.deletion.PROTECT, models.deletion.CASCADE
+# (model, field, its index's suffix in Django's name, the field's target, related_name, on_delete)
+FOREIGN_KEYS = (
+    ("sessiongrade", "version", "9f64069a", "grading.sessionversion", "session_grades", PROTECT),
+    ("sessiongrade", "member", "f6ba56a5", "members.member", "session_grades", PROTECT),
+    ("partnershipgrade", "member_a", "2aedc8b8", "members.member", "+", CASCADE),
+    ("partnershipgrade", "member_b", "af931e86", "members.member", "+", CASCADE),
 )
 
 
-def _drop(table: str, column: str, name: str) -> migrations.RunSQL:
+def _index_dropped(model: str, field: str, suffix: str) -> migrations.RunSQL:
+    table = f"grading_{model}"
+    name = f"{table}_{field}_id_{suffix}"  # Django's name for the foreign key's own index
     return migrations.RunSQL(
-        f'DROP INDEX IF EXISTS "{name}"', f'CREATE INDEX "{name}" ON "{table}" ("{column}")'
+        f'DROP INDEX IF EXISTS "{name}"', f'CREATE INDEX "{name}" ON "{table}" ("{field}_id")'
     )
 
 
-def _foreign_key(to: str, related_name: str, on_delete) -> models.ForeignKey:
-    return models.ForeignKey(db_index=False, on_delete=on_delete, related_name=related_name, to=to)
+def _unindexed(model: str, field: str, to: str, related_name: str, on_delete):
+    return migrations.AlterField(
+        model_name=model,
+        name=field,
+        field=models.ForeignKey(
+            db_index=False, on_delete=on_delete, related_name=related_name, to=to
+        ),
+    )
 
 
 class Migration(migrations.Migration):
@@ -37,30 +47,12 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.SeparateDatabaseAndState(
-            database_operations=[_drop(*index) for index in FOREIGN_KEY_INDEXES],
+            database_operations=[
+                _index_dropped(model, field, suffix) for model, field, suffix, *_ in FOREIGN_KEYS
+            ],
             state_operations=[
-                migrations.AlterField(
-                    model_name="sessiongrade",
-                    name="version",
-                    field=_foreign_key(
-                        "grading.sessionversion", "session_grades", models.deletion.PROTECT
-                    ),
-                ),
-                migrations.AlterField(
-                    model_name="sessiongrade",
-                    name="member",
-                    field=_foreign_key("members.member", "session_grades", models.deletion.PROTECT),
-                ),
-                migrations.AlterField(
-                    model_name="partnershipgrade",
-                    name="member_a",
-                    field=_foreign_key("members.member", "+", models.deletion.CASCADE),
-                ),
-                migrations.AlterField(
-                    model_name="partnershipgrade",
-                    name="member_b",
-                    field=_foreign_key("members.member", "+", models.deletion.CASCADE),
-                ),
+                _unindexed(model, field, to, related_name, on_delete)
+                for model, field, _, to, related_name, on_delete in FOREIGN_KEYS
             ],
         ),
         # The unique constraint on key stays one index: the old unique=True (and its LIKE index)

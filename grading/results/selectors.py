@@ -97,7 +97,7 @@ def results_visible(*, user, session: Session, seats: Sequence[Seat] = ()) -> bo
     member = member_for_user(user=user)
     if member is None:
         return False
-    if any(member.pk in (seat.player1_id, seat.player2_id) for seat in seats):
+    if member_pair(member=member, pairs=seats) is not None:
         return True
     if ClubRole.objects.filter(club=club, member=member).exists():
         return True
@@ -142,18 +142,37 @@ def results_variant(
 ) -> str:
     """What the kept results page of a version depends on beyond its club's ``pages_version``
     (a club's strata and estimates bump it, and so does every grading at the club): each
-    player's ``pages_version`` (their name, privacy and grades: the strata's figures), the
-    viewer's pair (highlighted), the pair whose card is shown (one of the session's, so one
-    version keeps at most one page per pair and viewer's pair) and the version followed."""
-    viewer = member_for_user(user=user)
-    mine = next(
-        (s.pair_id for s in seats if viewer and viewer.pk in (s.player1_id, s.player2_id)), None
-    )
-    shown = pair if any(s.pair_id == pair for s in seats) else mine
-    asked = version_number if version_number not in (None, version.number) else None
+    player's ``pages_version`` (their name, privacy and grades: the strata's figures) and the
+    viewpoint (``results_viewpoint``: the card shown is one of the session's pairs', so a
+    version keeps at most one page per pair and viewer's pair)."""
     people = [(s.player1_id, s.player1_pages, s.player2_id, s.player2_pages) for s in seats]
-    digest = hashlib.blake2b(repr(people).encode(), digest_size=16).hexdigest()
-    return f"{version.pk}:{mine}:{shown}:{asked}:{digest}"
+    seen = results_viewpoint(
+        version=version, pairs=seats, user=user, version_number=version_number, pair=pair
+    )
+    return repr((version.pk, seen, people))
+
+
+class Viewpoint(NamedTuple):
+    mine: str | None  # the viewer's pair, marked
+    shown: str | None  # the pair whose scorecard is shown
+    asked: int | None  # the version number followed, when it is no longer the live one
+
+
+def results_viewpoint(
+    *,
+    version: SessionVersion,
+    pairs: Sequence[Seat | PairResult],
+    user,
+    version_number: int | None,
+    pair: str | None,
+) -> Viewpoint:
+    """What of the page depends on who asks and what they asked for: their own pair, the pair
+    whose card is shown (``pair`` when it is one of the session's, else their own) and the
+    version they followed."""
+    mine = member_pair(member=member_for_user(user=user), pairs=pairs)
+    shown = pair if any(p.pair_id == pair for p in pairs) else mine
+    asked = version_number if version_number not in (None, version.number) else None
+    return Viewpoint(mine, shown, asked)
 
 
 def _names(pair: PairResult) -> str:
@@ -162,7 +181,7 @@ def _names(pair: PairResult) -> str:
     return f"{one} & {two}"
 
 
-def member_pair(*, member: Member | None, pairs: list[PairResult]) -> str | None:
+def member_pair(*, member: Member | None, pairs: Sequence[Seat | PairResult]) -> str | None:
     if member is None:
         return None
     for pair in pairs:
@@ -187,7 +206,6 @@ def session_results(
     """The page's figures for the session's live version. ``pair``: whose scorecard to show
     (the viewer's own pair by default; any pair's card is only its results, S16)."""
     version = session.live_version
-    asked = version_number if version_number not in (None, version.number) else None
     limits = strata_limits(club=session.event.club, event_id=session.event_id)
     # The players' grades are read only to place the pairs in the club's strata, if any.
     joined = ("player1__current_grade", "player2__current_grade") if limits else ()
@@ -196,8 +214,9 @@ def session_results(
         .select_related("player1", "player2", *joined)
         .order_by("pk")
     )
-    viewer = member_for_user(user=user)
-    mine = member_pair(member=viewer, pairs=pairs)
+    mine, shown_pair, asked = results_viewpoint(
+        version=version, pairs=pairs, user=user, version_number=version_number, pair=pair
+    )
     names = {p.pair_id: _names(p) for p in pairs}
     placed = pair_strata(version=version, pairs=pairs, limits=limits)
     grouped = ranking_groups(pairs, version.movement)
@@ -225,7 +244,6 @@ def session_results(
         lambda: bool(version_travellers(version=version)),
         timeout=TRAVELLERS_KEPT,
     )
-    shown_pair = pair if pair in names else mine
     card = None
     if shown_pair is not None and has_travellers:
         card = _scorecard_kept(version, shown_pair, names)

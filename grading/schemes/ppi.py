@@ -1,8 +1,8 @@
 """PPI (S10) on the database: a fold of the schemes' log (``grading.schemes.log``).
 
 PPI is national, like the NGS. The log's new entries are applied in order by the task that
-follows the ledger's steps (``schemes_catch_up``, :func:`ppi_after_entry`): a version processed is one event, board by board when it has
-travellers, at session level otherwise, match-pointed only (the engine decides); a withdrawal
+follows the ledger's steps (``schemes_catch_up``, :func:`ppi_after_entry`): a version
+processed is one event, board by board when it has travellers, at session level otherwise, match-pointed only (the engine decides); a withdrawal
 (and so every correction, which withdraws the old version first) is undone by
 :func:`ppi_undo`, which replays only what the withdrawn event reached: its players from the
 event on, and every later event that one of them played in, with all that event's players

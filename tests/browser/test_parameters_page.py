@@ -11,13 +11,11 @@ pytestmark = pytest.mark.browser
 def graded_site(live_server, transactional_db):
     """A staff login and one graded Butler session (graded when the upload commits)."""
     from grading.uploads.services import upload_create
-    from tests.csvfiles import csv_bytes, mp_session_rows
+    from tests.csvfiles import butler_session_rows, csv_bytes
     from tests.factories import ClubFactory, UserFactory
 
     UserFactory(username="grader", password="grader-pw", is_staff=True)
-    rows = mp_session_rows(scores=[30, 18, 6, 0, -4, -10, -16, -24])
-    for row in rows:
-        row["scoring"] = "BUTLER"
+    rows = butler_session_rows()
     upload_create(
         club=ClubFactory(slug="riverside", national_number=""),
         filename="mon.csv",

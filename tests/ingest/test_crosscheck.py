@@ -36,10 +36,14 @@ def _session(scores: dict[str, float]) -> SessionResult:
         TravellerLine(board=1, ns_pair="1", ew_pair="2", ns_score=420),
         TravellerLine(board=1, ns_pair="3", ew_pair="4", ns_score=-50),
     )
+    return _two_winner(Scoring.MP, pairs, travellers)
+
+
+def _two_winner(scoring: Scoring, pairs, travellers) -> SessionResult:
     return SessionResult(
         key=SessionKey("c", "E", 1, dt.date(2026, 1, 1)),
         event_name="tiny",
-        scoring=Scoring.MP,
+        scoring=scoring,
         movement=Movement.TWO_WINNER,
         pairs=pairs,
         travellers=travellers,
@@ -221,14 +225,7 @@ def test_the_boards_named_are_scored_the_way_that_fits_the_totals_not_s25s_defau
         PairEntry(pid, (Player(f"{pid}1"), Player(f"{pid}2")), total, boards=2)
         for pid, total in totals.items()
     )
-    session = SessionResult(
-        key=SessionKey("c", "E", 1, dt.date(2026, 1, 1)),
-        event_name="Butler",
-        scoring=Scoring.BUTLER,
-        movement=Movement.TWO_WINNER,
-        pairs=pairs,
-        travellers=travellers,
-    )
+    session = _two_winner(Scoring.BUTLER, pairs, travellers)
     (warning,) = crosscheck(session, figures)
     assert warning.location == "session 1, pair 2"
     assert "Pair 2 has 6 IMPs in the file, but scoring its traveller lines gives 2.00" in (

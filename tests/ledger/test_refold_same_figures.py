@@ -7,16 +7,14 @@ from grading.ledger.replay import run as replay_run
 from grading.ledger.replay.check import ledger_check, ledger_refold
 from grading.models import SessionGrade
 from grading.uploads.services import upload_create
-from tests.csvfiles import csv_bytes, mp_session_rows
+from tests.csvfiles import BALANCED, butler_session_rows, csv_bytes
 from tests.factories import ClubFactory
 
 
 def test_a_same_set_refold_rewrites_no_grade_that_differs_in_the_last_bits(
     ledger, postgres, django_capture_on_commit_callbacks
 ):
-    rows = mp_session_rows(event_id="BUT", date="2024-03-11")
-    for row, score in zip(rows, [3, -1, 4, -2, 1, -5, 2, -2] * 4, strict=False):
-        row["scoring"], row["score"] = "BUTLER", score
+    rows = butler_session_rows(event_id="BUT", date="2024-03-11", scores=BALANCED)
     with django_capture_on_commit_callbacks(execute=True):
         upload_create(club=ClubFactory(), filename="butler.csv", data=csv_bytes(rows))
     stored = dict(SessionGrade.objects.values_list("pk", "session_grade"))

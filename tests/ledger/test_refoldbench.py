@@ -11,7 +11,7 @@ from grading.lab.refoldbench import BENCH_STEPS, OTHER_SET, refold_figures
 from grading.ledger.replay.check import ledger_check
 from grading.models import LedgerHead, SessionGrade
 from grading.uploads.services import upload_create
-from tests.csvfiles import csv_bytes, mp_session_rows
+from tests.csvfiles import BALANCED, butler_session_rows, csv_bytes
 from tests.factories import ClubFactory
 
 
@@ -36,9 +36,7 @@ def test_refold_figures_time_each_step_and_put_the_set_back(
 ):
     # A Butler session: graded differently by the other set (its Butler factor), so the
     # change of set rewrites grades and putting the set back must restore them.
-    rows = mp_session_rows(event_id="BUT", date="2024-03-11")
-    for row, score in zip(rows, [3, -1, 4, -2, 1, -5, 2, -2] * 4, strict=False):
-        row["scoring"], row["score"] = "BUTLER", score
+    rows = butler_session_rows(event_id="BUT", date="2024-03-11", scores=BALANCED)
     with django_capture_on_commit_callbacks(execute=True):
         upload_create(club=ClubFactory(), filename="butler.csv", data=csv_bytes(rows))
     own = ledger.params_name

@@ -117,16 +117,20 @@ def test_a_provisional_member_is_placed_by_the_estimate_too(client, club_admin, 
     assert strata_page(client, howell)[pair_of(howell, "5005")] == [50.0]
 
 
-def test_an_unknown_player_is_placed_at_the_s38_figure(
-    client, club_admin, django_capture_on_commit_callbacks
-):
-    players = numbers(6) + [(None, None)]
+@pytest.fixture
+def visited(club_admin, django_capture_on_commit_callbacks):
+    """Six pairs of members (5001-5012), all at 50.0 at the start, and a pair of visitors."""
     session = upload_session(
         club_admin[2],
         django_capture_on_commit_callbacks,
-        session_file(players=players, date=PLAYED),
+        session_file(players=numbers(6) + [(None, None)], date=PLAYED),
     )
     starts(session, {str(n): 50.0 for n in range(5001, 5013)})
+    return session
+
+
+def test_an_unknown_player_is_placed_at_the_s38_figure(client, club_admin, visited):
+    session = visited
     visitors = PairResult.objects.get(version=session.live_version, known=False)
     s_u = visitors.score - 50.0  # match points: the score term is p - 50 (S3.3)
     h_u = s_u + (12 * 50.0 + 2 * s_u) / 12  # S3.8: SoF_group over the M = 12 known players
@@ -218,20 +222,12 @@ def test_the_administrator_sets_strata_and_estimates_on_the_results_settings_pag
     assert client.get(url).status_code == 403
 
 
-def test_an_unknown_pairs_stratum_does_not_move_with_a_private_grade(
-    client, club_admin, django_capture_on_commit_callbacks
-):
+def test_an_unknown_pairs_stratum_does_not_move_with_a_private_grade(client, club_admin, visited):
     """S7, S14.14: the S3.8 figure of a visiting pair averages the known players' grades, so it
     is worked out from the figures the strata may use. A private grade without an estimate puts
     the visitors in the strongest stratum, whatever the limit; with an estimate, the estimate
     stands in. Either way, the private grade moves nothing on the page."""
-    players = numbers(6) + [(None, None)]
-    session = upload_session(
-        club_admin[2],
-        django_capture_on_commit_callbacks,
-        session_file(players=players, date=PLAYED),
-    )
-    starts(session, {str(n): 50.0 for n in range(5001, 5013)})
+    session = visited
     Member.objects.filter(national_number="5004").update(grade_private=True)
     visitors = PairResult.objects.get(version=session.live_version, known=False).pair_id
     client.force_login(club_admin[0])

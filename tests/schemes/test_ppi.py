@@ -6,7 +6,7 @@ import pytest
 from grading.engine.ppi import PPIReason, PPIState, ppi_apply, ppi_replay
 from grading.models import PPIPoint, PPIRating, SchemeHead, SessionVersion
 from grading.schemes.ppi import ppi_check
-from tests.csvfiles import csv_bytes, mp_session_rows
+from tests.csvfiles import butler_session_rows, csv_bytes, mp_session_rows
 from tests.factories import ClubFactory
 from tests.schemes.conftest import (
     FIXTURES,
@@ -128,9 +128,6 @@ def test_a_step_after_a_gap_replays(upload):
 
 
 def test_not_match_pointed_gives_no_ppi(upload):
-    rows = mp_session_rows()
-    for row in rows:
-        row["scoring"] = "BUTLER"
-    upload(csv_bytes(rows))
+    upload(csv_bytes(butler_session_rows()))
     assert SessionVersion.objects.get().state == "graded"
     assert not PPIRating.objects.exists()

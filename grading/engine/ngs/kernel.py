@@ -18,7 +18,7 @@ from array import array
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
 
-from grading.engine.ngs.ledger import LedgerError, LedgerOp, ProcessOp, StepResult
+from grading.engine.ngs.ledger import CHECK_TOLERANCE, LedgerError, LedgerOp, ProcessOp, StepResult
 from grading.engine.ngs.params import NGS_DEFAULT, NGSParams
 from grading.engine.ngs.session import grade_session, host_pair_of, why_not_graded
 from grading.engine.ngs.types import PartnershipKey, PlayerStanding
@@ -396,7 +396,7 @@ def kernel_replay(
 
 
 def compare_kernel_steps(
-    expected: Sequence[StepResult], actual: Sequence[KernelStep], tol: float = 1e-9
+    expected: Sequence[StepResult], actual: Sequence[KernelStep], tol: float = CHECK_TOLERANCE
 ) -> list[str]:
     """Differences between the reference path's steps and the kernel's beyond ``tol``."""
     problems: list[str] = []

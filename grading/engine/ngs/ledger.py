@@ -380,8 +380,12 @@ def _step(
     return StepResult(seq, kind, version, reference, outcome, grades, pgrades)
 
 
+# S14.11: ``replay --check`` compares figures to 1e-9; two figures closer than this are the same.
+CHECK_TOLERANCE = 1e-9
+
+
 def compare_steps(
-    expected: Sequence[StepResult], actual: Sequence[StepResult], tol: float = 1e-9
+    expected: Sequence[StepResult], actual: Sequence[StepResult], tol: float = CHECK_TOLERANCE
 ) -> list[str]:
     """Differences between two runs of the same ledger beyond ``tol`` (``replay --check``)."""
     problems: list[str] = []

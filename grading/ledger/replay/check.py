@@ -20,6 +20,7 @@ from grading.engine.ngs import (
 )
 from grading.engine.ngs.clib import ckernel_available, ckernel_supports
 from grading.engine.ngs.foldout import RECORD_FIGURES
+from grading.engine.ngs.ledger import CHECK_TOLERANCE
 from grading.ledger.lock import ledger_head_lock
 from grading.ledger.ops import (
     ledger_ops,
@@ -59,7 +60,7 @@ def check_engine(params_name: str | None = None) -> str:
     )
 
 
-def ledger_check(tol: float = 1e-9, *, progress: Progress | None = None) -> list[str]:
+def ledger_check(tol: float = CHECK_TOLERANCE, *, progress: Progress | None = None) -> list[str]:
     """Replay the whole ledger from empty and list every stored figure it does not reproduce
     (S5.4, S14.11). An empty list means the database is exactly the fold of its ledger.
 

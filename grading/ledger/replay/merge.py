@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from grading.common.pgcopy import copy_columns, table_copy
 from grading.engine.ngs.decay import band
 from grading.engine.ngs.foldout import STATUSES, CurrentOut, HistoriesOut, PartnershipsOut
+from grading.engine.ngs.ledger import CHECK_TOLERANCE
 from grading.engine.ngs.types import Status
 from grading.ledger.store import CURRENT_GRADE_FIELDS
 from grading.ledger.subjects import HISTORY, LIVE, SUBJECT
@@ -73,11 +74,11 @@ def day_of(ordinal: int, cache: dict[int, dt.date]) -> dt.date | None:
     return day
 
 
-# Two figures closer than this are the same grade (``replay --check``'s tolerance): the
-# compiled fold and the step-by-step engine sum in other orders and differ in the last bits,
-# and a refold that rewrote every such row (most of a database graded upload by upload: 9,627
-# of 13,794 session grades in the region bench) would do its whole write for nothing.
-SAME = 1e-9
+# Two figures closer than ``replay --check``'s tolerance are the same grade: the compiled fold
+# and the step-by-step engine sum in other orders and differ in the last bits, and a refold that
+# rewrote every such row (most of a database graded upload by upload: 9,627 of 13,794 session
+# grades in the region bench) would do its whole write for nothing.
+SAME = CHECK_TOLERANCE
 
 _floats: dict[str, frozenset[str]] = {}
 
@@ -124,9 +125,9 @@ def merge(
     """Make the rows of ``target`` within ``scope`` (an expression on its columns) those of
     ``source`` (a table, or a parenthesised query naming its columns, with ``params``),
     matched on ``key``. One full join finds what differs (``differs``: a figure by more than
-    :data:`SAME`; kept in a temporary table: nothing, for a replay with the same set); then the rows the fold no longer gives are deleted
-    (unless not ``delete``), the rows that differ updated, the new ones inserted. Returns the
-    rows deleted, updated and inserted.
+    :data:`SAME`; kept in a temporary table: nothing, for a replay with the same set); then
+    the rows the fold no longer gives are deleted (unless not ``delete``), the rows that
+    differ updated, the new ones inserted. Returns the rows deleted, updated and inserted.
 
     A target with no row in ``scope`` (a first fill: the national builder's refold) takes
     ``source``'s rows with one INSERT, without the join and the temporary copy of every row

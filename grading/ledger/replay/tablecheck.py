@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from django.db import connection
 
+from grading.engine.ngs.ledger import CHECK_TOLERANCE
 from grading.models import (
     LedgerEntry,
     LedgerHistory,
@@ -155,7 +156,7 @@ def _sql(template: str) -> str:
     return template.format(grades=grades, pairs=pairs, **_T)
 
 
-def subjects_check(tol: float = 1e-9) -> list[str]:
+def subjects_check(tol: float = CHECK_TOLERANCE) -> list[str]:
     """Every difference between the subject tables and the stored session grades (see the
     module): an empty list, with the session grades equal to the fold's, means the next
     grading step reads what a whole fold would hold."""
