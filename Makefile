@@ -5,7 +5,7 @@ STAMP := $(VENV)/.install-stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: install run test test-fast services worker beat lint bench migrate
+.PHONY: install run test test-fast services worker worker-grading beat lint bench migrate
 
 install: $(STAMP)
 
@@ -38,6 +38,11 @@ test-fast: install
 
 worker: install
 	$(VENV)/bin/celery -A grading.celery worker --loglevel=INFO --concurrency=$${CONCURRENCY:-2}
+
+# A worker kept for grading (the default queue only): beside `make worker`, an upload never waits
+# behind the emails, the other schemes or the pages rendered ahead (docs/decisions.md).
+worker-grading: install
+	$(VENV)/bin/celery -A grading.celery worker -Q celery --loglevel=INFO --concurrency=1 -n grading@%h
 
 beat: install
 	$(VENV)/bin/celery -A grading.celery beat --loglevel=INFO

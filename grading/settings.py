@@ -13,6 +13,7 @@ from urllib.parse import parse_qsl, unquote, urlparse
 import plotly
 from celery.schedules import crontab
 from django.core.exceptions import ImproperlyConfigured
+from kombu import Exchange, Queue
 
 from grading.ingest import limits
 
@@ -168,6 +169,31 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = TIME_ZONE
+# Two queues (docs/decisions.md, "Grading has a queue of its own"): uploads and grading on the
+# default one; the work that follows a grading step (the other schemes, the players' emails, pages
+# rendered ahead) and the union's mailings on the background one, so that a worker kept for
+# grading (`celery worker -Q celery`) is never busy with them when an upload arrives. A worker
+# started without -Q takes both.
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_BACKGROUND_QUEUE = "background"
+CELERY_TASK_QUEUES = tuple(  # each with its own exchange and key: a message reaches one list
+    Queue(name, Exchange(name), routing_key=name)
+    for name in (CELERY_TASK_DEFAULT_QUEUE, CELERY_BACKGROUND_QUEUE)
+)
+CELERY_TASK_ROUTES = {
+    name: {"queue": CELERY_BACKGROUND_QUEUE}
+    for name in (
+        "grading.schemes_catch_up",
+        "grading.regrade_brambledown",
+        "grading.schemes_rebuild",
+        "grading.warm_member_pages",
+        "grading.sign_up_notify",
+        "grading.register_invitations_send",
+        "results.send_session_emails",
+        "results.send_due_emails",
+        "results.send_weekly_summaries",
+    )
+}
 CELERY_BEAT_SCHEDULE = {
     # The 3-year window and the statuses move with the calendar (S4): refresh every night.
     "refresh-grades": {"task": "grading.refresh_grades", "schedule": crontab(hour=3, minute=0)},

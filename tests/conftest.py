@@ -106,6 +106,9 @@ def redis_worker():
         broker_url=redis_url,
         result_backend=redis_url,
         task_always_eager=False,
+        # every task on this run's own queue: the settings' background queue is shared
+        task_queues=None,
+        task_routes=None,
         task_default_queue=f"test-{os.getpid()}",  # concurrent runs never take each other's tasks
     )
     app.autodiscover_tasks(["grading"])

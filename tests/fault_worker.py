@@ -42,6 +42,8 @@ def main() -> None:
     queue = os.environ["FAULT_QUEUE"]
     app.conf.update(
         task_default_queue=queue,
+        task_queues=None,  # every task on this run's own queue (settings route some elsewhere)
+        task_routes=None,
         # A killed worker's unacknowledged message comes back after the visibility timeout
         # (an hour in production, where the five-minute sweep is quicker); seconds here.
         broker_transport_options={

@@ -98,6 +98,8 @@ def fault_lab(transactional_db, postgres, tmp_path):
         result_backend=redis_url,
         task_always_eager=False,
         task_default_queue=queue,
+        task_queues=None,  # every task on this run's own queue
+        task_routes=None,
     )
     app.autodiscover_tasks(["grading"])
     app.set_current()

@@ -216,8 +216,21 @@ def club_admin_rows(*, club: Club) -> list[dict]:
     return rows
 
 
+def broker_lists() -> list[str]:
+    """Redis's lists holding the tasks waiting: each queue (grading's and the background's) and,
+    for each, one list per priority step the tasks were sent with (kombu's Redis transport)."""
+    from kombu.transport.redis import PRIORITY_STEPS, Channel
+
+    queues = (settings.CELERY_TASK_DEFAULT_QUEUE, settings.CELERY_BACKGROUND_QUEUE)
+    return [
+        queue if step == 0 else f"{queue}{Channel.sep}{step}"
+        for queue in queues
+        for step in PRIORITY_STEPS
+    ]
+
+
 def broker_waiting() -> int | None:
-    """Tasks waiting in the broker (Redis's queue), or None when tasks run in-process."""
+    """Tasks waiting in the broker (Redis's queues), or None when tasks run in-process."""
     if not settings.REDIS_URL:
         return None
     try:
@@ -226,8 +239,10 @@ def broker_waiting() -> int | None:
         client = redis.Redis.from_url(
             settings.REDIS_URL, socket_timeout=1, socket_connect_timeout=1
         )
-        queue = getattr(settings, "CELERY_TASK_DEFAULT_QUEUE", "celery")
-        return int(client.llen(queue))
+        with client.pipeline(transaction=False) as pipe:
+            for name in broker_lists():
+                pipe.llen(name)
+            return int(sum(pipe.execute()))
     except Exception:  # the broker is down: say so rather than fail the page
         return -1
 

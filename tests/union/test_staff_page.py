@@ -4,7 +4,7 @@ import pytest
 from django.urls import reverse
 
 from grading.models import Upload
-from grading.staff.selectors import broker_waiting
+from grading.staff.selectors import broker_lists, broker_waiting
 from grading.tasks import refresh_grades
 from grading.uploads.services import upload_create
 from tests.csvfiles import csv_bytes, mp_session_rows
@@ -44,11 +44,16 @@ def test_tasks_waiting_are_read_from_the_broker_when_there_is_one(settings):
     except redis.exceptions.ConnectionError:
         pytest.skip("no Redis on localhost")
     settings.REDIS_URL = url
-    client.delete("celery")
+    lists = broker_lists()
+    client.delete(*lists)
+    # grading's queue, the background one, and a task sent with a low priority (its own list)
     client.rpush("celery", "a", "b", "c")
+    client.rpush("background", "d")
+    client.rpush("background\x06\x169", "e", "f")
     try:
-        assert broker_waiting() == 3
+        assert {"celery", "background", "background\x06\x169"} <= set(lists)
+        assert broker_waiting() == 6
     finally:
-        client.delete("celery")
+        client.delete(*lists)
     settings.REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens: said, not a 500
     assert broker_waiting() == -1

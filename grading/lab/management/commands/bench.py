@@ -186,6 +186,11 @@ class Command(BaseCommand):
     def _services(self, scale, options, report: dict, log, pages: bool = True) -> dict:
         from grading.lab.load import BenchStack
 
+        def figures(phase: str, keys: dict) -> None:
+            # Each phase's figures as they come, so that a run stopped before its end (a
+            # national run is hours on a slow machine) still leaves what it measured.
+            log(f"bench: {scale.name} {phase}: {json.dumps(keys, default=_jsonable)}")
+
         stack = BenchStack(
             scale,
             pg_url=options["pg_url"],
@@ -213,6 +218,7 @@ class Command(BaseCommand):
                     worker_rss_mb=upload["worker_rss_mb"],
                     upload=upload,
                 )
+                figures("upload", {k: v for k, v in upload.items() if not isinstance(v, list)})
             if pages and not options["skip_pages"]:
                 measured = stack.page_benchmark(
                     options["page_seconds"] or scale.page_seconds,
@@ -230,10 +236,13 @@ class Command(BaseCommand):
                     page_burst_rps=measured["burst"].get("rps"),
                     pages=measured,
                 )
+                figures("pages", measured)
             if pages and not options["skip_evening"]:  # not in the region pass
                 from grading.lab.evening import evening_run
 
-                report.update(evening_run(stack, options["evening_sessions"], log=log))
+                evening = evening_run(stack, options["evening_sessions"], log=log)
+                report.update(evening)
+                figures("evening", evening)
             # Last, the passes that rewrite (or write and roll back) every grade: the tables
             # they leave behind, full of dead rows until vacuumed, are not the ones the uploads
             # and pages above were measured on. A merge of two numbers (issue 27), then
@@ -241,7 +250,9 @@ class Command(BaseCommand):
             if pages and not options["skip_merge"]:
                 from grading.lab.mergebench import merge_bench_on
 
-                report.update(merge_bench_on(stack))
+                merged = merge_bench_on(stack)
+                report.update(merged)
+                figures("merge", merged)
             if not options["skip_refold"]:
                 from grading.lab.refoldbench import refold_figures
 
