@@ -36,8 +36,10 @@ test: install services
 test-fast: install
 	$(PY) -m pytest -m "not slow and not browser" $(PYTEST_ARGS)
 
+# Niced (NICE, default 10): beside `make worker-grading` the emails and pages rendered ahead
+# yield the CPU to grading on a shared machine (docs/decisions.md).
 worker: install
-	$(VENV)/bin/celery -A grading.celery worker --loglevel=INFO --concurrency=$${CONCURRENCY:-2}
+	nice -n $${NICE:-10} $(VENV)/bin/celery -A grading.celery worker --loglevel=INFO --concurrency=$${CONCURRENCY:-2}
 
 # A worker kept for grading (the default queue only): beside `make worker`, an upload never waits
 # behind the emails, the other schemes or the pages rendered ahead (docs/decisions.md).
