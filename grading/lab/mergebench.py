@@ -38,7 +38,8 @@ def _pair() -> tuple[Any, Any, int, int]:
     """The two members merged: ``(merged, survivor, merged's sessions, survivor's sessions)``.
     The survivor is one of the busiest members; the merged number the busiest member who never
     played in one of the survivor's sessions (a merge of two who did is refused), the two not
-    both with a login."""
+    both with a login. The merged number is looked for among every member, not only the
+    busiest: in a region's three months the busiest have all met, and most of them have logins."""
     from django.db.models import Count, Q
 
     from grading.models import CurrentGrade, PairResult, SessionGrade
@@ -63,7 +64,7 @@ def _pair() -> tuple[Any, Any, int, int]:
             )
         )
 
-    for new_pk in ids[:5]:
+    for new_pk in ids:
         new = Member.objects.get(pk=new_pk)
         played = sessions_of(new_pk)
         met = {new_pk}
@@ -71,14 +72,28 @@ def _pair() -> tuple[Any, Any, int, int]:
             "player1_id", "player2_id"
         ):
             met.update((one, two))
-        others = [pk for pk in ids if pk not in met] or list(
-            ranked.exclude(member_id__in=met).values_list("member_id", flat=True)[:CANDIDATES]
-        )
-        for old_pk in others:
+        old_pk = _busiest_unmet(ranked, ids, met, without_login=bool(new.user_id))
+        if old_pk is not None:
             old = Member.objects.get(pk=old_pk)
-            if old.merged_into_id is None and not (old.user_id and new.user_id):
-                return old, new, len(sessions_of(old_pk)), len(played)
+            return old, new, len(sessions_of(old_pk)), len(played)
     raise RuntimeError("no two mergeable members: each busy member played with every other")
+
+
+def _busiest_unmet(ranked, ids: list[int], met: set[int], *, without_login: bool) -> int | None:
+    """The busiest member outside ``met`` (without a login if asked): over every current grade,
+    or over the candidates ``ids`` where nobody has one yet."""
+    from members.models import Member
+
+    if ranked.exists():
+        unmet = ranked.exclude(member_id__in=met)
+        if without_login:
+            unmet = unmet.filter(member__user__isnull=True)
+        return unmet.values_list("member_id", flat=True).first()
+    free = Member.objects.filter(pk__in=[pk for pk in ids if pk not in met])
+    if without_login:
+        free = free.filter(user__isnull=True)
+    chosen = set(free.filter(merged_into__isnull=True).values_list("pk", flat=True))
+    return next((pk for pk in ids if pk in chosen), None)
 
 
 def merge_bench(*, baseline: bool = False) -> dict:

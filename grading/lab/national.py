@@ -25,6 +25,7 @@ result. Run it on an empty, migrated database: ``manage.py national --players 50
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -240,7 +241,10 @@ def national_build(
         log("national: PPI and Brambledown not rebuilt (grading.schemes.rebuild.run not available)")
     elif grade:
         log("national: rebuilding PPI and Brambledown")
-        schemes = rebuild(progress=lambda line: log(f"national: schemes: {line}"))
+        schemes = rebuild(
+            progress=lambda line: log(f"national: schemes: {line}"),
+            processes=min(2, os.cpu_count() or 1),
+        )
         clock.lap("schemes")
 
     with connection.cursor() as cursor:

@@ -214,3 +214,32 @@ def test_the_rebuild_read_one_version_at_a_time_stores_what_the_steps_stored(led
     schemes_rebuild(chunk=3)  # boundaries inside a club's versions and between clubs'
     for name, rows in stepped.items():
         assert_close(tables()[name], rows, name)
+
+
+def test_the_clubs_folded_in_a_second_process_store_what_the_steps_stored(ledger):
+    """The clubs' Brambledown folded in a second process while this one folds PPI (issue 31
+    item 4): the same tables, each club's sessions read here and counted once."""
+    stepped = tables()
+    tables_clear()
+    report = schemes_rebuild(chunk=1, processes=2)
+    assert report["by_payload"] == 2  # each version read once by PPI's pass
+    for name, rows in stepped.items():
+        assert_close(tables()[name], rows, name)
+    # folded elsewhere: this process's own fold of a club is timed as "brambledown_fold"
+    assert "brambledown_fold" not in report["seconds"]
+    assert "brambledown_fold" in schemes_rebuild(chunk=1)["seconds"]  # as when folded here
+
+
+def test_a_club_fold_that_fails_in_the_second_process_writes_nothing(ledger, monkeypatch):
+    from grading.schemes.rebuild import run
+
+    stepped = tables()
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("the club's fold failed")
+
+    monkeypatch.setattr(run, "_club_fold", broken)  # before the second process is forked
+    with pytest.raises(RuntimeError, match="the club's fold failed"):
+        schemes_rebuild(processes=2)
+    for name, rows in stepped.items():
+        assert_close(tables()[name], rows, name)

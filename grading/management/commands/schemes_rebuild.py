@@ -2,6 +2,7 @@
 built by COPY (the national builder), or a check that the step-by-step tables are right."""
 
 import json as jsonlib
+import os
 
 from django.core.management.base import BaseCommand
 
@@ -16,9 +17,18 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--json", action="store_true", help="print one JSON object")
+        parser.add_argument(
+            "--processes",
+            type=int,
+            default=min(2, os.cpu_count() or 1),
+            help="2: the clubs' Brambledown folded in a second process beside PPI (default "
+            "when the machine has more than one core)",
+        )
 
     def handle(self, *args, **options):
-        report = schemes_rebuild(progress=lambda line: self.stderr.write(line))
+        report = schemes_rebuild(
+            progress=lambda line: self.stderr.write(line), processes=options["processes"]
+        )
         if options["json"]:
             self.stdout.write(_dumps(report))
             return

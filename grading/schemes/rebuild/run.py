@@ -10,8 +10,11 @@ reads the stored versions as columns (``grading.schemes.rebuild.read``), folds t
 pure engines (PPI with :class:`~grading.engine.ppi.bulk.PPIBulkFold`, Brambledown club by
 club with ``brambledown_replay_bulk``), and replaces every table with COPY, in one transaction under
 the ledger lock. It is streamed (issue 31 item 4): PPI reads, folds and copies the history of
-2,000 versions at a time, and each club keeping Brambledown reads its own versions when its
-turn comes, so memory holds one chunk, the members' PPI tables and one club. The result is the one the steps store (tests/schemes/test_rebuild.py).
+2,000 versions at a time, and each club keeping Brambledown has its own versions read when its
+turn comes, so memory holds one chunk, the members' PPI tables and a club or two. With
+``processes=2`` (the command's default on a machine with two cores) the clubs' folds run in a
+second process beside PPI's. The result is the one the steps store
+(tests/schemes/test_rebuild.py).
 
 Brambledown's quarters: the steps close a quarter when a session of a later quarter is live
 at the club (or by the quarterly regrade), and a closed quarter stays closed after a
@@ -22,9 +25,12 @@ keeps a later one the regrade had closed, if the club's state row is still there
 from __future__ import annotations
 
 import datetime as dt
+import multiprocessing
 import time
-from collections import Counter, defaultdict
+from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
 
 from django.db import transaction
 from django.utils import timezone
@@ -91,14 +97,22 @@ class _Stages:
         return {name: round(value, 3) for name, value in table.items()}
 
 
-def schemes_rebuild(*, progress: Progress | None = None, chunk: int = CHUNK_SESSIONS) -> dict:
+def schemes_rebuild(
+    *, progress: Progress | None = None, chunk: int = CHUNK_SESSIONS, processes: int = 1
+) -> dict:
     """Rebuild the schemes' log, PPI and Brambledown from the stored ledger and versions, in
     one transaction under the ledger lock. ``progress(line)`` is told of each stage. Returns
     what was written and the seconds each stage took.
 
+    ``processes`` 2: the clubs' Brambledown folds run in a second process while this one reads
+    and folds PPI (they are independent of PPI and pure: this process reads each club's
+    sessions and writes its rows, in its transaction); the figures are the same
+    (tests/schemes/test_rebuild.py).
+
     Streamed (issue 31): the live versions are read ``chunk`` at a time in the log's order,
-    folded into PPI and their history points copied before the next chunk is read; then each
-    club keeping Brambledown reads its own versions, is folded and written. Neither a
+    folded into PPI and their history points copied before the next chunk is read; each club
+    keeping Brambledown has its own versions read when its turn comes (between PPI's chunks
+    when a second process folds it), is folded and written. Neither a
     nation's sessions nor its PPI histories are held at once; the figures do not depend on
     ``chunk`` (tests/schemes/test_rebuild.py)."""
     say = progress or (lambda line: None)
@@ -120,9 +134,14 @@ def schemes_rebuild(*, progress: Progress | None = None, chunk: int = CHUNK_SESS
             BrambledownClubState.objects.exclude(regraded="").values_list("club_id", "regraded")
         )
         tables_clear()
-        with indexes_built_once():
+        jobs = _brambledown_jobs(log, live, logged, regraded)
+        folder = _ClubFolder(
+            jobs, reader=reader, chunk=chunk, members=members, stages=stages, processes=processes
+        )
+        with indexes_built_once(), folder as clubs:
             stages.to("write")
             counts = _write_log(log, copy_seconds)
+            clubs.feed()  # a second process folds the first club while PPI is folded here
             fold = PPIBulkFold(keep_history=False)
             counts["ppi_points"] = 0
             for start in range(0, len(live), chunk):
@@ -141,27 +160,29 @@ def schemes_rebuild(*, progress: Progress | None = None, chunk: int = CHUNK_SESS
                 t0 = time.perf_counter()
                 counts["ppi_points"] += ppi_points_write(points)
                 _add(copy_seconds, "ppi_points", time.perf_counter() - t0)
+                for club in clubs.folded():
+                    _write_club(club, counts, copy_seconds)
+                clubs.feed()
                 if start // chunk % 50 == 49:
                     say(f"PPI: {start + len(part)} of {len(live)} sessions folded")
             read = {  # (Brambledown's clubs read theirs again: not counted twice)
-                "sessions": reader.by_columns + reader.by_payload,
-                "by_columns": reader.by_columns,
-                "by_payload": reader.by_payload,
-                "pairs": reader.pairs,
+                "sessions": reader.by_columns + reader.by_payload - clubs.read["sessions"],
+                "by_columns": reader.by_columns - clubs.read["by_columns"],
+                "by_payload": reader.by_payload - clubs.read["by_payload"],
+                "pairs": reader.pairs - clubs.read["pairs"],
             }
             say(f"read {read['sessions']} sessions ({read['pairs']} pairs)")
             say(f"PPI: {len(fold.last)} members rated")
+            stages.to("write")
             t0 = time.perf_counter()
             counts["ppi_ratings"] = table_write("ppi_ratings", _ppi_rows(fold, members))
             _add(copy_seconds, "ppi_ratings", time.perf_counter() - t0)
             del fold
-            # Club by club, each club's versions read, folded and its rows written.
-            clubs = 0
-            for club in _brambledown(log, live, logged, reader, members, regraded, stages, chunk):
+            # The clubs left, each read while the one before it is folded.
+            for club in clubs.rest():
                 stages.to("write")
                 _write_club(club, counts, copy_seconds)
-                clubs += 1
-            say(f"Brambledown: {clubs} clubs")
+            say(f"Brambledown: {clubs.written} clubs")
             stages.to("indexes")
         member_pages_invalidate()
         stages.to("commit")
@@ -231,18 +252,27 @@ def _closed_through(log: list[LogRow], sessions_dates: dict[int, dt.date], club_
     return through
 
 
-def _brambledown(
+@dataclass(frozen=True)
+class _ClubJob:
+    """What one club's Brambledown is rebuilt from, besides its sessions: its live
+    match-pointed entries in the log's order, the last quarter closed, its last entry in the
+    log and its live sessions' latest date."""
+
+    club_id: int
+    entries: tuple[LogRow, ...]
+    through: Quarter | None
+    folded: int
+    latest: dt.date | None
+
+
+def _brambledown_jobs(
     log: list[LogRow],
     live: list[LogRow],
     logged: dict[int, tuple[int, dt.date, str]],
-    reader: SessionReader,
-    members: dict[str, int],
     regraded: dict[int, str],
-    stages: _Stages,
-    chunk: int,
-) -> Iterator[_Club]:
-    """Each club's rebuilt Brambledown, its versions read when its turn comes; ``regraded``:
-    the last quarter closed at each club as stored before the rebuild."""
+) -> list[_ClubJob]:
+    """Each club keeping Brambledown that has a log entry, in id order; ``regraded``: the
+    last quarter closed at each club as stored before the rebuild."""
     keeping = set(Club.objects.filter(keeps_brambledown=True).values_list("pk", flat=True))
     mp = {  # every match-pointed version in the log, live or not: (club, date)
         vid: (club, date)
@@ -269,23 +299,121 @@ def _brambledown(
         club, day = mp.get(entry.version_id, (None, None))
         if club is not None and (club not in latest or day > latest[club]):
             latest[club] = day
-    for club in sorted(folded):
-        stages.to("read")
-        items = []
-        own = entries.pop(club, [])
-        for start in range(0, len(own), chunk):
-            part = own[start : start + chunk]
-            versions = reader.read(e.version_id for e in part)
-            for entry in part:
-                version = versions.get(entry.version_id)
-                if version is not None and not brambledown_why_not(version.session):
-                    items.append(
-                        ClubSession(entry.version_id, version.session, entry.host_pair or None)
-                    )
-        stages.to("brambledown_fold")
-        out = _club_fold(club, sorted(items, key=club_session_order), through.get(club), members)
-        out.state = (*out.state, folded[club], latest.get(club))
-        yield out
+    return [
+        _ClubJob(
+            club, tuple(entries.get(club, ())), through.get(club), folded[club], latest.get(club)
+        )
+        for club in sorted(folded)
+    ]
+
+
+def _club_items(job: _ClubJob, reader: SessionReader, chunk: int) -> list[ClubSession]:
+    """The club's rateable sessions, read ``chunk`` versions at a time, in the engine's order."""
+    items = []
+    for start in range(0, len(job.entries), chunk):
+        part = job.entries[start : start + chunk]
+        versions = reader.read(e.version_id for e in part)
+        for entry in part:
+            version = versions.get(entry.version_id)
+            if version is not None and not brambledown_why_not(version.session):
+                items.append(
+                    ClubSession(entry.version_id, version.session, entry.host_pair or None)
+                )
+    return sorted(items, key=club_session_order)
+
+
+_FOLD_MEMBERS: dict[str, int] = {}  # the second process's members (set as it starts)
+
+
+def _fold_start(members: dict[str, int]) -> None:
+    global _FOLD_MEMBERS
+    _FOLD_MEMBERS = members
+
+
+def _job_fold(job: _ClubJob, items: list[ClubSession], members: dict[str, int] | None = None):
+    """One club's rows (in the second process, with the members it was started with)."""
+    out = _club_fold(job.club_id, items, job.through, _FOLD_MEMBERS if members is None else members)
+    out.state = (*out.state, job.folded, job.latest)
+    return out
+
+
+class _ClubFolder:
+    """The clubs' Brambledown folded in order: here (``processes`` 1) or in a second process,
+    forked once and handed one club at a time. This process reads each club's sessions (its
+    database connection is its own: the second process never touches it, and it leaves by
+    ``os._exit``, which closes nothing) and gets the club's rows back to write. Memory holds
+    at most two clubs' sessions: one being folded, the next read."""
+
+    def __init__(self, jobs, *, reader, chunk, members, stages, processes: int) -> None:
+        self.jobs = deque(jobs)
+        self.reader, self.chunk, self.members, self.stages = (reader, chunk, members, stages)
+        self.pending: deque[Future] = deque()
+        self.written = 0
+        self.read = {"sessions": 0, "by_columns": 0, "by_payload": 0, "pairs": 0}
+        self.pool = None
+        if processes > 1 and self.jobs:
+            self.pool = ProcessPoolExecutor(
+                max_workers=1,
+                mp_context=multiprocessing.get_context("fork"),
+                initializer=_fold_start,
+                initargs=(members,),  # inherited by the fork, not copied
+            )
+
+    def _counts(self) -> tuple[int, int, int]:
+        return self.reader.by_columns, self.reader.by_payload, self.reader.pairs
+
+    def feed(self) -> None:
+        """With a second process: the next club's sessions read and handed to it, unless one is
+        waiting there already. Without one, nothing: ``rest`` folds the clubs here after PPI
+        (memory then holds the one or the other)."""
+        if self.pool is not None:
+            self._feed(ahead=1)
+
+    def _feed(self, ahead: int) -> None:
+        while self.jobs and len(self.pending) < ahead:
+            job = self.jobs.popleft()
+            self.stages.to("read")
+            before = self._counts()
+            items = _club_items(job, self.reader, self.chunk)
+            columns, payload, pairs = (a - b for a, b in zip(self._counts(), before, strict=True))
+            self.read["sessions"] += columns + payload
+            self.read["by_columns"] += columns
+            self.read["by_payload"] += payload
+            self.read["pairs"] += pairs
+            if self.pool is not None:
+                self.pending.append(self.pool.submit(_job_fold, job, items))
+                continue
+            self.stages.to("brambledown_fold")
+            done: Future = Future()
+            done.set_result(_job_fold(job, items, self.members))
+            self.pending.append(done)
+
+    def folded(self) -> Iterator[_Club]:
+        """The clubs folded so far, in order, without waiting."""
+        while self.pending and self.pending[0].done():
+            self.written += 1
+            yield self.pending.popleft().result()
+
+    def rest(self) -> Iterator[_Club]:
+        """Every club left, in order: the next read while the one before is folded."""
+        while self.pending or self.jobs:
+            self._feed(ahead=1 if self.pool is None else 2)
+            if self.pool is not None:
+                self.stages.to("brambledown_wait")
+            club = self.pending.popleft().result()
+            self.written += 1
+            yield club
+
+    def __enter__(self) -> _ClubFolder:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
 
 
 def _club_fold(
