@@ -40,22 +40,13 @@ def _pair() -> tuple[Any, Any, int, int]:
     played in one of the survivor's sessions (a merge of two who did is refused), the two not
     both with a login. The merged number is looked for among every member, not only the
     busiest: in a region's three months the busiest have all met, and most of them have logins."""
-    from django.db.models import Count, Q
+    from django.db.models import Q
 
-    from grading.models import CurrentGrade, PairResult, SessionGrade
+    from grading.models import PairResult
     from members.models import Member
 
-    ranked = CurrentGrade.objects.filter(member__merged_into__isnull=True).order_by(
-        "-sessions_in_window", "member_id"
-    )
-    ids = list(ranked.values_list("member_id", flat=True)[:CANDIDATES])
-    if not ids:  # no current grades: the most session grades
-        ids = [
-            row["member"]
-            for row in SessionGrade.objects.values("member")
-            .annotate(n=Count("id"))
-            .order_by("-n", "member")[:CANDIDATES]
-        ]
+    busiest = _busiest_first()
+    ids = list(busiest.values_list("pk", flat=True)[:CANDIDATES])
 
     def sessions_of(pk: int) -> set[int]:
         return set(
@@ -72,28 +63,29 @@ def _pair() -> tuple[Any, Any, int, int]:
             "player1_id", "player2_id"
         ):
             met.update((one, two))
-        old_pk = _busiest_unmet(ranked, ids, met, without_login=bool(new.user_id))
+        unmet = busiest.exclude(pk__in=met)
+        if new.user_id:
+            unmet = unmet.filter(user__isnull=True)
+        old_pk = unmet.values_list("pk", flat=True).first()
         if old_pk is not None:
             old = Member.objects.get(pk=old_pk)
             return old, new, len(sessions_of(old_pk)), len(played)
     raise RuntimeError("no two mergeable members: each busy member played with every other")
 
 
-def _busiest_unmet(ranked, ids: list[int], met: set[int], *, without_login: bool) -> int | None:
-    """The busiest member outside ``met`` (without a login if asked): over every current grade,
-    or over the candidates ``ids`` where nobody has one yet."""
+def _busiest_first():
+    """Every member not merged away, the busiest first: by their current grade's sessions in
+    the window, or (no current grades yet) by their session grades."""
+    from django.db.models import Count
+
     from members.models import Member
 
-    if ranked.exists():
-        unmet = ranked.exclude(member_id__in=met)
-        if without_login:
-            unmet = unmet.filter(member__user__isnull=True)
-        return unmet.values_list("member_id", flat=True).first()
-    free = Member.objects.filter(pk__in=[pk for pk in ids if pk not in met])
-    if without_login:
-        free = free.filter(user__isnull=True)
-    chosen = set(free.filter(merged_into__isnull=True).values_list("pk", flat=True))
-    return next((pk for pk in ids if pk in chosen), None)
+    alive = Member.objects.filter(merged_into__isnull=True)
+    graded = alive.filter(current_grade__isnull=False)
+    if graded.exists():
+        return graded.order_by("-current_grade__sessions_in_window", "pk")
+    counted = alive.annotate(n=Count("session_grades")).filter(n__gt=0)
+    return counted.order_by("-n", "pk")
 
 
 def merge_bench(*, baseline: bool = False) -> dict:

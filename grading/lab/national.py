@@ -24,8 +24,8 @@ result. Run it on an empty, migrated database: ``manage.py national --players 50
 
 from __future__ import annotations
 
+import functools
 import hashlib
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -241,10 +241,7 @@ def national_build(
         log("national: PPI and Brambledown not rebuilt (grading.schemes.rebuild.run not available)")
     elif grade:
         log("national: rebuilding PPI and Brambledown")
-        schemes = rebuild(
-            progress=lambda line: log(f"national: schemes: {line}"),
-            processes=min(2, os.cpu_count() or 1),
-        )
+        schemes = rebuild(progress=lambda line: log(f"national: schemes: {line}"))
         clock.lap("schemes")
 
     with connection.cursor() as cursor:
@@ -305,10 +302,11 @@ def _refold(log) -> None:
 
 def _schemes_rebuild():
     try:
+        from grading.schemes.rebuild.folder import PROCESSES
         from grading.schemes.rebuild.run import schemes_rebuild  # not in every checkout yet
     except ImportError:
         return None
-    return schemes_rebuild
+    return functools.partial(schemes_rebuild, processes=PROCESSES)
 
 
 def _graded_counts() -> dict[str, int]:

@@ -2,10 +2,10 @@
 built by COPY (the national builder), or a check that the step-by-step tables are right."""
 
 import json as jsonlib
-import os
 
 from django.core.management.base import BaseCommand
 
+from grading.schemes.rebuild.folder import PROCESSES
 from grading.schemes.rebuild.run import schemes_rebuild
 
 
@@ -20,7 +20,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--processes",
             type=int,
-            default=min(2, os.cpu_count() or 1),
+            default=PROCESSES,
             help="2: the clubs' Brambledown folded in a second process beside PPI (default "
             "when the machine has more than one core)",
         )

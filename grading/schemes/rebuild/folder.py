@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import datetime as dt
 import multiprocessing
+import os
 from collections import Counter, defaultdict, deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 
@@ -16,6 +17,10 @@ from grading.engine.brambledown import Quarter
 from grading.engine.brambledown import why_not_rated as brambledown_why_not
 from grading.schemes.brambledown.update import ClubSession, club_session_order
 from grading.schemes.rebuild.read import PROCESS, LogRow, SessionReader
+
+# Processes a whole rebuild uses by default (the command, the national builder): the second
+# for the clubs' folds where the machine has a second core.
+PROCESSES = min(2, os.cpu_count() or 1)
 
 
 def closed_through(log: list[LogRow], sessions_dates: dict[int, dt.date], club_of: dict):
@@ -117,31 +122,43 @@ def club_items(job: ClubJob, reader: SessionReader, chunk: int) -> list[ClubSess
     return sorted(items, key=club_session_order)
 
 
-class ClubFolder:
-    """The clubs' Brambledown folded in order: here (``processes`` 1) or in a second process,
-    forked once and handed one club at a time. This process reads each club's sessions (its
-    database connection is its own: the second process never touches it, and it leaves by
-    ``os._exit``, which closes nothing) and gets the club's rows back to write. Memory holds
-    at most two clubs' sessions: one being folded, the next read."""
+# The second process's members (national number -> id), set as it starts: inherited by the
+# fork, never pickled.
+_MEMBERS: dict[str, int] = {}
+READ_COUNTS = ("by_columns", "by_payload", "pairs")  # the reader's counters (``SessionReader``)
 
-    def __init__(self, jobs, *, read, fold, start, reader, members, stages, processes: int) -> None:
+
+def _remember(members: dict[str, int]) -> None:
+    global _MEMBERS
+    _MEMBERS = members
+
+
+def _fold_there(fold: Callable, job: ClubJob, items: list[ClubSession]):
+    return fold(job, items, _MEMBERS)
+
+
+class ClubFolder:
+    """The clubs' Brambledown folded in order by ``fold(job, items, members)``: here
+    (``processes`` 1) or in a second process, forked once and handed one club at a time. This
+    process reads each club's sessions (its database connection is its own: the second process
+    never touches it, and it leaves by ``os._exit``, which closes nothing) and gets the club's
+    rows back to write. Memory holds at most two clubs' sessions: one being folded, the next
+    read. ``read`` counts what the clubs' reads added to the reader's counters."""
+
+    def __init__(self, jobs, *, fold, reader, chunk, members, stages, processes: int) -> None:
         self.jobs = deque(jobs)
-        self.read_club, self.fold, self.reader = read, fold, reader
+        self.fold, self.reader, self.chunk = fold, reader, chunk
         self.members, self.stages = members, stages
         self.pending: deque[Future] = deque()
-        self.written = 0
-        self.read = {"sessions": 0, "by_columns": 0, "by_payload": 0, "pairs": 0}
+        self.read: Counter = Counter()
         self.pool = None
         if processes > 1 and self.jobs:
             self.pool = ProcessPoolExecutor(
                 max_workers=1,
                 mp_context=multiprocessing.get_context("fork"),
-                initializer=start,
-                initargs=(members,),  # inherited by the fork, not copied
+                initializer=_remember,
+                initargs=(members,),
             )
-
-    def _counts(self) -> tuple[int, int, int]:
-        return self.reader.by_columns, self.reader.by_payload, self.reader.pairs
 
     def feed(self) -> None:
         """With a second process: the next club's sessions read and handed to it, unless one is
@@ -154,15 +171,11 @@ class ClubFolder:
         while self.jobs and len(self.pending) < ahead:
             job = self.jobs.popleft()
             self.stages.to("read")
-            before = self._counts()
-            items = self.read_club(job)
-            columns, payload, pairs = (a - b for a, b in zip(self._counts(), before, strict=True))
-            self.read["sessions"] += columns + payload
-            self.read["by_columns"] += columns
-            self.read["by_payload"] += payload
-            self.read["pairs"] += pairs
+            before = {name: getattr(self.reader, name) for name in READ_COUNTS}
+            items = club_items(job, self.reader, self.chunk)
+            self.read.update({name: getattr(self.reader, name) - before[name] for name in before})
             if self.pool is not None:
-                self.pending.append(self.pool.submit(self.fold, job, items))
+                self.pending.append(self.pool.submit(_fold_there, self.fold, job, items))
                 continue
             self.stages.to("brambledown_fold")
             done: Future = Future()
@@ -172,7 +185,6 @@ class ClubFolder:
     def folded(self) -> Iterator:
         """The clubs folded so far, in order, without waiting."""
         while self.pending and self.pending[0].done():
-            self.written += 1
             yield self.pending.popleft().result()
 
     def rest(self) -> Iterator:
@@ -181,17 +193,12 @@ class ClubFolder:
             self._feed(ahead=1 if self.pool is None else 2)
             if self.pool is not None:
                 self.stages.to("brambledown_wait")
-            club = self.pending.popleft().result()
-            self.written += 1
-            yield club
+            yield self.pending.popleft().result()
 
     def __enter__(self) -> ClubFolder:
         return self
 
     def __exit__(self, *exc) -> None:
-        self.close()
-
-    def close(self) -> None:
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
             self.pool = None

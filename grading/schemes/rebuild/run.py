@@ -44,7 +44,7 @@ from grading.schemes.brambledown.state import member_rows, pair_rows, player_fie
 from grading.schemes.brambledown.tables import key_json
 from grading.schemes.brambledown.update import ClubSession, club_host_pairs
 from grading.schemes.log import scheme_head_lock
-from grading.schemes.rebuild.folder import ClubFolder, ClubJob, brambledown_jobs, club_items
+from grading.schemes.rebuild.folder import READ_COUNTS, ClubFolder, ClubJob, brambledown_jobs
 from grading.schemes.rebuild.read import (
     LogRow,
     SessionReader,
@@ -132,10 +132,9 @@ def schemes_rebuild(
         jobs = brambledown_jobs(log, live, logged, regraded)
         folder = ClubFolder(
             jobs,
-            read=lambda job: club_items(job, reader, chunk),
             fold=_job_fold,
-            start=_fold_start,
             reader=reader,
+            chunk=chunk,
             members=members,
             stages=stages,
             processes=processes,
@@ -167,12 +166,9 @@ def schemes_rebuild(
                 clubs.feed()
                 if start // chunk % 50 == 49:
                     say(f"PPI: {start + len(part)} of {len(live)} sessions folded")
-            read = {  # (Brambledown's clubs read theirs again: not counted twice)
-                "sessions": reader.by_columns + reader.by_payload - clubs.read["sessions"],
-                "by_columns": reader.by_columns - clubs.read["by_columns"],
-                "by_payload": reader.by_payload - clubs.read["by_payload"],
-                "pairs": reader.pairs - clubs.read["pairs"],
-            }
+            # PPI's reads (Brambledown's clubs read theirs again: not counted twice)
+            read = {name: getattr(reader, name) - clubs.read[name] for name in READ_COUNTS}
+            read = {"sessions": read["by_columns"] + read["by_payload"], **read}
             say(f"read {read['sessions']} sessions ({read['pairs']} pairs)")
             say(f"PPI: {len(fold.last)} members rated")
             stages.to("write")
@@ -184,7 +180,7 @@ def schemes_rebuild(
             for club in clubs.rest():
                 stages.to("write")
                 _write_club(club, counts, copy_seconds)
-            say(f"Brambledown: {clubs.written} clubs")
+            say(f"Brambledown: {len(jobs)} clubs")
             stages.to("indexes")
         member_pages_invalidate()
         stages.to("commit")
@@ -225,17 +221,9 @@ class _Club:
         self.pairs: list[tuple] = []
 
 
-_FOLD_MEMBERS: dict[str, int] = {}  # the second process's members (set as it starts)
-
-
-def _fold_start(members: dict[str, int]) -> None:
-    global _FOLD_MEMBERS
-    _FOLD_MEMBERS = members
-
-
-def _job_fold(job: ClubJob, items: list[ClubSession], members: dict[str, int] | None = None):
-    """One club's rows (in the second process, with the members it was started with)."""
-    out = _club_fold(job.club_id, items, job.through, _FOLD_MEMBERS if members is None else members)
+def _job_fold(job: ClubJob, items: list[ClubSession], members: dict[str, int]) -> _Club:
+    """One club's rows (``ClubFolder``'s ``fold``: here, or in the second process)."""
+    out = _club_fold(job.club_id, items, job.through, members)
     out.state = (*out.state, job.folded, job.latest)
     return out
 
