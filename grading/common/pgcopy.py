@@ -1,7 +1,7 @@
 """PostgreSQL COPY, the one home of its plumbing: rows by text COPY (``table_copy``, an
 ``INSERT`` per row on SQLite), and binary COPY of rows already packed (``copy_binary``) or of
-whole columns (``copy_columns``). The ledger's refold and refresh and the schemes' rebuild write
-through here.
+whole columns (``copy_columns``; ``GatheredColumns`` gathers them a group of rows at a time).
+The ledger's refold, check and refresh and the schemes' rebuild write through here.
 
 Binary COPY's framing (PostgreSQL's documentation, "COPY", "Binary Format"): the signature
 ``PGCOPY\\n\\377\\r\\n\\0``, a flags word and a header extension length (both 0), then the rows
@@ -20,7 +20,14 @@ from collections.abc import Iterable, Sequence
 from django.db import connection
 from psycopg.copy import QueuedLibpqWriter
 
-__all__ = ["BINARY_HEADER", "BINARY_TRAILER", "copy_binary", "copy_columns", "table_copy"]
+__all__ = [
+    "BINARY_HEADER",
+    "BINARY_TRAILER",
+    "GatheredColumns",
+    "copy_binary",
+    "copy_columns",
+    "table_copy",
+]
 
 BINARY_HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
 BINARY_TRAILER = struct.pack(">h", -1)
@@ -59,7 +66,8 @@ def copy_binary(
 
 
 def copy_columns(raw, table: str, columns: Sequence[array], block: int = _BLOCK_ROWS) -> int:
-    """Columns of ``array('i')`` (int4) or ``array('d')`` (float8), equally long, into
+    """Columns of arrays, equally long (``q`` int8, ``i`` int4 or date, ``h`` int2, ``b``
+    boolean, ``d`` float8: the item size is the field's), into
     ``table`` (those columns, in that order) by binary COPY. Each block of rows is laid out
     by a few strided slice assignments per column (C speed), never a Python call per row."""
     n = len(columns[0]) if columns else 0
@@ -85,3 +93,37 @@ def copy_columns(raw, table: str, columns: Sequence[array], block: int = _BLOCK_
             copy.write(out)
         copy.write(BINARY_TRAILER)
     return n
+
+
+class GatheredColumns:
+    """Rows gathered as the columns ``copy_columns`` writes (a few array extensions per
+    version, no Python call per row): each ``add`` gives ``n`` rows, a value per "const"
+    column, an array of ``n`` per "rows" column, ``width * n`` figures per "block" column,
+    split into its ``width`` columns when taken."""
+
+    def __init__(self, layout: tuple[tuple[str, str, int], ...]) -> None:
+        self.layout = layout
+        self.rows = 0
+        self.parts = [array(code) for _, code, _ in layout]
+
+    def add(self, n: int, *values) -> None:
+        for (kind, code, _), part, value in zip(self.layout, self.parts, values, strict=True):
+            if kind == "const":
+                part.extend(array(code, (value,)) * n)
+            elif value.typecode == code:
+                part.extend(value)
+            else:
+                part.fromlist(value.tolist())
+        self.rows += n
+
+    def take(self) -> list[array]:
+        """The columns gathered, in the layout's order; the gatherer starts again empty."""
+        columns: list[array] = []
+        for (kind, _, width), part in zip(self.layout, self.parts, strict=True):
+            if kind == "block":
+                columns.extend(part[k::width] for k in range(width))
+            else:
+                columns.append(part)
+        self.rows = 0
+        self.parts = [array(code) for _, code, _ in self.layout]
+        return columns

@@ -11,13 +11,12 @@ Current and partnership grades are then streamed and each compared with the fold
 from __future__ import annotations
 
 import math
-import struct
 from array import array
 from collections.abc import Iterator
 
 from django.db import connection
 
-from grading.common.pgcopy import copy_binary
+from grading.common.pgcopy import GatheredColumns, copy_columns
 from grading.engine.ngs.cfold import RECORD_PARTS, RecordsReplay
 from grading.engine.ngs.params import NGSParams
 from grading.engine.ngs.types import partnership_key
@@ -31,8 +30,13 @@ __all__ = ["check_compiled", "last_stats"]
 # par is in the session's own units (aggregate: points, up to tens of thousands), so it is
 # compared relative to its size; every other part is a grade, compared absolutely
 _PAR = RECORD_PARTS.index("par")
-# PostgreSQL's binary COPY: a row is its field count, then each field's length and value
-_ROW = struct.Struct(">hiqiqii" + "id" * len(RECORD_PARTS))
+# the fold's records as the temporary table's columns: seq, version, member, the figures
+_RECORD_LAYOUT = (
+    ("const", "q", 1),
+    ("const", "q", 1),
+    ("rows", "i", 1),
+    ("block", "d", len(RECORD_PARTS)),
+)
 last_stats: dict[str, FoldStats] = {}
 
 
@@ -110,7 +114,7 @@ class _SessionGradeTable:
 
     def __init__(self, numbers: list[str], tol: float) -> None:
         self.numbers, self.tol = numbers, tol
-        self.out: list[bytes] = []
+        self.out = GatheredColumns(_RECORD_LAYOUT)
         self.seqs: set[int] = set()
         parts = ", ".join(f"v{k} double precision" for k in range(len(RECORD_PARTS)))
         with connection.cursor() as cursor:
@@ -122,25 +126,16 @@ class _SessionGradeTable:
 
     def __call__(self, seq: int, version: str, ids: array[int], values: array[float]) -> None:
         self.seqs.add(seq)
-        v = int(version)
-        width = len(RECORD_PARTS)
-        pack, out = _ROW.pack, self.out
-        for j, member in enumerate(ids):
-            a, b, c, d, e, f, g, h = values[width * j : width * (j + 1)]
-            out.append(
-                pack(11, 8, seq, 8, v, 4, member, 8, a, 8, b, 8, c, 8, d, 8, e, 8, f, 8, g, 8, h)
-            )
-        if len(out) >= CHUNK_ROWS:
+        self.out.add(len(ids), seq, int(version), ids, values)
+        if self.out.rows >= CHUNK_ROWS:
             self._write()
 
     def _write(self) -> None:
-        """One binary COPY of the rows gathered (fixed-size rows packed by one ``Struct``;
-        NaN stands for None)."""
-        if not self.out:
+        """One binary COPY of the rows gathered (NaN stands for None)."""
+        if not self.out.rows:
             return
         with connection.cursor() as cursor:
-            copy_binary(cursor.connection.cursor(), self.TABLE, self.out)
-        self.out = []
+            copy_columns(cursor.connection.cursor(), self.TABLE, self.out.take())
 
     def finish(self) -> list[str]:
         self._write()

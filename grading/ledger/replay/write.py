@@ -26,8 +26,6 @@ replay with the same set writes (nearly) nothing; a change of set updates each r
 
 from __future__ import annotations
 
-import struct
-import sys
 import time
 from array import array
 from collections.abc import Iterable
@@ -35,8 +33,9 @@ from dataclasses import dataclass, field
 
 from django.db import connection
 
-from grading.common.pgcopy import DATE_EPOCH, copy_binary, table_copy
+from grading.common.pgcopy import DATE_EPOCH, GatheredColumns, copy_columns, table_copy
 from grading.engine.ngs.foldout import (
+    PAIR_FIGURES,
     REASONS,
     RECORD_FIGURES,
     CurrentOut,
@@ -74,12 +73,23 @@ VERSIONS = SessionVersion._meta.db_table
 CURRENT = CurrentGrade._meta.db_table
 PARTNERSHIPS = PartnershipGrade._meta.db_table
 
-_NULL = struct.pack(">i", -1)
-_G = len(RECORD_FIGURES)
-# a record's head: field count, entry, version, member, partner, date, pair index, boards,
-# reported, reason, live; then its figures (NaN: None), cut from one block per version
-_RECORD = struct.Struct(">h" + "iq" * 4 + "ii" * 3 + "ib" + "ih" + "ib")
-_PAIR_HEAD = struct.Struct(">hiqii")  # field count, version, pair index; then 4 figures
+# the columns gathered for the temporary tables, in their column order: (kind, array type,
+# figures per row): "const" repeats a version's value on each of its rows, "rows" is a value
+# per row, "block" a run of figures per row
+_GRADE_LAYOUT = (
+    ("const", "q", 1),  # entry
+    ("const", "q", 1),  # version
+    ("rows", "i", 1),  # member
+    ("rows", "i", 1),  # partner (-1: none)
+    ("const", "i", 1),  # date, days from 2000-01-01
+    ("rows", "i", 1),  # pair index
+    ("rows", "i", 1),  # boards
+    ("rows", "b", 1),  # reported
+    ("rows", "h", 1),  # reason
+    ("const", "b", 1),  # live
+    ("block", "d", len(RECORD_FIGURES)),
+)
+_PAIR_LAYOUT = (("const", "q", 1), ("rows", "i", 1), ("block", "d", len(PAIR_FIGURES)))
 
 RAW_GRADES = "refold_grades"
 RAW_PAIRS = "refold_pairs"
@@ -162,8 +172,8 @@ class RefoldWriter:
 
     def __init__(self, params: NGSParams, entries: LedgerEntries, *, stats: RefoldStats) -> None:
         self.params, self.entries, self.stats = params, entries, stats
-        self.grades: list[bytes] = []
-        self.pairs: list[bytes] = []
+        self.grades = GatheredColumns(_GRADE_LAYOUT)
+        self.pairs = GatheredColumns(_PAIR_LAYOUT)
         self.versions: list[tuple] = []
         with connection.cursor() as cursor:
             for table in (RAW_GRADES, RAW_PAIRS, RAW_VERSIONS):
@@ -171,7 +181,7 @@ class RefoldWriter:
             figures = ", ".join(f"{name} double precision" for name in RECORD_FIGURES)
             cursor.execute(
                 f"CREATE TEMPORARY TABLE {RAW_GRADES} (entry bigint, version bigint, "
-                f"member bigint, partner bigint, date date, pair integer, boards integer, "
+                f"member integer, partner integer, date date, pair integer, boards integer, "
                 f"reported boolean, reason smallint, live boolean, {figures}) ON COMMIT DROP"
             )
             cursor.execute(
@@ -202,37 +212,36 @@ class RefoldWriter:
         )
         if not out.graded:
             return
-        pack, grades = _RECORD.pack, self.grades
-        entry = self.entries.pk[seq]
-        day = self.entries.date[seq] - DATE_EPOCH
+        n = len(out.rec_member)
         live = 0 if version in self.entries.withdrawn else 1
-        block, width = _doubles(out.rec_figures), 12 * _G
-        partner, pair, boards = out.rec_partner, out.rec_pair, out.rec_boards
-        reported, reason = out.rec_reported, out.rec_reason
-        fields = 10 + _G
-        for j, member in enumerate(out.rec_member):
-            head = pack(
-                fields, 8, entry, 8, version, 8, member, 8, partner[j], 4, day, 4, pair[j],
-                4, boards[j], 1, reported[j], 2, reason[j], 1, live,
-            )  # fmt: skip
-            grades.append(head + block[width * j : width * (j + 1)])
-        self.stats.records += len(out.rec_member)
-        block = _doubles(out.pair_figures)
-        for j in range(len(out.pair_ids)):
-            self.pairs.append(_PAIR_HEAD.pack(6, 8, version, 4, j) + block[48 * j : 48 * (j + 1)])
-        if len(self.grades) >= CHUNK_ROWS:
+        self.grades.add(
+            n,
+            self.entries.pk[seq],
+            version,
+            out.rec_member,
+            out.rec_partner,
+            self.entries.date[seq] - DATE_EPOCH,
+            out.rec_pair,
+            out.rec_boards,
+            out.rec_reported,
+            out.rec_reason,
+            live,
+            out.rec_figures,
+        )
+        self.stats.records += n
+        m = len(out.pair_ids)
+        self.pairs.add(m, version, array("i", range(m)), out.pair_figures)
+        if self.grades.rows >= CHUNK_ROWS:
             self.flush()
 
     def flush(self) -> None:
         """COPY what is gathered into the temporary tables (between the fold's fetches)."""
         with connection.cursor() as cursor:
             raw = cursor.cursor
-            if self.grades:
-                copy_binary(raw, RAW_GRADES, self.grades)
-                self.grades = []
-            if self.pairs:
-                copy_binary(raw, RAW_PAIRS, self.pairs)
-                self.pairs = []
+            if self.grades.rows:
+                copy_columns(raw, RAW_GRADES, self.grades.take())
+            if self.pairs.rows:
+                copy_columns(raw, RAW_PAIRS, self.pairs.take())
             if self.versions:
                 self._versions_copy(cursor)
 
@@ -340,21 +349,6 @@ class RefoldWriter:
             f"WHERE r.version_id = n.version AND r.pair_id = n.pair_id AND {changed}"
         )
         self.stats.written["pair_figures_updated"] = cursor.rowcount
-
-
-def _doubles(values: array) -> bytes:
-    """``values`` as binary COPY fields (each its length, 8, then the big-endian double),
-    built with a few slice assignments per version instead of a ``pack`` per figure."""
-    n = len(values)
-    be = array("d", values)
-    if sys.byteorder == "little":
-        be.byteswap()
-    raw = be.tobytes()
-    out = bytearray(12 * n)
-    out[3::12] = b"\x08" * n
-    for k in range(8):
-        out[4 + k :: 12] = raw[k::8]
-    return bytes(out)
 
 
 def _version_states(cursor, rows: list[tuple], stats: RefoldStats) -> None:
