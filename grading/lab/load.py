@@ -225,6 +225,9 @@ class BenchStack:
             "--without-mingle",
             "--without-heartbeat",
         ]
+        # as deployed (README): not in debug mode, where every page-cache key re-reads the
+        # templates and Django keeps every query
+        deployed = {"DJANGO_DEBUG": "0", "DJANGO_STATIC_ROOT": str(self._static())}
         self.worker_spawned = time.perf_counter()
         for n in range(self.workers):
             log = open(self.workdir / f"worker{n}.log", "w")  # noqa: SIM115 - closed with it
@@ -236,7 +239,7 @@ class BenchStack:
             proc = subprocess.Popen(
                 [*niced, *cmd, *queues, "--hostname", f"bench{n}@%h"],
                 cwd=BASE_DIR,
-                env=self.env(REDIS_URL=self.redis_url, **extra),
+                env=self.env(REDIS_URL=self.redis_url, **deployed, **extra),
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
@@ -273,18 +276,25 @@ class BenchStack:
                 continue
         return max(peaks) if peaks else None
 
+    def _static(self) -> Path:
+        """The static files collected (once) for processes run as deployed, with
+        ``DJANGO_DEBUG=0``: the manifest storage then resolves every ``{% static %}``."""
+        static = self.workdir / "static"
+        if not (static / "staticfiles.json").exists():
+            self._run(
+                "manage.py",
+                "collectstatic",
+                "--noinput",
+                "-v",
+                "0",
+                DJANGO_DEBUG="0",
+                DJANGO_STATIC_ROOT=str(static),
+            )
+        return static
+
     def start_gunicorn(self) -> None:
         self.port = _free_port()
-        static = self.workdir / "static"
-        self._run(
-            "manage.py",
-            "collectstatic",
-            "--noinput",
-            "-v",
-            "0",
-            DJANGO_DEBUG="0",
-            DJANGO_STATIC_ROOT=str(static),
-        )
+        static = self._static()
         cmd = [
             str(Path(PY).with_name("gunicorn")),
             "grading.lab.floor_wsgi",
