@@ -16,6 +16,7 @@ import struct
 import sys
 from array import array
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from django.db import connection
 from psycopg.copy import QueuedLibpqWriter
@@ -23,9 +24,11 @@ from psycopg.copy import QueuedLibpqWriter
 __all__ = [
     "BINARY_HEADER",
     "BINARY_TRAILER",
+    "Gathered",
     "GatheredColumns",
     "copy_binary",
     "copy_columns",
+    "gathered",
     "table_copy",
 ]
 
@@ -95,22 +98,60 @@ def copy_columns(raw, table: str, columns: Sequence[array], block: int = _BLOCK_
     return n
 
 
+# the column type of each array type ``GatheredColumns`` gathers (a date is an "i" of days
+# from 2000-01-01, named by its column's own type)
+_SQL_TYPES = {
+    "q": "bigint",
+    "i": "integer",
+    "h": "smallint",
+    "b": "boolean",
+    "d": "double precision",
+}
+
+
+@dataclass(frozen=True)
+class Gathered:
+    """One column of a ``GatheredColumns`` layout, or a block of them: ``kind`` "const" (a
+    value repeated on each of an ``add``'s rows), "rows" (a value per row) or "block"
+    (``len(names)`` figures per row, one column each); ``code`` the array type; ``sql`` the
+    column type where it is not the array type's own (a date)."""
+
+    kind: str
+    code: str
+    names: tuple[str, ...]
+    sql: str = ""
+
+    @property
+    def width(self) -> int:
+        return len(self.names)
+
+
+def gathered(kind: str, code: str, *names: str, sql: str = "") -> Gathered:
+    return Gathered(kind, code, names, sql)
+
+
 class GatheredColumns:
     """Rows gathered as the columns ``copy_columns`` writes (a few array extensions per
-    version, no Python call per row): each ``add`` gives ``n`` rows, a value per "const"
-    column, an array of ``n`` per "rows" column, ``width * n`` figures per "block" column,
-    split into its ``width`` columns when taken."""
+    version, no Python call per row): each ``add`` gives ``n`` rows and a value per layout
+    entry (see ``Gathered``). The temporary table they go to is declared from the same layout
+    (``columns_sql``), so its columns are in the order they are written."""
 
-    def __init__(self, layout: tuple[tuple[str, str, int], ...]) -> None:
+    def __init__(self, layout: tuple[Gathered, ...]) -> None:
         self.layout = layout
         self.rows = 0
-        self.parts = [array(code) for _, code, _ in layout]
+        self.parts = [array(g.code) for g in layout]
+
+    def columns_sql(self) -> str:
+        """The columns as a CREATE TABLE lists them: ``name type, ...``."""
+        return ", ".join(
+            f"{name} {g.sql or _SQL_TYPES[g.code]}" for g in self.layout for name in g.names
+        )
 
     def add(self, n: int, *values) -> None:
-        for (kind, code, _), part, value in zip(self.layout, self.parts, values, strict=True):
-            if kind == "const":
-                part.extend(array(code, (value,)) * n)
-            elif value.typecode == code:
+        for g, part, value in zip(self.layout, self.parts, values, strict=True):
+            if g.kind == "const":
+                part.extend(array(g.code, (value,)) * n)
+            elif value.typecode == g.code:
                 part.extend(value)
             else:
                 part.fromlist(value.tolist())
@@ -119,11 +160,11 @@ class GatheredColumns:
     def take(self) -> list[array]:
         """The columns gathered, in the layout's order; the gatherer starts again empty."""
         columns: list[array] = []
-        for (kind, _, width), part in zip(self.layout, self.parts, strict=True):
-            if kind == "block":
-                columns.extend(part[k::width] for k in range(width))
+        for g, part in zip(self.layout, self.parts, strict=True):
+            if g.kind == "block":
+                columns.extend(part[k :: g.width] for k in range(g.width))
             else:
                 columns.append(part)
         self.rows = 0
-        self.parts = [array(code) for _, code, _ in self.layout]
+        self.parts = [array(g.code) for g in self.layout]
         return columns

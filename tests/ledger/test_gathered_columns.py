@@ -9,15 +9,15 @@ import math
 import random
 from array import array
 
-from grading.common.pgcopy import DATE_EPOCH, GatheredColumns, copy_columns
+from grading.common.pgcopy import DATE_EPOCH, GatheredColumns, copy_columns, gathered
 
 LAYOUT = (
-    ("const", "q", 1),
-    ("rows", "i", 1),
-    ("const", "i", 1),
-    ("rows", "b", 1),
-    ("rows", "h", 1),
-    ("block", "d", 3),
+    gathered("const", "q", "version"),
+    gathered("rows", "i", "member"),
+    gathered("const", "i", "day", sql="date"),
+    gathered("rows", "b", "reported"),
+    gathered("rows", "h", "reason"),
+    gathered("block", "d", "a", "b", "c"),
 )
 
 
@@ -79,11 +79,12 @@ def test_the_columns_hold_each_row_in_the_order_given():
 def test_the_rows_copied_to_postgresql_read_back_as_given(postgres):
     versions = _versions(11)
     with postgres.cursor() as cursor:
-        cursor.execute(
-            "CREATE TEMPORARY TABLE gathered_rows (version bigint, member integer, day date, "
-            "reported boolean, reason smallint, a double precision, b double precision, "
-            "c double precision)"
+        declared = GatheredColumns(LAYOUT).columns_sql()
+        assert declared == (
+            "version bigint, member integer, day date, reported boolean, reason smallint, "
+            "a double precision, b double precision, c double precision"
         )
+        cursor.execute(f"CREATE TEMPORARY TABLE gathered_rows ({declared})")
         # gathered and written in two COPYs, as the refold does between the fold's chunks
         copy_columns(cursor.cursor, "gathered_rows", _gathered(versions[:20]).take())
         copy_columns(cursor.cursor, "gathered_rows", _gathered(versions[20:]).take(), block=17)

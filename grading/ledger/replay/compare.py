@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 from django.db import connection
 
-from grading.common.pgcopy import GatheredColumns, copy_columns
+from grading.common.pgcopy import GatheredColumns, copy_columns, gathered
 from grading.engine.ngs.cfold import RECORD_PARTS, RecordsReplay
 from grading.engine.ngs.params import NGSParams
 from grading.engine.ngs.types import partnership_key
@@ -32,10 +32,10 @@ __all__ = ["check_compiled", "last_stats"]
 _PAR = RECORD_PARTS.index("par")
 # the fold's records as the temporary table's columns: seq, version, member, the figures
 _RECORD_LAYOUT = (
-    ("const", "q", 1),
-    ("const", "q", 1),
-    ("rows", "i", 1),
-    ("block", "d", len(RECORD_PARTS)),
+    gathered("const", "q", "seq"),
+    gathered("const", "q", "version"),
+    gathered("rows", "i", "member"),
+    gathered("block", "d", *(f"v{k}" for k in range(len(RECORD_PARTS)))),
 )
 last_stats: dict[str, FoldStats] = {}
 
@@ -116,13 +116,9 @@ class _SessionGradeTable:
         self.numbers, self.tol = numbers, tol
         self.out = GatheredColumns(_RECORD_LAYOUT)
         self.seqs: set[int] = set()
-        parts = ", ".join(f"v{k} double precision" for k in range(len(RECORD_PARTS)))
         with connection.cursor() as cursor:
             cursor.execute(f"DROP TABLE IF EXISTS {self.TABLE}")
-            cursor.execute(
-                f"CREATE TEMPORARY TABLE {self.TABLE} "
-                f"(seq bigint, version bigint, member integer, {parts})"
-            )
+            cursor.execute(f"CREATE TEMPORARY TABLE {self.TABLE} ({self.out.columns_sql()})")
 
     def __call__(self, seq: int, version: str, ids: array[int], values: array[float]) -> None:
         self.seqs.add(seq)

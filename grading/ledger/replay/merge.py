@@ -186,7 +186,7 @@ def _update(
     set: 5.0 million pages written for the 0.67 million of the session grades, 113 s; in key
     order 0.67 million, 62 s; docs/benchmarks.md). The partnership grades and the subjects lie
     in the order the fold met them, not in their key's: for them the hash join is the cheaper
-    (in key order their UPDATEs wrote 1.2-1.6 million pages and took about twice as long)."""
+    (in key order their UPDATEs wrote 1.2-1.6 million pages and took 2-3 times as long)."""
     sets = ", ".join(f"{c} = d.{c}" for c in values)
     on = " AND ".join(f"t.{c} = d.{c}" for c in key)
     if in_key_order:
@@ -195,9 +195,9 @@ def _update(
     cursor.execute(
         f"UPDATE {target} t SET {sets} FROM {DIFF} d WHERE NOT d.gone AND NOT d.fresh AND {on}"
     )
-    if in_key_order:
-        cursor.execute("SET LOCAL enable_hashjoin = on")
-        cursor.execute("SET LOCAL enable_nestloop = on")
+    if in_key_order:  # back to what the session had, for the statements after this one
+        cursor.execute("RESET enable_hashjoin")
+        cursor.execute("RESET enable_nestloop")
 
 
 def _staged(cursor, name: str, like: str, columns: Sequence[str], rows) -> str:

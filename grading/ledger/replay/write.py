@@ -33,7 +33,13 @@ from dataclasses import dataclass, field
 
 from django.db import connection
 
-from grading.common.pgcopy import DATE_EPOCH, GatheredColumns, copy_columns, table_copy
+from grading.common.pgcopy import (
+    DATE_EPOCH,
+    GatheredColumns,
+    copy_columns,
+    gathered,
+    table_copy,
+)
 from grading.engine.ngs.foldout import (
     PAIR_FIGURES,
     REASONS,
@@ -73,23 +79,25 @@ VERSIONS = SessionVersion._meta.db_table
 CURRENT = CurrentGrade._meta.db_table
 PARTNERSHIPS = PartnershipGrade._meta.db_table
 
-# the columns gathered for the temporary tables, in their column order: (kind, array type,
-# figures per row): "const" repeats a version's value on each of its rows, "rows" is a value
-# per row, "block" a run of figures per row
+# the fold's records and pair figures as their temporary tables' columns
 _GRADE_LAYOUT = (
-    ("const", "q", 1),  # entry
-    ("const", "q", 1),  # version
-    ("rows", "i", 1),  # member
-    ("rows", "i", 1),  # partner (-1: none)
-    ("const", "i", 1),  # date, days from 2000-01-01
-    ("rows", "i", 1),  # pair index
-    ("rows", "i", 1),  # boards
-    ("rows", "b", 1),  # reported
-    ("rows", "h", 1),  # reason
-    ("const", "b", 1),  # live
-    ("block", "d", len(RECORD_FIGURES)),
+    gathered("const", "q", "entry"),
+    gathered("const", "q", "version"),
+    gathered("rows", "i", "member"),
+    gathered("rows", "i", "partner"),  # -1: none
+    gathered("const", "i", "date", sql="date"),
+    gathered("rows", "i", "pair"),  # index into the version's pair ids
+    gathered("rows", "i", "boards"),
+    gathered("rows", "b", "reported"),
+    gathered("rows", "h", "reason"),
+    gathered("const", "b", "live"),
+    gathered("block", "d", *RECORD_FIGURES),
 )
-_PAIR_LAYOUT = (("const", "q", 1), ("rows", "i", 1), ("block", "d", len(PAIR_FIGURES)))
+_PAIR_LAYOUT = (
+    gathered("const", "q", "version"),
+    gathered("rows", "i", "pair"),
+    gathered("block", "d", *PAIR_FIGURES),
+)
 
 RAW_GRADES = "refold_grades"
 RAW_PAIRS = "refold_pairs"
@@ -178,17 +186,10 @@ class RefoldWriter:
         with connection.cursor() as cursor:
             for table in (RAW_GRADES, RAW_PAIRS, RAW_VERSIONS):
                 cursor.execute(f"DROP TABLE IF EXISTS {table}")
-            figures = ", ".join(f"{name} double precision" for name in RECORD_FIGURES)
-            cursor.execute(
-                f"CREATE TEMPORARY TABLE {RAW_GRADES} (entry bigint, version bigint, "
-                f"member integer, partner integer, date date, pair integer, boards integer, "
-                f"reported boolean, reason smallint, live boolean, {figures}) ON COMMIT DROP"
-            )
-            cursor.execute(
-                f"CREATE TEMPORARY TABLE {RAW_PAIRS} (version bigint, pair integer, "
-                "score_term double precision, sopp double precision, par double precision, "
-                "excess double precision) ON COMMIT DROP"
-            )
+            for table, rows in ((RAW_GRADES, self.grades), (RAW_PAIRS, self.pairs)):
+                cursor.execute(
+                    f"CREATE TEMPORARY TABLE {table} ({rows.columns_sql()}) ON COMMIT DROP"
+                )
             cursor.execute(
                 f"CREATE TEMPORARY TABLE {RAW_VERSIONS} (version bigint, pair integer, "
                 "pair_id varchar(20)) ON COMMIT DROP"
