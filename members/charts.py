@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
+import math
 from decimal import ROUND_HALF_UP, Context, Decimal
 
 import plotly.graph_objects as go
+from django.template.defaultfilters import date as date_filter
 from django.template.defaultfilters import floatformat
 from django.utils.formats import date_format
 from django.utils.html import format_html_join
 from django.utils.safestring import SafeString
+from django.utils.translation import get_language
 
 from members.selectors.bands import band_limits
 from members.selectors.card import ChartPoint
@@ -40,11 +44,34 @@ def two_decimals(value: float) -> str:
     return "0.00" if text == "-0.00" else text
 
 
+def whole_or_two_decimals(value) -> str:
+    """``value|floatformat:"-2"``: a whole number without decimals, any other to 2 decimals
+    (``two_decimals``), the same text (tested equal) without the filter's machinery."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return floatformat(value, -2)
+    if isinstance(value, float) and not math.isfinite(value):
+        return floatformat(value, -2)
+    number = Decimal(repr(value))
+    if number == number.to_integral_value():
+        return str(int(number))
+    return two_decimals(value)
+
+
+def _months() -> dict[int, str]:
+    return _month_names(get_language())
+
+
+@functools.lru_cache(maxsize=16)
+def _month_names(language: str | None) -> dict[int, str]:
+    # date_format costs about a millisecond a month: once per language, not once per table
+    return {m: date_format(dt.date(2000, m, 1), "M") for m in range(1, 13)}
+
+
 def figure_rows(points: list[ChartPoint]) -> SafeString:
     """The chart's figures as table rows, newest first: date (``j M Y``), event and club, grade
     to 2 decimals. Written without a template per row: a decade of points made that most of
     the grade card's first rendering (issue 17)."""
-    months = {m: date_format(dt.date(2000, m, 1), "M") for m in range(1, 13)}
+    months = _months()
     return format_html_join(
         "",
         '<tr><td>{} {} {}</td><td>{}, {}</td><td class="num">{}</td></tr>',
@@ -52,6 +79,24 @@ def figure_rows(points: list[ChartPoint]) -> SafeString:
             (p.date.day, months[p.date.month], p.date.year, p.event, p.club, two_decimals(p.grade))
             for p in reversed(points)
         ),
+    )
+
+
+def xy_rows(points: list[tuple[object, object]]) -> SafeString:
+    """A small chart's figures (``chartfigures.chart_points``) as table rows: the date as
+    ``j M Y`` (any other x as it is) and the value as ``floatformat:"-2"``. Written without a
+    template per row: a decade of PPI points made that most of the grade card's rendering."""
+    months = _months()
+
+    def day(x) -> str:
+        if isinstance(x, dt.date):
+            return f"{x.day} {months[x.month]} {x.year}"
+        return date_filter(x, "j M Y") if getattr(x, "year", None) else x
+
+    return format_html_join(
+        "",
+        '<tr><td>{}</td><td class="num">{}</td></tr>',
+        ((day(x), whole_or_two_decimals(y)) for x, y in points),
     )
 
 

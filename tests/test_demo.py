@@ -11,6 +11,7 @@ from grading.site.demo import demo_plans_create, demo_results, demo_results_impo
 from members.models import Member
 
 TODAY = dt.date(2026, 11, 22)
+NOON = dt.datetime(2026, 11, 22, 12, tzinfo=dt.UTC)  # the demo's clock on TODAY
 
 
 def test_demo_results_are_deterministic_and_end_before_today():
@@ -39,8 +40,8 @@ def test_demo_import_grades_everything_once(django_capture_on_commit_callbacks):
 @pytest.mark.django_db
 def test_demo_plans_include_a_waiting_host_request():
     demo_seed()
-    demo_plans_create(today=TODAY)
-    demo_plans_create(today=TODAY)
+    demo_plans_create(today=TODAY, now=NOON)
+    demo_plans_create(today=TODAY, now=NOON)
     assert PlannedSession.objects.filter(date__gte=TODAY).count() == 4
     request = HostExemptionRequest.objects.get()
     assert request.status == "waiting" and request.planned_session.club.slug == "riverside"

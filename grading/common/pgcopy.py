@@ -29,12 +29,22 @@ __all__ = [
     "copy_binary",
     "copy_columns",
     "gathered",
+    "bulk_memory",
     "table_copy",
 ]
 
 BINARY_HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
 BINARY_TRAILER = struct.pack(">h", -1)
 _BLOCK_ROWS = 200_000
+
+
+def bulk_memory(cursor, size: str) -> None:
+    """PostgreSQL's memory for each join and sort of a whole-ledger operation (``size``: the
+    settings' ``LEDGER_CHECK_WORK_MEM`` or ``LEDGER_REFOLD_WORK_MEM``), for the current
+    transaction only: set at its start, so its first join of millions of rows is planned with
+    it (outside a transaction, or on SQLite, nothing)."""
+    if connection.vendor == "postgresql" and connection.in_atomic_block:
+        cursor.execute(f"SET LOCAL work_mem = '{size}'")
 
 
 def table_copy(cursor, table: str, columns: Sequence[str], rows: Iterable[Sequence]) -> int:

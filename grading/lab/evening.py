@@ -16,8 +16,10 @@ passes. The pass
    through the API, each polled until graded as the upload benchmark does, in blocks of
    ``BLOCK`` sessions with the clubs' email switch (S16) off or on, in the order off, on, on,
    off, off, on... so that a drift of the shared machine falls on both alike. At each switch
-   the pass waits for every email so far and for an empty queue, so that neither side starts
-   with the other's work still running;
+   the pass waits for every email so far and for a queue holding nothing but the pages
+   rendered ahead (the lowest priority: at this pace, an upload a second, nationally they
+   never catch up, and they run alike on both sides), so that neither side starts with the
+   other's work still running;
 4. uploads one 40-table session (emails on) and times its results page, reached by the link of
    one of its players' email, against that member's grade card (``/me/``), the two requested
    in turn through gunicorn.
@@ -314,8 +316,8 @@ def evening_run(
     stack, sessions: int | None = None, log: Callable[[str], None] = print
 ) -> dict[str, Any]:
     """The pass on an opened ``BenchStack`` with gunicorn running: its report keys, and
-    ``evening`` (every figure). Stops the stack's workers and leaves its own running (the
-    stack's ``close`` stops them)."""
+    ``evening`` (every figure). Runs on workers of its own (the stack's restarted after it),
+    and drops the pages-ahead tasks still queued at its end (``pages_ahead_dropped``)."""
     began = time.perf_counter()
     sessions = sessions or EVENING_SESSIONS.get(stack.scale.name, 40)
     day = dt.date.today()
@@ -355,10 +357,12 @@ def evening_run(
             return ms
 
         def settle() -> None:
-            """Every email expected so far received, then nothing queued."""
+            """Every email expected so far received, then nothing queued but the pages
+            rendered ahead: the same on both sides, and at the evening's pace (an upload a
+            second, where a real evening has one a minute) never caught up nationally."""
             if not _wait(lambda: box.count() >= expected, 2 * LAG_TARGET_S):
                 log(f"bench: only {box.count()} of {expected} emails after {2 * LAG_TARGET_S} s")
-            stack._queue_empty()
+            stack._queue_empty(pages_ahead=False)
 
         _clubs_emails_set(stack, True)
         cold = upload(files[0], True, timeout=600.0)
@@ -387,6 +391,11 @@ def evening_run(
         if not mine:
             raise RuntimeError("the 40-table session's player got no email with a results link")
         pages = pages_compare(stack, mine[0].results_path, login["session"])
+        # the pages ahead still queued (at this pace they never catch up), dropped so the
+        # passes after this one have the machine; the stack's own workers back
+        pages_ahead_dropped = stack.pages_ahead_drop()
+        stack.stop_workers()
+    stack.start_worker()
     emails = emails_summary(uploads, arrivals, state["addresses"])
     emails["rows"] = _email_rows(stack)
     uploaded = uploads_summary(times[True], times[False])
@@ -400,6 +409,7 @@ def evening_run(
         "uploads": uploaded,
         "emails": emails,
         "results_session": {"tables": RESULTS_TABLES, "upload_ms": big_ms, "pages": pages},
+        "pages_ahead_dropped": pages_ahead_dropped,
         "seconds": time.perf_counter() - began,
         "targets": {
             "upload_p95_ratio": UPLOAD_RATIO_TARGET,

@@ -38,6 +38,7 @@ from grading.lab.bench_setup import (
     sim_start,
     upload_files,
 )
+from grading.lab.broker import pages_ahead_drop, queue_wait
 from grading.lab.wrk import parse_wrk, wrk_script
 
 NATIONAL_CLUBS = 400
@@ -96,6 +97,7 @@ class BenchStack:
     log: Any = print
     keep: bool = False
     db_name: str = ""  # grading_bench_<scale>_<pid> unless given (--keep keeps both of a run)
+    template: str = ""  # a database already built, copied instead of building (--from-database)
     procs: list[subprocess.Popen] = field(default_factory=list)
     workdir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="grading-bench-")))
     port: int = 0
@@ -154,13 +156,23 @@ class BenchStack:
         _loopback_only(self.pg_url)
         _loopback_only(self.redis_url)
         self.state["secret"] = secrets.token_urlsafe(40)
-        self.log(f"bench: creating database {self.db_name}")
-        self._admin_sql(f'CREATE DATABASE "{self.db_name}"')
-        self.created = True
-        self._run("manage.py", "migrate", "--noinput")
         s = self.scale
+        if self.template:  # built before (manage.py national), copied file by file
+            self.log(f"bench: copying database {self.template} to {self.db_name}")
+            t0 = time.perf_counter()
+            self._admin_sql(f'CREATE DATABASE "{self.db_name}" TEMPLATE "{self.template}"')
+            self.created = True
+            out = f"copied from {self.template} in {time.perf_counter() - t0:.0f} s"
+            self._run("manage.py", "migrate", "--noinput")  # nothing to do when it is current
+        else:
+            self.log(f"bench: creating database {self.db_name}")
+            self._admin_sql(f'CREATE DATABASE "{self.db_name}"')
+            self.created = True
+            self._run("manage.py", "migrate", "--noinput")
         t0 = time.perf_counter()
-        if s.name == "national":
+        if self.template:
+            pass  # built: the copy above
+        elif s.name == "national":
             self.log(
                 f"bench: building {s.players} members, {s.sessions} sessions, "
                 f"{NATIONAL_CLUBS} clubs with COPY (manage.py national)"
@@ -413,28 +425,13 @@ class BenchStack:
         self._run("-m", "grading.lab.bench_setup", "--logins", str(out), *numbers)
         self.state["burst_logins"] = json.loads(out.read_text())
 
-    def _queue_empty(self, timeout: float = 60.0) -> float:
-        """Wait for the workers to take every task queued (the last steps' page warming, the
-        other schemes' updates): the seconds waited."""
-        import redis
+    def _queue_empty(self, timeout: float = 60.0, *, pages_ahead: bool = True) -> float:
+        """``grading.lab.broker.queue_wait`` on this stack's broker: the seconds waited."""
+        return queue_wait(self.redis_url, timeout, self.log, pages_ahead=pages_ahead)
 
-        from grading.staff.selectors import broker_lists
-
-        broker = redis.Redis.from_url(self.redis_url)
-        deadline = time.perf_counter() + timeout
-
-        def waiting() -> int:
-            # one list per queue and priority ("celery", "background\x06\x169"...), and the
-            # messages taken but not yet acknowledged (acks_late): empty once every task has run
-            queued = sum(broker.llen(key) for key in broker_lists())
-            return queued + broker.hlen("unacked")
-
-        began = time.perf_counter()
-        while waiting() and time.perf_counter() < deadline:
-            time.sleep(0.05)
-        if waiting():
-            self.log(f"bench: tasks still queued after {timeout:.0f} s; timing the pages anyway")
-        return time.perf_counter() - began
+    def pages_ahead_drop(self) -> int:
+        """``grading.lab.broker.pages_ahead_drop`` on this stack's broker: the count."""
+        return pages_ahead_drop(self.redis_url)
 
     def burst_benchmark(self, seconds: int, clients: int, last: int = BURST_UPLOADS) -> dict:
         """The email burst: right after the timed uploads, ``/me/`` and ``/me/sessions/`` of the

@@ -387,8 +387,10 @@ def demo_results_import(*, today: dt.date, weeks: int = WEEKS) -> int:
     return uploaded
 
 
-def demo_plans_create(*, today: dt.date) -> None:
-    """Next fortnight's sessions at both clubs and one host request waiting for Riverside."""
+def demo_plans_create(*, today: dt.date, now: dt.datetime | None = None) -> None:
+    """Next fortnight's sessions at both clubs and one host request waiting for Riverside,
+    made at ``now`` (default: the clock's; a test with a fixed ``today`` gives its own, or the
+    request comes too late for a session that is past by the real clock)."""
     for slug, (_, name, weekday, start, scoring, _) in SERIES.items():
         club = Club.objects.get(slug=slug)
         first = today + dt.timedelta(days=(weekday - today.weekday()) % 7)
@@ -404,7 +406,7 @@ def demo_plans_create(*, today: dt.date) -> None:
             member=Member.objects.get(national_number="100005"),
             partner=Member.objects.get(national_number="100006"),
             planned_session=later,
-            now=timezone.now(),
+            now=now or timezone.now(),
         )
 
 

@@ -4,6 +4,9 @@ has one). Reads the plain figure dicts the pages already build; draws nothing.""
 import datetime as dt
 
 from django import template
+from django.utils.safestring import SafeString
+
+from members.charts import xy_rows
 
 register = template.Library()
 
@@ -23,3 +26,9 @@ def chart_points(chart: dict | None) -> list[tuple[object, object]]:
                 pass
         rows.append((x, y))
     return rows[::-1]
+
+
+@register.filter
+def chart_rows(chart: dict | None) -> SafeString:
+    """``chart_points`` as the figures table's rows (``members.charts.xy_rows``)."""
+    return xy_rows(chart_points(chart))

@@ -20,8 +20,10 @@ What a whole fold keeps per subject, and where the stored grades hold it (gradin
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import connection
 
+from grading.common.pgcopy import bulk_memory
 from grading.engine.ngs.ledger import CHECK_TOLERANCE
 from grading.models import (
     LedgerEntry,
@@ -34,11 +36,7 @@ from grading.models import (
 )
 from members.models import Member
 
-__all__ = ["WORK_MEM", "subjects_check"]
-
-# PostgreSQL memory for each join and sort of the check (its own transaction only): the joins
-# of millions of rows stay in memory instead of spilling to disk
-WORK_MEM = "256MB"
+__all__ = ["subjects_check"]
 
 _T = {
     "history": LedgerHistory._meta.db_table,
@@ -149,11 +147,24 @@ ORDER BY 1
 """
 
 
+# the pairs of members (``_PAIRS``) gathered once, for the two partnership comparisons
+PAIRS_TABLE = "ledger_check_pairs"
+
+
 def _sql(template: str) -> str:
-    binary = ' COLLATE "C"' if connection.vendor == "postgresql" else ""  # SQLite: bytes
     grades = _GRADES.format(**_T)
-    pairs = _PAIRS.format(grades=grades, binary=binary, **_T)
-    return template.format(grades=grades, pairs=pairs, **_T)
+    return template.format(grades=grades, pairs=f"SELECT * FROM {PAIRS_TABLE}", **_T)
+
+
+def _pairs_gather(cursor) -> None:
+    """``_PAIRS`` into a temporary table: grouping every session grade by pair is the
+    partnership comparisons' largest part, and both need it; analysed, so that their joins
+    are planned on its size (a grouped query's is guessed)."""
+    binary = ' COLLATE "C"' if connection.vendor == "postgresql" else ""  # SQLite: bytes
+    pairs = _PAIRS.format(grades=_GRADES.format(**_T), binary=binary, **_T)
+    cursor.execute(f"DROP TABLE IF EXISTS {PAIRS_TABLE}")
+    cursor.execute(f"CREATE TEMPORARY TABLE {PAIRS_TABLE} AS {pairs}")
+    cursor.execute(f"ANALYZE {PAIRS_TABLE}")
 
 
 def subjects_check(tol: float = CHECK_TOLERANCE) -> list[str]:
@@ -161,14 +172,15 @@ def subjects_check(tol: float = CHECK_TOLERANCE) -> list[str]:
     module): an empty list, with the session grades equal to the fold's, means the next
     grading step reads what a whole fold would hold."""
     with connection.cursor() as cursor:
-        if connection.vendor == "postgresql" and connection.in_atomic_block:
-            cursor.execute(f"SET LOCAL work_mem = '{WORK_MEM}'")  # joins of millions of rows
+        bulk_memory(cursor, settings.LEDGER_CHECK_WORK_MEM)  # joins of millions of rows
         players = _fetch(cursor, _PLAYER_ROWS, [tol, tol])
         initials = _fetch(cursor, _PLAYER_INITIALS, [tol])
+        _pairs_gather(cursor)
         partnerships = _fetch(cursor, _PARTNERSHIP_ROWS, [tol, tol])
         partnerships += [
             (k, None, a, b) for k, _, a, b in _fetch(cursor, _PARTNERSHIP_INITIALS, [tol])
         ]
+        cursor.execute(f"DROP TABLE {PAIRS_TABLE}")
         operation, graded = LedgerEntry.Operation.PROCESS.value, SessionVersion.State.GRADED.value
         live = _fetch(cursor, _LIVE, [operation, graded])
     ids = {row[0] for row in players + initials}

@@ -31,11 +31,13 @@ from array import array
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.db import connection
 
 from grading.common.pgcopy import (
     DATE_EPOCH,
     GatheredColumns,
+    bulk_memory,
     copy_columns,
     gathered,
     table_copy,
@@ -72,7 +74,6 @@ from grading.models import (
 __all__ = ["RefoldStats", "RefoldWriter", "ledger_entries"]
 
 CHUNK_ROWS = 50_000  # records gathered before a COPY
-WORK_MEM = "256MB"
 GRADES = SessionGrade._meta.db_table
 PAIRS = PairResult._meta.db_table
 VERSIONS = SessionVersion._meta.db_table
@@ -287,7 +288,7 @@ class RefoldWriter:
         with connection.cursor() as cursor:
             # the joins of millions of rows hash in memory, not in batches on disk (this
             # transaction only)
-            cursor.execute(f"SET LOCAL work_mem = '{WORK_MEM}'")
+            bulk_memory(cursor, settings.LEDGER_REFOLD_WORK_MEM)
             for table in (RAW_GRADES, RAW_PAIRS, RAW_VERSIONS):
                 cursor.execute(f"ANALYZE {table}")
             t0 = stats.timed("analyze", t0)

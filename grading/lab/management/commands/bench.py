@@ -108,6 +108,12 @@ class Command(BaseCommand):
         )
         parser.add_argument("--keep", action="store_true", help="keep the database (debugging)")
         parser.add_argument(
+            "--from-database",
+            default="",
+            help="the national pass starts from a copy of this database (one `manage.py "
+            "national` built, left as it is) instead of building its own",
+        )
+        parser.add_argument(
             "--skip-merge",
             action="store_true",
             help="no merge of two numbers at the end (at national size it refolds the ledger "
@@ -197,6 +203,7 @@ class Command(BaseCommand):
             redis_url=options["redis_url"],
             log=log,
             keep=options["keep"],
+            template=options["from_database"] if scale.name == "national" else "",
         )
         try:
             stack.open()
