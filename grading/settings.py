@@ -286,15 +286,16 @@ if GRADING_ENGINE_PATH not in ("fast", "reference"):
 
 # PostgreSQL's memory for each join and sort of the whole-ledger operations, in their own
 # transaction only (PostgreSQL sizes: "1GB", "256MB"). Measured nationally (docs/benchmarks.md):
-# replay --check's comparisons hash in memory at 1 GB (432 s at the server's default, 259 s);
-# the refold's full joins are faster in batches of 256 MB than in one 1.3 GB hash (the
-# history's 64 s against 158 s). A hash may take twice this (hash_mem_multiplier), so the
+# replay --check took 287 s with 1 GB from its start against 433 s before (when its first
+# comparison ran at the server's 4 MB); the refold's full joins are faster in batches of
+# 256 MB than in one 1.3 GB hash (the history's 64 s against 158 s). A hash may take twice this (hash_mem_multiplier), so the
 # database server needs that much free while they run.
 LEDGER_CHECK_WORK_MEM = os.environ.get("LEDGER_CHECK_WORK_MEM", "1GB")
 LEDGER_REFOLD_WORK_MEM = os.environ.get("LEDGER_REFOLD_WORK_MEM", "256MB")
 for _size in (LEDGER_CHECK_WORK_MEM, LEDGER_REFOLD_WORK_MEM):
     if not re.fullmatch(r"[1-9][0-9]{0,6}(kB|MB|GB)", _size):
         raise ImproperlyConfigured(f"{_size!r}: a ledger work_mem must be a size such as 1GB.")
+del _size
 
 # Results files (S12): refused above this size before they are read into memory.
 UPLOAD_MAX_BYTES = int(os.environ.get("UPLOAD_MAX_BYTES", str(limits.MAX_UPLOAD_BYTES)))

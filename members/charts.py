@@ -67,6 +67,13 @@ def _month_names(language: str | None) -> dict[int, str]:
     return {m: date_format(dt.date(2000, m, 1), "M") for m in range(1, 13)}
 
 
+def _day(x, months: dict[int, str]) -> object:
+    """``x|date:"j M Y"`` for a date (the month's name from ``months``), ``x`` otherwise."""
+    if isinstance(x, dt.date):
+        return f"{x.day} {months[x.month]} {x.year}"
+    return date_filter(x, "j M Y") if getattr(x, "year", None) else x
+
+
 def figure_rows(points: list[ChartPoint]) -> SafeString:
     """The chart's figures as table rows, newest first: date (``j M Y``), event and club, grade
     to 2 decimals. Written without a template per row: a decade of points made that most of
@@ -74,11 +81,8 @@ def figure_rows(points: list[ChartPoint]) -> SafeString:
     months = _months()
     return format_html_join(
         "",
-        '<tr><td>{} {} {}</td><td>{}, {}</td><td class="num">{}</td></tr>',
-        (
-            (p.date.day, months[p.date.month], p.date.year, p.event, p.club, two_decimals(p.grade))
-            for p in reversed(points)
-        ),
+        '<tr><td>{}</td><td>{}, {}</td><td class="num">{}</td></tr>',
+        ((_day(p.date, months), p.event, p.club, two_decimals(p.grade)) for p in reversed(points)),
     )
 
 
@@ -87,16 +91,10 @@ def xy_rows(points: list[tuple[object, object]]) -> SafeString:
     ``j M Y`` (any other x as it is) and the value as ``floatformat:"-2"``. Written without a
     template per row: a decade of PPI points made that most of the grade card's rendering."""
     months = _months()
-
-    def day(x) -> str:
-        if isinstance(x, dt.date):
-            return f"{x.day} {months[x.month]} {x.year}"
-        return date_filter(x, "j M Y") if getattr(x, "year", None) else x
-
     return format_html_join(
         "",
         '<tr><td>{}</td><td class="num">{}</td></tr>',
-        ((day(x), whole_or_two_decimals(y)) for x, y in points),
+        ((_day(x, months), whole_or_two_decimals(y)) for x, y in points),
     )
 
 

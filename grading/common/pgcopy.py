@@ -26,10 +26,10 @@ __all__ = [
     "BINARY_TRAILER",
     "Gathered",
     "GatheredColumns",
+    "bulk_memory",
     "copy_binary",
     "copy_columns",
     "gathered",
-    "bulk_memory",
     "table_copy",
 ]
 
@@ -41,8 +41,9 @@ _BLOCK_ROWS = 200_000
 def bulk_memory(cursor, size: str) -> None:
     """PostgreSQL's memory for each join and sort of a whole-ledger operation (``size``: the
     settings' ``LEDGER_CHECK_WORK_MEM`` or ``LEDGER_REFOLD_WORK_MEM``), for the current
-    transaction only: set at its start, so its first join of millions of rows is planned with
-    it (outside a transaction, or on SQLite, nothing)."""
+    transaction only: set at its start (the check's ``_snapshot``, the refold's ``place``), so
+    its first join of millions of rows is planned with it (outside a transaction, or on
+    SQLite, nothing)."""
     if connection.vendor == "postgresql" and connection.in_atomic_block:
         cursor.execute(f"SET LOCAL work_mem = '{size}'")
 

@@ -157,21 +157,15 @@ class BenchStack:
         _loopback_only(self.redis_url)
         self.state["secret"] = secrets.token_urlsafe(40)
         s = self.scale
-        if self.template:  # built before (manage.py national), copied file by file
-            self.log(f"bench: copying database {self.template} to {self.db_name}")
-            t0 = time.perf_counter()
-            self._admin_sql(f'CREATE DATABASE "{self.db_name}" TEMPLATE "{self.template}"')
-            self.created = True
-            out = f"copied from {self.template} in {time.perf_counter() - t0:.0f} s"
-            self._run("manage.py", "migrate", "--noinput")  # nothing to do when it is current
-        else:
-            self.log(f"bench: creating database {self.db_name}")
-            self._admin_sql(f'CREATE DATABASE "{self.db_name}"')
-            self.created = True
-            self._run("manage.py", "migrate", "--noinput")
+        # --from-database: a database built before (manage.py national), copied file by file
+        copy = f' TEMPLATE "{self.template}"' if self.template else ""
+        self.log(f"bench: creating database {self.db_name}{copy}")
+        self._admin_sql(f'CREATE DATABASE "{self.db_name}"{copy}')
+        self.created = True
+        self._run("manage.py", "migrate", "--noinput")  # a copy that is current: nothing to do
         t0 = time.perf_counter()
         if self.template:
-            pass  # built: the copy above
+            out = f"copied from {self.template}"
         elif s.name == "national":
             self.log(
                 f"bench: building {s.players} members, {s.sessions} sessions, "

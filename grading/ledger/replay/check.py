@@ -10,6 +10,7 @@ from django.core.cache import cache
 from django.db import connection, transaction
 
 from grading.common.audit import audit_record
+from grading.common.pgcopy import bulk_memory
 from grading.common.stale import member_pages_invalidate
 from grading.engine.ngs import (
     ProcessOp,
@@ -78,8 +79,9 @@ def ledger_check(tol: float = CHECK_TOLERANCE, *, progress: Progress | None = No
 def _snapshot():
     """One view of the whole database for the length of the check: an upload graded while it
     runs is neither half seen (its grades without its ledger entry) nor reported as a
-    difference. On PostgreSQL a repeatable-read transaction; inside a caller's transaction
-    (tests), that transaction's view."""
+    difference. On PostgreSQL a repeatable-read transaction, with the check's memory for its
+    joins of millions of rows (``LEDGER_CHECK_WORK_MEM``) from its first query; inside a
+    caller's transaction (tests), that transaction's view and settings."""
     if connection.in_atomic_block:
         yield
         return
@@ -87,6 +89,7 @@ def _snapshot():
         if connection.vendor == "postgresql":
             with connection.cursor() as cursor:
                 cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+                bulk_memory(cursor, settings.LEDGER_CHECK_WORK_MEM)
         yield
 
 

@@ -14,10 +14,9 @@ import math
 from array import array
 from collections.abc import Iterator
 
-from django.conf import settings
 from django.db import connection
 
-from grading.common.pgcopy import GatheredColumns, bulk_memory, copy_columns, gathered
+from grading.common.pgcopy import GatheredColumns, copy_columns, gathered
 from grading.engine.ngs.cfold import RECORD_PARTS, RecordsReplay
 from grading.engine.ngs.params import NGSParams
 from grading.engine.ngs.types import partnership_key
@@ -118,9 +117,6 @@ class _SessionGradeTable:
         self.out = GatheredColumns(_RECORD_LAYOUT)
         self.seqs: set[int] = set()
         with connection.cursor() as cursor:
-            bulk_memory(
-                cursor, settings.LEDGER_CHECK_WORK_MEM
-            )  # the comparison joins every session grade at once
             cursor.execute(f"DROP TABLE IF EXISTS {self.TABLE}")
             cursor.execute(f"CREATE TEMPORARY TABLE {self.TABLE} ({self.out.columns_sql()})")
 

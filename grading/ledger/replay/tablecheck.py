@@ -20,10 +20,8 @@ What a whole fold keeps per subject, and where the stored grades hold it (gradin
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import connection
 
-from grading.common.pgcopy import bulk_memory
 from grading.engine.ngs.ledger import CHECK_TOLERANCE
 from grading.models import (
     LedgerEntry,
@@ -172,7 +170,6 @@ def subjects_check(tol: float = CHECK_TOLERANCE) -> list[str]:
     module): an empty list, with the session grades equal to the fold's, means the next
     grading step reads what a whole fold would hold."""
     with connection.cursor() as cursor:
-        bulk_memory(cursor, settings.LEDGER_CHECK_WORK_MEM)  # joins of millions of rows
         players = _fetch(cursor, _PLAYER_ROWS, [tol, tol])
         initials = _fetch(cursor, _PLAYER_INITIALS, [tol])
         _pairs_gather(cursor)
