@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from grading.engine.ngs import NGS_2018, ProcessOp
-from grading.engine.ngs.cwrite import WritingReplay, writing_fold
+from grading.engine.ngs.cwrite import WritingReplay, history_cuts, writing_fold
 from grading.engine.ngs.foldpy import PythonFold
 from grading.engine.ngs.params import NGS_DEFAULT
 from tests.engine.foldouts import (
@@ -93,6 +94,45 @@ def test_histories_in_batches_are_the_histories():
         assert joined == list(getattr(whole, name)), name
     assert len(whole.subject_a) == len(set(zip(whole.subject_a, whole.subject_b, strict=True)))
     assert min(whole.entry_pos) >= 0
+
+
+def test_histories_in_batches_of_entries_are_the_histories_and_keep_to_the_budget():
+    """Batches are cut by entries too (a national ledger's 50,000 players, who come first,
+    hold 14 million entries: a batch of subjects alone held them all at once)."""
+    ledger = random_ledger(12, FIELDS, operations=120, pool=20)
+    fold = WritingReplay(sink=lambda out: None, chunk=9)
+    for op in ledger:
+        fold.apply(op)
+    whole = fold.histories()
+    counts = list(fold._history_counts())
+    assert len(counts) == len(whole.subject_a) and sum(counts) == len(whole.entry_seq)
+    budget = max(counts) + 2
+    batches = list(fold.history_batches(entries=budget))
+    assert len(batches) > 3
+    assert all(0 < len(b.entry_seq) <= budget for b in batches)
+    for name in ("subject_a", "subject_b", "entry_subject", "entry_seq", "entry_pos"):
+        joined = [x for b in batches for x in getattr(b, name)]
+        assert joined == list(getattr(whole, name)), name
+
+
+def _cuts_one_by_one(counts, subjects, entries):
+    first, held = 0, 0
+    for i, n in enumerate(counts):
+        if i > first and (i - first >= subjects or held + n > entries):
+            yield first, i
+            first, held = i, 0
+        held += n
+    yield first, len(counts)
+
+
+@given(st.lists(st.integers(0, 30), max_size=40), st.integers(1, 9), st.integers(0, 80))
+def test_history_cuts_equal_cutting_subject_by_subject(counts, subjects, entries):
+    cuts = list(history_cuts(counts, subjects, entries))
+    assert cuts == list(_cuts_one_by_one(counts, subjects, entries))
+    assert cuts[0][0] == 0 and cuts[-1][1] == len(counts)
+    for first, last in cuts:
+        assert last - first <= subjects
+        assert sum(counts[first:last]) <= entries or last - first == 1
 
 
 def test_writing_fold_is_the_compiled_one_when_built():

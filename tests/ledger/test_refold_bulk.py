@@ -293,8 +293,8 @@ def test_histories_in_batches_of_subjects_write_the_same_rows(world, ckernel_bui
     batches = WritingReplay.history_batches
     seen = []
 
-    def small(self, subjects=200_000):
-        for batch in batches(self, subjects=7):
+    def small(self, subjects=200_000, entries=2_000_000):
+        for batch in batches(self, subjects=7, entries=40):
             seen.append(batch.first_subject)
             yield batch
 

@@ -25,7 +25,7 @@ from grading.engine.ngs.params import NGSParams
 HERE = Path(__file__).resolve().parent / "csrc"
 SOURCE = HERE / "ngs_kernel.c"
 _SUFFIX = ".dll" if sys.platform == "win32" else ".so"
-ABI = 7
+ABI = 8
 REC_VALUES = 8  # per member record: grade before, SOpp, excess, session grade, adjustment,
 # score term, par, partner's grade (ngs_kernel.c)
 
@@ -258,6 +258,8 @@ def load_library() -> Any:
     lib.ck_dump_pships.argtypes = [P, I32, *[P] * 10]
     lib.ck_history_size.restype = None
     lib.ck_history_size.argtypes = [P, I32, I32, P]
+    lib.ck_history_counts.restype = None
+    lib.ck_history_counts.argtypes = [P, P]
     lib.ck_dump_histories.restype = I32
     lib.ck_dump_histories.argtypes = [P, P, I32, I32, *[P] * 12]
     lib.ck_years_before.restype = I32

@@ -17,7 +17,9 @@ tables are read in one C call each.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
+from itertools import accumulate
 from operator import attrgetter
 from typing import Any
 
@@ -71,6 +73,25 @@ def _zeros(code: str, n: int) -> array[Any]:
 
 def _no_records(*args: object) -> None:
     """RecordsReplay's sink, unused: WritingReplay hands VersionOut instead."""
+
+
+HISTORY_BATCH_ENTRIES = 2_000_000  # history entries a batch of histories holds, about
+
+
+def history_cuts(counts: Sequence[int], subjects: int, entries: int) -> Iterator[tuple[int, int]]:
+    """Consecutive ranges ``[first, last)`` of subjects (``counts``: each one's entries), each
+    of at most ``subjects`` subjects and, unless one subject alone has more, at most
+    ``entries`` entries; at least one range, even for no subjects."""
+    ends = list(accumulate(counts))  # entries up to and including each subject
+    first, total = 0, len(ends)
+    while True:
+        before = ends[first - 1] if first else 0
+        last = min(bisect_right(ends, before + entries, first), first + subjects, total)
+        last = max(last, first + 1) if first < total else total  # one subject may be over
+        yield first, last
+        if last >= total:
+            return
+        first = last
 
 
 class WritingReplay(RecordsReplay):
@@ -239,17 +260,21 @@ class WritingReplay(RecordsReplay):
         processed."""
         return self._histories(0, 2**31 - 1)
 
-    def history_batches(self, subjects: int = 200_000) -> Iterator[HistoriesOut]:
-        """``histories()`` in batches of ``subjects`` subjects (memory bounded by a batch: a
-        national ledger's histories hold about 20 million entries)."""
+    def history_batches(
+        self, subjects: int = 200_000, entries: int = HISTORY_BATCH_ENTRIES
+    ) -> Iterator[HistoriesOut]:
+        """``histories()`` in batches of at most ``subjects`` subjects and about ``entries``
+        entries (a subject's entries are never split; memory holds one batch: a national
+        ledger's histories hold about 21 million entries, two thirds of them in the 50,000
+        players' histories, which come first)."""
         self.flush()
-        first = 0
-        while True:
-            batch = self._histories(first, first + subjects)
-            yield batch
-            first += subjects
-            if first >= self._history_size(0, 0)[0]:
-                return
+        for first, last in history_cuts(self._history_counts(), subjects, entries):
+            yield self._histories(first, last)
+
+    def _history_counts(self) -> array[int]:
+        counts = _zeros("i", int(self._history_size(0, 0)[0]))
+        self._lib.ck_history_counts(self._k, addr(counts))
+        return counts
 
     def _history_size(self, s0: int, s1: int) -> array[int]:
         size = array("q", bytes(16))

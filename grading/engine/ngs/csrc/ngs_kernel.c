@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CK_ABI 7 /* bumped whenever Batch or an entry point changes (checked by the loader) */
+#define CK_ABI 8 /* bumped whenever Batch or an entry point changes (checked by the loader) */
 #ifndef CK_DIST
 #define CK_DIST 1
 #endif
@@ -1689,6 +1689,17 @@ void ck_history_size(void *p, int32_t s0, int32_t s1, int64_t *out) {
         if (j >= s0 && j < s1) entries += k->pships[i].n;
     out[0] = j;
     out[1] = entries;
+}
+
+/* each subject's live entries, in the order ck_dump_histories numbers the subjects (players
+ * that exist, then partnerships): out holds ck_history_size's out[0] counts. So a caller can
+ * cut the histories into batches of about as many entries each (memory holds one batch). */
+void ck_history_counts(void *p, int32_t *out) {
+    K *k = p;
+    int64_t j = 0;
+    for (int32_t i = 0; i < k->nplayers; i++)
+        if (k->players[i].exists) out[j++] = k->players[i].n;
+    for (int32_t i = 0; i < k->npships; i++) out[j++] = k->pships[i].n;
 }
 
 /* subjects [s0, s1) (ck_history_size) and their live entries (foldout.HistoriesOut): entries
