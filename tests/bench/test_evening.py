@@ -11,6 +11,8 @@ import time
 import pytest
 from django.contrib.auth import get_user_model
 
+from grading.engine.ngs.params import NGS_DEFAULT
+from grading.engine.ngs.session import why_not_graded
 from grading.ingest import parse_file
 from grading.lab.evening import (
     RESULTS_TABLES,
@@ -23,6 +25,7 @@ from grading.lab.evening import (
     schedule,
     setup,
     uploads_summary,
+    why_results_not_graded,
 )
 from grading.lab.management.commands.bench import Command
 from grading.lab.smtpbox import Arrival, smtp_server
@@ -54,11 +57,25 @@ def test_the_evening_files_are_twelve_table_sessions_of_one_evening_at_each_club
 
 
 def test_the_results_session_has_forty_tables_and_the_signed_in_reader_plays_in_it():
-    f = results_file(CLUBS[0], DAY)
+    f = results_file(CLUBS, DAY)
     (session,) = parse_file(f.name, f.data, club=f.slug).sessions
-    assert len(session.pairs) == 2 * RESULTS_TABLES
+    assert len(session.pairs) == 2 * RESULTS_TABLES and f.slug == "club-a"
     assert CLUBS[0]["numbers"][0] in f.numbers
-    assert len(f.numbers) == 60  # every member of the club, visitors for the other 100 seats
+    # every member of both clubs, visitors for the other 70 seats
+    assert set(f.numbers) == set(CLUBS[0]["numbers"]) | set(CLUBS[1]["numbers"])
+
+
+def test_a_results_session_with_too_few_members_is_not_uploaded_and_says_why():
+    short = results_file(CLUBS, DAY)  # 90 members: 45 of 80 pairs known
+    (session,) = parse_file(short.name, short.data, club=short.slug).sessions
+    assert why_not_graded(session, NGS_DEFAULT, None)
+    why = why_results_not_graded(short)
+    assert "90 graded members, 45 of its 80 pairs" in why and "two thirds" in why
+    third = {"slug": "club-c", "name": "Club C", "numbers": [str(900000 + i) for i in range(80)]}
+    full = results_file([*CLUBS, third], DAY)
+    (session,) = parse_file(full.name, full.data, club=full.slug).sessions
+    assert len(full.numbers) == 4 * RESULTS_TABLES
+    assert why_results_not_graded(full) == "" and not why_not_graded(session, NGS_DEFAULT, None)
 
 
 def test_the_schedule_alternates_blocks_off_on_on_off():
