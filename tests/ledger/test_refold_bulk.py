@@ -34,7 +34,6 @@ from grading.models import (
     Upload,
 )
 from grading.uploads.services import session_withdraw, upload_create
-from members.models import Member
 from tests.csvfiles import csv_bytes, mp_session_rows
 
 TOL = 1e-9
@@ -202,61 +201,6 @@ def test_a_first_fill_inserts_what_the_stepwise_refold_wrote(world):
     assert written["history_inserted"] == LedgerHistory.objects.count() > 0
     assert _differences(oracle, _snapshot()) == []
     assert check.ledger_check() == []
-
-
-def test_session_grades_merged_a_range_of_versions_at_a_time_are_the_stepwise_refolds(
-    world, ckernel_built, monkeypatch
-):
-    """The session grades' merge in parts (issue 31: nationally one full join hashed in
-    batches through temporary files): with parts of 4 versions, rows changed, missing and
-    stray in several parts come back as the step-by-step refold wrote them."""
-    from grading.ledger.replay import write
-
-    oracle = _stepwise_oracle()
-    monkeypatch.setattr(write, "VERSIONS_PER_PART", 4)
-    cuts = write.ledger_entries().cuts
-    assert len(cuts) >= 3
-    graded = SessionGrade.objects.exclude(entry=None)
-    first, last = graded.order_by("version_id").first(), graded.order_by("version_id").last()
-    assert first.version_id < cuts[0] and last.version_id >= cuts[-1]  # the end parts
-    SessionGrade.objects.filter(pk__in=[first.pk, last.pk]).update(session_grade=1.0)
-    middle = graded.filter(version_id__gte=cuts[0], version_id__lt=cuts[-1]).order_by("pk")
-    middle[0].delete()  # inserted again
-    stray = graded.filter(version_id__gte=cuts[1]).order_by("pk").first()
-    missing = (
-        Member.objects.exclude(session_grades__version=stray.version_id).order_by("pk").first()
-    )
-    SessionGrade.objects.create(  # a row the fold does not give: deleted
-        **{
-            f.attname: getattr(stray, f.attname)
-            for f in SessionGrade._meta.concrete_fields
-            if f.attname not in ("id", "member_id")
-        },
-        member_id=missing.pk,
-    )
-    check.ledger_refold()
-    written = replay_run.last_refold["stats"].written
-    assert (
-        written["session_grades_updated"],
-        written["session_grades_inserted"],
-        written["session_grades_deleted"],
-    ) == (2, 1, 1)
-    assert _differences(oracle, _snapshot()) == []
-    assert check.ledger_check() == []
-    SessionGrade.objects.exclude(entry=None).delete()  # a first fill, in parts too
-    check.ledger_refold()
-    assert _differences(oracle, _snapshot()) == []
-
-
-def test_the_merge_parts_cover_every_version_once():
-    from grading.ledger.replay.write import part_cuts, version_range
-
-    assert part_cuts(range(100), per_part=200) == ()
-    cuts = part_cuts([7, 3, 9, 1, 5, 11, 13, 2], per_part=2)
-    assert cuts == (3, 7, 11)
-    ranges = [version_range("v", cuts, k) for k in range(len(cuts) + 1)]
-    assert ranges == ["v < 3", "v >= 3 AND v < 7", "v >= 7 AND v < 11", "v >= 11"]
-    assert version_range("v", (), 0) == "TRUE"
 
 
 def test_an_interrupted_refold_leaves_the_database_as_it_was(world):

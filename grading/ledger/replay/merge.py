@@ -114,7 +114,7 @@ def differs(mine: str, theirs: str, columns: Sequence[str], floats: frozenset[st
 def merge(
     cursor,
     target: str,
-    source: str | Sequence[tuple[str, str]],
+    source: str,
     key: Sequence[str],
     values: Sequence[str],
     *,
@@ -131,42 +131,27 @@ def merge(
     differ updated (along the key's index when ``in_key_order``: see ``_update``), the new
     ones inserted. Returns the rows deleted, updated and inserted.
 
-    ``source`` may come in parts: ``(source, part)`` pairs, ``part`` an expression on the
-    target's columns, the parts' ranges covering every row in turn and each source holding
-    only rows of its range; a full join per part then finds what differs (a hash that fits
-    in memory, where the whole would be hashed in batches through temporary files).
-
     A target with no row in ``scope`` (a first fill: the national builder's refold) takes
     ``source``'s rows with one INSERT, without the join and the temporary copy of every row
     (issue 31)."""
-    parts = [(source, "TRUE")] if isinstance(source, str) else list(source)
     k0 = key[0]
     columns = ", ".join((*key, *values))
     cursor.execute(f"SELECT EXISTS (SELECT 1 FROM {target} WHERE {scope})")
     if not cursor.fetchone()[0]:
-        inserted = 0
-        for part_source, _ in parts:
-            cursor.execute(
-                f"INSERT INTO {target} ({columns}) SELECT {columns} FROM {part_source} s", params
-            )
-            inserted += cursor.rowcount
-        return {"deleted": 0, "updated": 0, "inserted": inserted}
+        cursor.execute(f"INSERT INTO {target} ({columns}) SELECT {columns} FROM {source} s", params)
+        return {"deleted": 0, "updated": 0, "inserted": cursor.rowcount}
     on = " AND ".join(f"t.{c} = s.{c}" for c in key)
     changed = differs("t", "s", values, float_columns(cursor, target))
     cursor.execute(f"DROP TABLE IF EXISTS {DIFF}")
-    for i, (part_source, part) in enumerate(parts):
-        found = (
-            "SELECT "
-            + ", ".join(f"COALESCE(s.{c}, t.{c}) AS {c}" for c in key)
-            + f", {', '.join(f's.{c}' for c in values)}, t.{k0} IS NULL AS fresh, "
-            f"s.{k0} IS NULL AS gone FROM (SELECT {', '.join((*key, *values))} FROM {target} "
-            f"WHERE {scope} AND {part}) t FULL JOIN {part_source} s ON {on} "
-            f"WHERE t.{k0} IS NULL OR s.{k0} IS NULL OR {changed}"
-        )
-        if i == 0:
-            cursor.execute(f"CREATE TEMPORARY TABLE {DIFF} ON COMMIT DROP AS {found}", params)
-        else:
-            cursor.execute(f"INSERT INTO {DIFF} {found}", params)
+    cursor.execute(
+        f"CREATE TEMPORARY TABLE {DIFF} ON COMMIT DROP AS SELECT "
+        + ", ".join(f"COALESCE(s.{c}, t.{c}) AS {c}" for c in key)
+        + f", {', '.join(f's.{c}' for c in values)}, t.{k0} IS NULL AS fresh, "
+        f"s.{k0} IS NULL AS gone FROM (SELECT {', '.join((*key, *values))} FROM {target} "
+        f"WHERE {scope}) t FULL JOIN {source} s ON {on} WHERE t.{k0} IS NULL OR s.{k0} IS NULL "
+        f"OR {changed}",
+        params,
+    )
     cursor.execute(
         f"SELECT count(*) FILTER (WHERE gone), count(*) FILTER (WHERE NOT gone AND NOT fresh), "
         f"count(*) FILTER (WHERE fresh) FROM {DIFF}"

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import time
 from array import array
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -71,14 +71,9 @@ from grading.models import (
     SessionVersion,
 )
 
-__all__ = ["RefoldStats", "RefoldWriter", "ledger_entries", "part_cuts", "version_range"]
+__all__ = ["RefoldStats", "RefoldWriter", "ledger_entries"]
 
 CHUNK_ROWS = 50_000  # records gathered before a COPY
-# The fold's session grades are merged a range of versions at a time, so that each range's
-# full join hashes in memory: nationally (400,000 versions, 14.7 million rows) one join of the
-# whole hashed in 8 batches through temporary files, and a larger work_mem was slower still
-# (docs/benchmarks.md). A part of 25,000 versions holds about 0.9 million rows.
-VERSIONS_PER_PART = 25_000
 GRADES = SessionGrade._meta.db_table
 PAIRS = PairResult._meta.db_table
 VERSIONS = SessionVersion._meta.db_table
@@ -160,7 +155,6 @@ class LedgerEntries:
     withdrawn: set[int]
     last_seq: int
     count: int
-    cuts: tuple[int, ...] = ()  # the version ids where a part of the merge begins (the 2nd on)
 
 
 def ledger_entries() -> LedgerEntries:
@@ -168,7 +162,6 @@ def ledger_entries() -> LedgerEntries:
     pk: dict[int, int] = {}
     date: dict[int, int] = {}
     withdrawn: set[int] = set()
-    processed = array("q")
     last = 0
     rows = LedgerEntry.objects.order_by("seq").values_list(
         "seq", "pk", "operation", "version_id", "version__session__date"
@@ -178,47 +171,8 @@ def ledger_entries() -> LedgerEntries:
         date[seq] = day.toordinal()
         if operation == LedgerEntry.Operation.WITHDRAW:
             withdrawn.add(version)
-        else:
-            processed.append(version)
         last = seq
-    return LedgerEntries(pk, date, withdrawn, last, len(pk), part_cuts(processed))
-
-
-def part_cuts(versions: Iterable[int], per_part: int | None = None) -> tuple[int, ...]:
-    """Where the merge's parts begin after the first: version ids cutting ``versions`` (the
-    processed ones) into parts of about ``per_part`` versions (none: one part)."""
-    ids = sorted(versions)
-    parts = len(ids) // (per_part or VERSIONS_PER_PART)
-    if parts <= 1:
-        return ()
-    return tuple(sorted({ids[len(ids) * k // parts] for k in range(1, parts)}))
-
-
-def version_range(column: str, cuts: Sequence[int], part: int) -> str:
-    """SQL: ``column`` within the ``part``-th range of ``cuts`` (TRUE for a single part)."""
-    tests = []
-    if part > 0:
-        tests.append(f"{column} >= {int(cuts[part - 1])}")
-    if part < len(cuts):
-        tests.append(f"{column} < {int(cuts[part])}")
-    return " AND ".join(tests) or "TRUE"
-
-
-def _partitioned(cursor, table: str, columns: str, cuts: Sequence[int]) -> None:
-    """A temporary table (dropped at commit), partitioned on its ``version`` by ``cuts``: a
-    part's query reads its own partition."""
-    if not cuts:
-        cursor.execute(f"CREATE TEMPORARY TABLE {table} ({columns}) ON COMMIT DROP")
-        return
-    cursor.execute(
-        f"CREATE TEMPORARY TABLE {table} ({columns}) PARTITION BY RANGE (version) ON COMMIT DROP"
-    )
-    bounds = ["MINVALUE", *map(str, map(int, cuts)), "MAXVALUE"]
-    for k in range(len(bounds) - 1):
-        cursor.execute(
-            f"CREATE TEMPORARY TABLE {table}_{k} PARTITION OF {table} "
-            f"FOR VALUES FROM ({bounds[k]}) TO ({bounds[k + 1]})"
-        )
+    return LedgerEntries(pk, date, withdrawn, last, len(pk))
 
 
 class RefoldWriter:
@@ -233,13 +187,13 @@ class RefoldWriter:
         with connection.cursor() as cursor:
             for table in (RAW_GRADES, RAW_PAIRS, RAW_VERSIONS):
                 cursor.execute(f"DROP TABLE IF EXISTS {table}")
-            cuts = entries.cuts
-            _partitioned(cursor, RAW_GRADES, self.grades.columns_sql(), cuts)
+            for table, rows in ((RAW_GRADES, self.grades), (RAW_PAIRS, self.pairs)):
+                cursor.execute(
+                    f"CREATE TEMPORARY TABLE {table} ({rows.columns_sql()}) ON COMMIT DROP"
+                )
             cursor.execute(
-                f"CREATE TEMPORARY TABLE {RAW_PAIRS} ({self.pairs.columns_sql()}) ON COMMIT DROP"
-            )
-            _partitioned(
-                cursor, RAW_VERSIONS, "version bigint, pair integer, pair_id varchar(20)", cuts
+                f"CREATE TEMPORARY TABLE {RAW_VERSIONS} (version bigint, pair integer, "
+                "pair_id varchar(20)) ON COMMIT DROP"
             )
 
     # ------------------------------------------------------------------ the sink
@@ -352,15 +306,14 @@ class RefoldWriter:
             t0 = stats.timed("subjects", t0)
         LedgerHead.objects.filter(pk=1).update(tables_seq=seq, tables_params=self.params.name)
 
-    def _converted(self, part: int) -> str:
-        """The fold's records of the ``part``-th range of versions as SessionGrade's columns
-        (NaN is None; the pair's id and the reason's words looked up)."""
+    def _converted(self) -> str:
+        """The fold's records as SessionGrade's columns (NaN is None; the pair's id and the
+        reason's words looked up)."""
         figures = [
             f"NULLIF(r.{name}, 'NaN')" if name != "factor" else "r.factor"
             for name in RECORD_FIGURES
         ]
         f = dict(zip(RECORD_FIGURES, figures, strict=True))
-        cuts = self.entries.cuts
         return (
             "SELECT r.entry, r.version, r.member, NULLIF(r.partner, -1), r.date, p.pair_id, "
             f"r.grade_before, {f['partner_grade']}, {f['sopp']}, {f['score_term']}, "
@@ -368,28 +321,18 @@ class RefoldWriter:
             f"r.boards, r.reported, r.factor, {f['session_grade']}, {f['grade_after']}, "
             "(%(reasons)s::text[])[r.reason + 1], r.live "
             f"FROM {RAW_GRADES} r JOIN {RAW_VERSIONS} p ON p.version = r.version "
-            f"AND p.pair = r.pair WHERE {version_range('r.version', cuts, part)} "
-            f"AND {version_range('p.version', cuts, part)}"
+            "AND p.pair = r.pair"
         )
 
     def _grades(self, cursor) -> dict[str, int]:
-        """The ledger's session grades merged with the fold's, a range of versions at a time
-        (a not-graded version's rows, which have no ledger entry, are not touched)."""
+        """The ledger's session grades merged with the fold's (a not-graded version's rows,
+        which have no ledger entry, are not touched)."""
         params = {"gain": self.params.gain, "reasons": list(REASONS)}
-        cuts = self.entries.cuts
-        names = ", ".join(_GRADE_COLUMNS)
-        parts = [
-            (
-                f"(SELECT * FROM ({self._converted(k)}) AS c ({names}))",
-                version_range("version_id", cuts, k),
-            )
-            for k in range(len(cuts) + 1)
-        ]
         # merged straight from the query (not first copied whole into a temporary table)
         return merge(
             cursor,
             GRADES,
-            parts,
+            f"(SELECT * FROM ({self._converted()}) AS c ({', '.join(_GRADE_COLUMNS)}))",
             ("version_id", "member_id"),
             _GRADE_COLUMNS[:1] + _GRADE_COLUMNS[3:],
             scope="entry_id IS NOT NULL",
