@@ -35,7 +35,11 @@ __all__ = [
 
 BINARY_HEADER = b"PGCOPY\n\xff\r\n\x00" + struct.pack(">ii", 0, 0)
 BINARY_TRAILER = struct.pack(">h", -1)
-_BLOCK_ROWS = 200_000
+# A block of rows is laid out by strided writes, one pass per byte of a row: a block of about
+# a megabyte stays in the processor's cache for all of them (issue 31: blocks of 200,000 rows,
+# 30 MB for a session grade's 150 bytes, took 1.98 s per 2 million rows against 0.44 s in
+# blocks of 8,000, measured alone on one machine: 17 s of a national refold's 88 s fold)
+_BLOCK_BYTES = 1 << 20
 
 
 def bulk_memory(cursor, size: str) -> None:
@@ -79,7 +83,7 @@ def copy_binary(
         copy.write(BINARY_HEADER + b"".join(rows) + BINARY_TRAILER)
 
 
-def copy_columns(raw, table: str, columns: Sequence[array], block: int = _BLOCK_ROWS) -> int:
+def copy_columns(raw, table: str, columns: Sequence[array], block: int | None = None) -> int:
     """Columns of arrays, equally long (``q`` int8, ``i`` int4 or date, ``h`` int2, ``b``
     boolean, ``d`` float8: the item size is the field's), into
     ``table`` (those columns, in that order) by binary COPY. Each block of rows is laid out
@@ -87,6 +91,7 @@ def copy_columns(raw, table: str, columns: Sequence[array], block: int = _BLOCK_
     n = len(columns[0]) if columns else 0
     sizes = [col.itemsize for col in columns]
     width = 2 + sum(4 + z for z in sizes)
+    block = block or max(1, _BLOCK_BYTES // width)
     with raw.copy(f"COPY {table} FROM STDIN (FORMAT binary)") as copy:
         copy.write(BINARY_HEADER)
         for lo in range(0, n, block):

@@ -25,6 +25,7 @@ result. Run it on an empty, migrated database: ``manage.py national --players 50
 from __future__ import annotations
 
 import functools
+import gc
 import hashlib
 import time
 from collections.abc import Callable
@@ -231,6 +232,11 @@ def national_build(
         _inputs_copy(inputs, generated, log)
     clock.lap("inputs")
     log(f"national: inputs written in {clock.report['inputs_seconds']:.0f} s")
+    # what the report needs of the inputs, kept; their keys (dicts of 400,000 versions and
+    # sessions) let go before the refold, whose peak is the build's (issue 31: <= 2 GB)
+    written = _inputs_summary(inputs)
+    del inputs
+    gc.collect()
 
     if grade:
         _refold(log)
@@ -256,19 +262,27 @@ def national_build(
         "seconds": time.perf_counter() - began,
         **phases,
         "inputs_generate_seconds": generated.seconds,
-        "inputs_payload_seconds": inputs.payload_seconds,
-        "inputs_copy_seconds": inputs.copy_seconds,
+        "inputs_payload_seconds": written.pop("payload_seconds"),
+        "inputs_copy_seconds": written.pop("copy_seconds"),
         "graded": grade,
         "schemes_rebuilt": schemes is not None,
         "schemes_log_kept": schemes["log_kept"] if schemes else None,
         "schemes_stage_seconds": schemes["seconds"] if schemes else None,
         "last_seq": head.last_seq,
         "subject_tables_current": subjects_current(head),
+        **written,
+        **_graded_counts(),
+    }
+
+
+def _inputs_summary(inputs: _Inputs) -> dict[str, Any]:
+    return {
+        "payload_seconds": inputs.payload_seconds,
+        "copy_seconds": inputs.copy_seconds,
         "members": len(inputs.members),
         "not_graded": inputs.not_graded,
         "withdrawn": len(inputs.withdrawn),
         **inputs.counts,
-        **_graded_counts(),
     }
 
 
