@@ -87,7 +87,7 @@ _GRADE_LAYOUT = (
     gathered("rows", "i", "member"),
     gathered("rows", "i", "partner"),  # -1: none
     gathered("const", "i", "date", sql="date"),
-    gathered("rows", "i", "pair"),  # index into the version's pair ids
+    gathered("rows", "i", "pair"),  # the pair id's code (RAW_PAIR_IDS)
     gathered("rows", "i", "boards"),
     gathered("rows", "b", "reported"),
     gathered("rows", "h", "reason"),
@@ -96,13 +96,13 @@ _GRADE_LAYOUT = (
 )
 _PAIR_LAYOUT = (
     gathered("const", "q", "version"),
-    gathered("rows", "i", "pair"),
+    gathered("rows", "i", "pair"),  # the pair id's code (RAW_PAIR_IDS)
     gathered("block", "d", *PAIR_FIGURES),
 )
 
 RAW_GRADES = "refold_grades"
 RAW_PAIRS = "refold_pairs"
-RAW_VERSIONS = "refold_versions"
+RAW_PAIR_IDS = "refold_pair_ids"
 
 _GRADE_COLUMNS = (
     "entry_id",
@@ -184,16 +184,19 @@ class RefoldWriter:
         self.grades = GatheredColumns(_GRADE_LAYOUT)
         self.pairs = GatheredColumns(_PAIR_LAYOUT)
         self.versions: list[tuple] = []
+        # each distinct pair id (a few hundred nationally: "1" to "40", "3NS"...) by a code the
+        # rows carry, so that a pair's id is found in a table of that size, not of every pair
+        self.pair_codes: dict[str, int] = {}
         with connection.cursor() as cursor:
-            for table in (RAW_GRADES, RAW_PAIRS, RAW_VERSIONS):
+            for table in (RAW_GRADES, RAW_PAIRS, RAW_PAIR_IDS):
                 cursor.execute(f"DROP TABLE IF EXISTS {table}")
             for table, rows in ((RAW_GRADES, self.grades), (RAW_PAIRS, self.pairs)):
                 cursor.execute(
                     f"CREATE TEMPORARY TABLE {table} ({rows.columns_sql()}) ON COMMIT DROP"
                 )
             cursor.execute(
-                f"CREATE TEMPORARY TABLE {RAW_VERSIONS} (version bigint, pair integer, "
-                "pair_id varchar(20)) ON COMMIT DROP"
+                f"CREATE TEMPORARY TABLE {RAW_PAIR_IDS} (code integer, pair_id varchar(20)) "
+                "ON COMMIT DROP"
             )
 
     # ------------------------------------------------------------------ the sink
@@ -209,11 +212,12 @@ class RefoldWriter:
                 nan_none(out.sof),
                 out.known_pairs,
                 out.total_pairs,
-                out.pair_ids,
             )
         )
         if not out.graded:
             return
+        codes = self.pair_codes
+        pairs = array("i", [codes.setdefault(pid, len(codes)) for pid in out.pair_ids])
         n = len(out.rec_member)
         live = 0 if version in self.entries.withdrawn else 1
         self.grades.add(
@@ -223,7 +227,7 @@ class RefoldWriter:
             out.rec_member,
             out.rec_partner,
             self.entries.date[seq] - DATE_EPOCH,
-            out.rec_pair,
+            array("i", map(pairs.__getitem__, out.rec_pair)),
             out.rec_boards,
             out.rec_reported,
             out.rec_reason,
@@ -231,8 +235,7 @@ class RefoldWriter:
             out.rec_figures,
         )
         self.stats.records += n
-        m = len(out.pair_ids)
-        self.pairs.add(m, version, array("i", range(m)), out.pair_figures)
+        self.pairs.add(len(pairs), version, pairs, out.pair_figures)
         if self.grades.rows >= CHUNK_ROWS:
             self.flush()
 
@@ -248,12 +251,6 @@ class RefoldWriter:
                 self._versions_copy(cursor)
 
     def _versions_copy(self, cursor) -> None:
-        table_copy(
-            cursor,
-            RAW_VERSIONS,
-            ("version", "pair", "pair_id"),
-            ((v[0], j, pid) for v in self.versions for j, pid in enumerate(v[6])),
-        )
         withdrawn = self.entries.withdrawn
         rows = [
             (
@@ -266,7 +263,7 @@ class RefoldWriter:
                 known,
                 total,
             )
-            for v, graded, reason, sof, known, total, _ in self.versions
+            for v, graded, reason, sof, known, total in self.versions
         ]
         self.versions = []
         _version_states(cursor, rows, self.stats)
@@ -289,7 +286,8 @@ class RefoldWriter:
             # the joins of millions of rows hash in memory, not in batches on disk (this
             # transaction only)
             bulk_memory(cursor, settings.LEDGER_REFOLD_WORK_MEM)
-            for table in (RAW_GRADES, RAW_PAIRS, RAW_VERSIONS):
+            table_copy(cursor, RAW_PAIR_IDS, ("code", "pair_id"), self._pair_ids())
+            for table in (RAW_GRADES, RAW_PAIRS, RAW_PAIR_IDS):
                 cursor.execute(f"ANALYZE {table}")
             t0 = stats.timed("analyze", t0)
             for name, n in self._grades(cursor).items():
@@ -306,6 +304,9 @@ class RefoldWriter:
             t0 = stats.timed("subjects", t0)
         LedgerHead.objects.filter(pk=1).update(tables_seq=seq, tables_params=self.params.name)
 
+    def _pair_ids(self) -> list[tuple[int, str]]:
+        return [(code, pid) for pid, code in self.pair_codes.items()]
+
     def _converted(self) -> str:
         """The fold's records as SessionGrade's columns (NaN is None; the pair's id and the
         reason's words looked up)."""
@@ -320,8 +321,7 @@ class RefoldWriter:
             f"{f['excess']}, r.regular_adjustment, %(gain)s::double precision, {f['par']}, "
             f"r.boards, r.reported, r.factor, {f['session_grade']}, {f['grade_after']}, "
             "(%(reasons)s::text[])[r.reason + 1], r.live "
-            f"FROM {RAW_GRADES} r JOIN {RAW_VERSIONS} p ON p.version = r.version "
-            "AND p.pair = r.pair"
+            f"FROM {RAW_GRADES} r JOIN {RAW_PAIR_IDS} p ON p.code = r.pair"
         )
 
     def _grades(self, cursor) -> dict[str, int]:
@@ -348,7 +348,7 @@ class RefoldWriter:
         cursor.execute(
             f"UPDATE {PAIRS} r SET ({', '.join(names)}) = ({', '.join(f'n.{c}' for c in names)}) "
             f"FROM (SELECT t.version, p.pair_id, {fold} FROM {RAW_PAIRS} t "
-            f"JOIN {RAW_VERSIONS} p ON p.version = t.version AND p.pair = t.pair) n "
+            f"JOIN {RAW_PAIR_IDS} p ON p.code = t.pair) n "
             f"WHERE r.version_id = n.version AND r.pair_id = n.pair_id AND {changed}"
         )
         self.stats.written["pair_figures_updated"] = cursor.rowcount
