@@ -39,31 +39,30 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import random
 import statistics
 import sys
 import time
 import urllib.request
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grading.engine.types import Movement, Scoring, SessionKey
 from grading.lab.bench import percentile, ratio
-from grading.lab.simulate.population import Person
-from grading.lab.simulate.sessions import Entrant, pairs_session
-from grading.lab.simulate.writers import usebio_bytes
+from grading.lab.eveningfiles import (
+    RESULTS_TABLES,
+    TABLES,
+    EveningFile,
+    evening_files,
+    results_file,
+    why_results_not_graded,
+)
 from grading.lab.smtpbox import Arrival, email_env, smtp_server
 
 # Sessions of the evening, by scale (the issue's figure at national scale); --evening-sessions
 # overrides it.
 EVENING_SESSIONS = {"tiny": 4, "small": 40, "region": 100, "national": 400}
 BLOCK = 5  # sessions in a row with the emails on, or off
-TABLES = 12  # as the upload benchmark's files
-RESULTS_TABLES = 40
 PAGE_REQUESTS = 20  # of each page, in turn, after a first (untimed) request of each
-SEED = 28
 EMAIL_DOMAIN = "bench.invalid"
 LAG_TARGET_S = 60.0
 UPLOAD_RATIO_TARGET = 1.10
@@ -92,94 +91,6 @@ def empty_report() -> dict[str, Any]:
 
 def email_of(number: str) -> str:
     return f"m{number}@{EMAIL_DOMAIN}"
-
-
-# ---- the files ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class EveningFile:
-    slug: str
-    name: str
-    data: bytes
-    event: str  # the event's name, as the email's subject gives it
-    numbers: tuple[str, ...]  # its players with a membership number (each gets an email)
-
-
-def _session_file(
-    rng: random.Random,
-    club: dict,
-    people: list[Person],
-    code: str,
-    event: str,
-    day: dt.date,
-    tables: int,
-) -> EveningFile:
-    chosen = list(people[: 4 * tables])
-    while len(chosen) < 4 * tables:  # a small club: the rest are visitors
-        chosen.append(Person(None, f"Visitor {len(chosen)}", 46.0))
-    entrants = [Entrant((chosen[2 * j], chosen[2 * j + 1])) for j in range(2 * tables)]
-    sim = pairs_session(
-        rng,
-        SessionKey(club["slug"], code, 1, day),
-        event,
-        Scoring.MP,
-        Movement.TWO_WINNER,
-        entrants,
-        start=dt.time(19, 30),
-    )
-    data = usebio_bytes(sim, club["name"], "")
-    numbers = tuple(sorted(p.number for p in chosen if p.number is not None))
-    return EveningFile(club["slug"], f"{code.lower()}-{day:%Y%m%d}.xml", data, event, numbers)
-
-
-def _people(club: dict, rng: random.Random) -> list[Person]:
-    return [Person(n, f"Member {n}", rng.gauss(48.0, 5.5)) for n in club["numbers"]]
-
-
-def evening_files(clubs: list[dict], sessions: int, day: dt.date) -> list[EveningFile]:
-    """``sessions`` + 1 twelve-table Mitchells on ``day`` (the first: the workers' warm-up),
-    the clubs in turn, each among its members (``setup``'s numbers)."""
-    rng = random.Random(SEED)
-    pools = [_people(club, rng) for club in clubs]
-    files = []
-    for k in range(sessions + 1):
-        club, people = clubs[k % len(clubs)], pools[k % len(clubs)]
-        chosen = rng.sample(people, min(len(people), 4 * TABLES))
-        code = "EVENINGWARM" if k == 0 else f"EVENING{k:03d}"
-        event = "Evening warm-up" if k == 0 else f"Evening Pairs {k:03d}"
-        files.append(_session_file(rng, club, chosen, code, event, day, TABLES))
-    return files
-
-
-def results_file(clubs: list[dict], day: dt.date) -> EveningFile:
-    """The 40-table Mitchell whose results page is timed, at the first club: its members
-    first (the first of them is the member ``setup`` signed in), then the other evening
-    clubs' members, visitors for the rest."""
-    rng = random.Random(SEED + 1)
-    people, seen = [], set()
-    for club in clubs:
-        for person in _people(club, rng):
-            if person.number not in seen and len(people) < 4 * RESULTS_TABLES:
-                seen.add(person.number)
-                people.append(person)
-    return _session_file(
-        rng, clubs[0], people, "EVENINGBIG", "Evening Forty Tables", day, RESULTS_TABLES
-    )
-
-
-def why_results_not_graded(f: EveningFile) -> str:
-    """Why the 40-table session would not be graded (too few members among its pairs for a
-    small bench database: more than two thirds of the pairs need both players known), or ""."""
-    known = len(f.numbers) // 2  # members sit together, pair by pair, before the visitors
-    pairs = 2 * RESULTS_TABLES
-    if 3 * known > 2 * pairs:
-        return ""
-    return (
-        f"the {RESULTS_TABLES}-table session was not uploaded: the evening's clubs have "
-        f"{len(f.numbers)} graded members, {known} of its {pairs} pairs, and more than two "
-        "thirds of the pairs must be members for it to be graded"
-    )
 
 
 def schedule(sessions: int, block: int = BLOCK) -> list[bool]:
