@@ -93,9 +93,16 @@ def email_of(number: str) -> str:
     return f"m{number}@{EMAIL_DOMAIN}"
 
 
-def schedule(sessions: int, block: int = BLOCK) -> list[bool]:
+def block_of(sessions: int) -> int:
+    """Sessions a block: ``BLOCK``, fewer for an evening of under four blocks (both sides get
+    sessions: a tiny evening of 4 is off, on, on, off)."""
+    return min(BLOCK, max(1, sessions // 4))
+
+
+def schedule(sessions: int, block: int | None = None) -> list[bool]:
     """Emails on (True) or off for each timed session: blocks of ``block`` in the order off,
     on, on, off, off, on, on, off... (a steady drift of the machine weighs on both alike)."""
+    block = block or block_of(sessions)
     return [(k // block) % 4 in (1, 2) for k in range(sessions)]
 
 
@@ -278,7 +285,7 @@ def evening_run(
     modes = schedule(sessions)
     log(
         f"bench: evening of {sessions} {TABLES}-table sessions at {len(clubs)} club(s), "
-        f"emails on for {sum(modes)} and off for {sessions - sum(modes)} in blocks of {BLOCK}; "
+        f"emails on for {sum(modes)} and off for {sessions - sum(modes)} in blocks of {block_of(sessions)}; "
         f"then one {RESULTS_TABLES}-table session"
     )
     uploads: list[dict[str, Any]] = []
@@ -346,7 +353,7 @@ def evening_run(
         "sessions": sessions,
         "tables": TABLES,
         "clubs": len(clubs),
-        "block": BLOCK,
+        "block": block_of(sessions),
         "members_given_logins": state["logins_made"],
         "cold_first_ms": cold,
         "uploads": uploaded,
@@ -367,7 +374,7 @@ def evening_run(
     }
     log(
         f"bench: evening done in {detail['seconds']:.0f} s: p95 on/off "
-        f"{uploaded['on']['p95_ms']:.0f}/{uploaded['off']['p95_ms']:.0f} ms, "
+        f"{uploaded['on']['p95_ms'] or 0:.0f}/{uploaded['off']['p95_ms'] or 0:.0f} ms, "
         f"{emails['received']}/{emails['expected']} emails"
     )
     return {

@@ -83,6 +83,7 @@ def test_the_schedule_alternates_blocks_off_on_on_off():
     assert modes == [False] * 10 + [True] * 20 + [False] * 10
     assert schedule(8, block=2) == [False, False, True, True, True, True, False, False]
     assert sum(schedule(400)) == 200 and sum(schedule(40)) == 20
+    assert schedule(4) == [False, True, True, False]  # a tiny evening has both sides
 
 
 def _figures(event: str, session_id: int) -> dict:
