@@ -287,9 +287,11 @@ if GRADING_ENGINE_PATH not in ("fast", "reference"):
 # PostgreSQL's memory for each join and sort of the whole-ledger operations, in their own
 # transaction only (PostgreSQL sizes: "1GB", "256MB"). Measured nationally (docs/benchmarks.md):
 # replay --check took 287 s with 1 GB from its start against 433 s before (when its first
-# comparison ran at the server's 4 MB); the refold's full joins are faster in batches of
-# 256 MB than in one 1.3 GB hash (the history's 64 s against 158 s). A hash may take twice this (hash_mem_multiplier), so the
-# database server needs that much free while they run.
+# comparison ran at the server's 4 MB) on a machine reading from disk, and 217 s against 205 s
+# at 256 MB on one whose page cache held the database; the refold's full joins are faster in
+# batches of 256 MB than in one 1.3 GB hash (the history's 64 s against 158 s). A hash may
+# take twice this (hash_mem_multiplier), so the database server needs that much free while
+# they run.
 LEDGER_CHECK_WORK_MEM = os.environ.get("LEDGER_CHECK_WORK_MEM", "1GB")
 LEDGER_REFOLD_WORK_MEM = os.environ.get("LEDGER_REFOLD_WORK_MEM", "256MB")
 for _size in (LEDGER_CHECK_WORK_MEM, LEDGER_REFOLD_WORK_MEM):

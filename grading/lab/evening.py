@@ -257,6 +257,10 @@ def _results_pages(stack, state: dict, big: EveningFile, arrivals) -> dict:
     return pages_compare(stack, mine[0].results_path, login["session"])
 
 
+def _ms(value: float | None) -> str:
+    return "none" if value is None else f"{value:.0f}"
+
+
 def _wait(check: Callable[[], bool], timeout: float) -> bool:
     deadline = time.monotonic() + timeout
     while not check():
@@ -282,10 +286,11 @@ def evening_run(
     files = evening_files(clubs, sessions, day)
     big = results_file(clubs, day)
     big_skipped = why_results_not_graded(big)
-    modes = schedule(sessions)
+    block = block_of(sessions)
+    modes = schedule(sessions, block)
     log(
         f"bench: evening of {sessions} {TABLES}-table sessions at {len(clubs)} club(s), "
-        f"emails on for {sum(modes)} and off for {sessions - sum(modes)} in blocks of {block_of(sessions)}; "
+        f"emails on for {sum(modes)} and off for {sessions - sum(modes)} in blocks of {block}; "
         f"then one {RESULTS_TABLES}-table session"
     )
     uploads: list[dict[str, Any]] = []
@@ -353,7 +358,7 @@ def evening_run(
         "sessions": sessions,
         "tables": TABLES,
         "clubs": len(clubs),
-        "block": block_of(sessions),
+        "block": block,
         "members_given_logins": state["logins_made"],
         "cold_first_ms": cold,
         "uploads": uploaded,
@@ -374,7 +379,7 @@ def evening_run(
     }
     log(
         f"bench: evening done in {detail['seconds']:.0f} s: p95 on/off "
-        f"{uploaded['on']['p95_ms'] or 0:.0f}/{uploaded['off']['p95_ms'] or 0:.0f} ms, "
+        f"{_ms(uploaded['on']['p95_ms'])}/{_ms(uploaded['off']['p95_ms'])} ms, "
         f"{emails['received']}/{emails['expected']} emails"
     )
     return {

@@ -11,7 +11,10 @@ import datetime as dt
 import random
 from dataclasses import dataclass
 
+from grading.engine.ngs.params import NGS_DEFAULT
+from grading.engine.ngs.session import why_not_graded
 from grading.engine.types import Movement, Scoring, SessionKey
+from grading.ingest import parse_file
 from grading.lab.simulate.population import Person
 from grading.lab.simulate.sessions import Entrant, pairs_session
 from grading.lab.simulate.writers import usebio_bytes
@@ -93,14 +96,13 @@ def results_file(clubs: list[dict], day: dt.date) -> EveningFile:
 
 
 def why_results_not_graded(f: EveningFile) -> str:
-    """Why the 40-table session would not be graded (too few members among its pairs for a
-    small bench database: more than two thirds of the pairs need both players known), or ""."""
-    known = len(f.numbers) // 2  # members sit together, pair by pair, before the visitors
-    pairs = 2 * RESULTS_TABLES
-    if 3 * known > 2 * pairs:
+    """Why the 40-table session would not be graded, the engine's reason (S3.8: a small bench
+    database has too few members for it), or ""."""
+    (session,) = parse_file(f.name, f.data, club=f.slug).sessions
+    reason = why_not_graded(session, NGS_DEFAULT)
+    if not reason:
         return ""
     return (
-        f"the {RESULTS_TABLES}-table session was not uploaded: the evening's clubs have "
-        f"{len(f.numbers)} graded members, {known} of its {pairs} pairs, and more than two "
-        "thirds of the pairs must be members for it to be graded"
+        f"the {RESULTS_TABLES}-table session was not uploaded ({reason}): the evening's clubs "
+        f"have {len(f.numbers)} graded members for its {4 * RESULTS_TABLES} seats"
     )

@@ -286,7 +286,8 @@ class RefoldWriter:
             # the joins of millions of rows hash in memory, not in batches on disk (this
             # transaction only)
             bulk_memory(cursor, settings.LEDGER_REFOLD_WORK_MEM)
-            table_copy(cursor, RAW_PAIR_IDS, ("code", "pair_id"), self._pair_ids())
+            pair_ids = ((code, pid) for pid, code in self.pair_codes.items())
+            table_copy(cursor, RAW_PAIR_IDS, ("code", "pair_id"), pair_ids)
             for table in (RAW_GRADES, RAW_PAIRS, RAW_PAIR_IDS):
                 cursor.execute(f"ANALYZE {table}")
             t0 = stats.timed("analyze", t0)
@@ -303,9 +304,6 @@ class RefoldWriter:
             written.update(subjects_place(cursor, histories, numbers))
             t0 = stats.timed("subjects", t0)
         LedgerHead.objects.filter(pk=1).update(tables_seq=seq, tables_params=self.params.name)
-
-    def _pair_ids(self) -> list[tuple[int, str]]:
-        return [(code, pid) for pid, code in self.pair_codes.items()]
 
     def _converted(self) -> str:
         """The fold's records as SessionGrade's columns (NaN is None; the pair's id and the
