@@ -23,15 +23,12 @@ from grading.engine.ngs import (
 )
 from grading.engine.ngs.window import WindowState
 from grading.engine.ngs.windowrules import rules_for
-from grading.models import (
-    CurrentGrade,
-    SessionGrade,
-)
+from grading.models import CurrentGrade
 from grading.params import active_params
 from members.models import Member
 from members.pagecache import member_page_value
 from members.selectors.bands import BandCard, StatusInfo, band_card, status_info
-from members.selectors.history import grade_weights
+from members.selectors.history import LiveGraded, grade_weights, live_graded
 
 
 @dataclass
@@ -58,20 +55,6 @@ class GradeCard:
     padding_boards: int = 0
 
 
-def member_history(*, member: Member, initial: float) -> History:
-    """The member's live graded sessions as the engine's history (S4, S5.4)."""
-    rows = (
-        SessionGrade.objects.filter(
-            member=member, live=True, session_grade__isnull=False, entry__isnull=False
-        )
-        .order_by("date", "entry__seq")
-        .values_list(
-            "entry__seq", "date", "boards", "session_grade", "factor", "partner__national_number"
-        )
-    )
-    return History(initial, tuple(HistoryEntry(*row) for row in rows))
-
-
 def grades_on_days(history: History, days: Sequence[dt.date], params: NGSParams) -> list[float]:
     """The grade at the end of each of ``days`` (ascending), from the history's entries dated
     that day or earlier: ``current_grade(history, day, params).grade`` for each day (S4), in
@@ -91,17 +74,28 @@ def grades_on_days(history: History, days: Sequence[dt.date], params: NGSParams)
     return grades
 
 
-def grade_points(*, member: Member, current: CurrentGrade, params: NGSParams) -> list[ChartPoint]:
+def grade_points(
+    *,
+    member: Member,
+    current: CurrentGrade,
+    params: NGSParams,
+    graded: list[LiveGraded] | None = None,
+) -> list[ChartPoint]:
     """The member's grade at the end of each day they played, from every result known now
-    (an as-of recomputation, S4), then on the date of the card's grade if later."""
-    history = member_history(member=member, initial=current.initial_grade)
+    (an as-of recomputation, S4), then on the date of the card's grade if later. ``graded``:
+    ``live_graded(member=member)`` if the caller has read it already."""
+    graded = live_graded(member=member) if graded is None else graded
+    history = History(
+        current.initial_grade,
+        tuple(
+            HistoryEntry(g.seq, g.date, g.boards, g.grade, g.factor)
+            for g in graded
+            if g.seq is not None
+        ),
+    )
     events: dict[dt.date, list[tuple[str, str]]] = {}
-    for date, event, club in (
-        SessionGrade.objects.filter(member=member, live=True, session_grade__isnull=False)
-        .order_by("date", "entry__seq")
-        .values_list("date", "version__session__event__name", "version__session__event__club__name")
-    ):
-        events.setdefault(date, []).append((event, club))
+    for g in graded:
+        events.setdefault(g.date, []).append((g.event, g.club))
     days = list(events)
     today = bool(days) and current.as_of > days[-1]
     grades = grades_on_days(history, [*days, current.as_of] if today else days, params)
@@ -124,12 +118,18 @@ def grade_card(*, member: Member) -> GradeCard:
     if current is None:
         return GradeCard(member=member, has_grade=False, private=member.grade_private)
     params = active_params()
-    points = member_page_value(
-        member=member,
-        page="grade-points",
-        build=lambda: grade_points(member=member, current=current, params=params),
+    # The chart's points are kept with the member's pages; when they are built, the rows they
+    # read serve the weights too (otherwise the weights read only their own columns).
+    read: list[list[LiveGraded]] = []
+
+    def points_built() -> list[ChartPoint]:
+        read.append(live_graded(member=member))
+        return grade_points(member=member, current=current, params=params, graded=read[0])
+
+    points = member_page_value(member=member, page="grade-points", build=points_built)
+    weights = grade_weights(
+        member=member, current=current, params=params, graded=read[0] if read else None
     )
-    weights = grade_weights(member=member, current=current, params=params)
     return GradeCard(
         member=member,
         has_grade=True,

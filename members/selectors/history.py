@@ -97,21 +97,72 @@ def _unweighted_reason(
     )
 
 
+@dataclass(frozen=True)
+class LiveGraded:
+    """One of the member's live graded sessions, as the grade card's chart and the decay
+    weights read it."""
+
+    pk: int
+    seq: int | None  # the ledger entry's (S5.4)
+    date: dt.date
+    boards: int
+    grade: float
+    factor: float
+    event: str
+    club: str
+
+
+def live_graded(*, member: Member) -> list[LiveGraded]:
+    """The member's live graded sessions, oldest first (by date, then ledger order), with their
+    event and club: one read of their rows for the whole grade card. A decade of sessions is
+    a few hundred rows on as many of the table's pages, and the card read them three times
+    (its chart's grades, its chart's labels, the weights: issue 31, docs/benchmarks.md)."""
+    rows = (
+        SessionGrade.objects.filter(member=member, live=True, session_grade__isnull=False)
+        .order_by("date", "entry__seq")
+        .values_list(
+            "pk",
+            "entry__seq",
+            "date",
+            "boards",
+            "session_grade",
+            "factor",
+            "version__session__event__name",
+            "version__session__event__club__name",
+        )
+    )
+    return [LiveGraded(*row) for row in rows]
+
+
 def grade_weights(
-    *, member: Member, current: CurrentGrade | None = None, params: NGSParams | None = None
+    *,
+    member: Member,
+    current: CurrentGrade | None = None,
+    params: NGSParams | None = None,
+    graded: list[LiveGraded] | None = None,
 ) -> Weights:
-    """Decay weights of the member's live graded sessions as of their grade's date (S4)."""
+    """Decay weights of the member's live graded sessions as of their grade's date (S4).
+    ``graded``: ``live_graded(member=member)`` if the caller has read it already."""
     current = current if current is not None else current_of(member)
     if current is None:
         return Weights({}, 0.0, 0)
     params = params or active_params()
-    rows = SessionGrade.objects.filter(
-        member=member,
-        live=True,
-        session_grade__isnull=False,
-        entry__isnull=False,
-        date__lte=current.as_of,
-    ).values_list("pk", "entry__seq", "date", "boards", "session_grade", "factor")
+    if graded is None:
+        rows = list(
+            SessionGrade.objects.filter(
+                member=member,
+                live=True,
+                session_grade__isnull=False,
+                entry__isnull=False,
+                date__lte=current.as_of,
+            ).values_list("pk", "entry__seq", "date", "boards", "session_grade", "factor")
+        )
+    else:
+        rows = [
+            (g.pk, g.seq, g.date, g.boards, g.grade, g.factor)
+            for g in graded
+            if g.seq is not None and g.date <= current.as_of
+        ]
     entries = sorted(
         (
             HistoryEntry(seq, date, boards, grade, factor)

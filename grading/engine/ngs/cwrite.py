@@ -75,7 +75,10 @@ def _no_records(*args: object) -> None:
     """RecordsReplay's sink, unused: WritingReplay hands VersionOut instead."""
 
 
-HISTORY_BATCH_ENTRIES = 2_000_000  # history entries a batch of histories holds, about
+# History entries a batch of histories holds, about. Nationally (21 million entries) a same-set
+# refold peaked at 1,981 MB with 2 million, 1,899 MB with 1 million and 1,848 MB with 500,000,
+# in the same time (154, 157, 154 s; docs/benchmarks.md).
+HISTORY_BATCH_ENTRIES = 500_000
 
 
 def history_cuts(counts: Sequence[int], subjects: int, entries: int) -> Iterator[tuple[int, int]]:
