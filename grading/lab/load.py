@@ -89,6 +89,14 @@ def _multipart(field_name: str, filename: str, data: bytes) -> tuple[bytes, str]
     )
 
 
+def national_report(out: str) -> dict | None:
+    """The JSON report ``manage.py national --json`` prints as its last object line."""
+    for line in reversed(out.splitlines()):
+        if line.startswith("{"):
+            return json.loads(line)
+    return None
+
+
 @dataclass
 class BenchStack:
     scale: Scale
@@ -104,6 +112,7 @@ class BenchStack:
     state: dict = field(default_factory=dict)
     created: bool = False
     load_seconds: float = 0.0
+    build: dict | None = None  # ``manage.py national --json``'s report, when this run built it
     workers: int = 2
     worker_spawned: float = 0.0
     worker_pids: list[int] = field(default_factory=list)
@@ -205,6 +214,8 @@ class BenchStack:
                 "--load",
             )
         self.load_seconds = time.perf_counter() - t0
+        if s.name == "national" and not self.template:
+            self.build = national_report(out)
         self.log("bench: " + " ".join(out.split("\n")[-3:]).strip())
         spec = self.workdir / "setup.json"
         self._run("-m", "grading.lab.bench_setup", str(spec), str(s.page_members))

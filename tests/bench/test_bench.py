@@ -225,3 +225,43 @@ def test_the_floor_view_is_a_django_view_beside_the_product_routes(client, setti
     floor = client.get("/bench-floor/", secure=True)
     assert floor.status_code == 200 and floor.content == b"grade floor"
     assert client.get("/me/", secure=True).status_code == 302  # the product's, to the login
+
+
+def test_the_national_builds_report_is_read_from_its_output_and_printed():
+    """``bench --scale national`` reports the build it ran (issue 31's first row): the last
+    JSON line ``manage.py national --json`` prints, and a line of the text output."""
+    from grading.lab.load import national_report
+    from grading.lab.management.commands.bench import Command
+
+    build = {
+        "seconds": 717.7,
+        "inputs_seconds": 167.3,
+        "refold_seconds": 304.7,
+        "schemes_seconds": 242.3,
+        "refold_peak_rss_mb": 1950,
+        "schemes_peak_rss_mb": 1949,
+    }
+    out = "national: refold 409233 of 409233\n" + json.dumps(build) + "\n"
+    assert national_report(out) == build
+    assert national_report("copied from national") is None
+    text = io.StringIO()
+    command = Command(stdout=text)
+    machine = {"date": "d", "commit": "c", "nproc": 2, "memory_gb": 24, "cpu": "x"}
+    command._print(
+        {"scale": "national", "machine": machine, "national_build": build, "total_seconds": 1.0}
+    )
+    assert "national build: 717.7 s (inputs 167.3, refold 304.7, schemes 242.3), peak 1,950 MB" in (
+        text.getvalue()
+    )
+
+
+def test_a_national_run_refuses_to_start_without_the_compiled_kernel(monkeypatch):
+    """Without the library the national build and refolds would fold in Python (hours, over
+    10 GB): the bench says so before it builds anything."""
+    from django.core.management.base import CommandError
+
+    from grading.lab.management.commands import bench
+
+    monkeypatch.setattr(bench, "ckernel_available", lambda: False)
+    with pytest.raises(CommandError, match="compiled kernel is not built"):
+        call_command("bench", "--scale", "national", "--json", stdout=io.StringIO())

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from grading.engine.ngs.clib import ckernel_available
 from grading.lab.bench import SCALES, replay_suite
 from grading.lab.evening import empty_report as evening_empty_report
 
@@ -124,6 +125,12 @@ class Command(BaseCommand):
         scale = SCALES[options["scale"]]
         if not 0.0 < options["replay_fraction"] <= 1.0:
             raise CommandError("--replay-fraction must be in (0, 1]")
+        if scale.name == "national" and not ckernel_available():
+            # without it the build and the refolds fold in Python: hours and over 10 GB
+            raise CommandError(
+                "the compiled kernel is not built: `python -m grading.engine.ngs.ckernel "
+                "--build` (a national run without it takes hours and over 10 GB)"
+            )
         as_json = options["json"]
 
         def log(message: str) -> None:
@@ -190,7 +197,7 @@ class Command(BaseCommand):
             self._print(report)
 
     def _services(self, scale, options, report: dict, log, pages: bool = True) -> dict:
-        from grading.lab.load import BenchStack
+        from grading.lab.load import NATIONAL_CLUBS, BenchStack
 
         def figures(phase: str, keys: dict) -> None:
             # Each phase's figures as they come, so that a run stopped before its end (a
@@ -207,13 +214,23 @@ class Command(BaseCommand):
         )
         try:
             stack.open()
+            national = scale.name == "national"
             report["database"] = {
-                "players": scale.players if scale.name == "national" else scale.sim_players,
-                "clubs": scale.sim_clubs,
-                "months": scale.sim_months,
+                # nationally the database is ``manage.py national``'s, not the simulated one's
+                **(
+                    {"players": scale.players, "clubs": NATIONAL_CLUBS, "sessions": scale.sessions}
+                    if national
+                    else {
+                        "players": scale.sim_players,
+                        "clubs": scale.sim_clubs,
+                        "months": scale.sim_months,
+                    }
+                ),
                 "load_seconds": stack.load_seconds,
                 **stack.state["counts"],
             }
+            if national:  # the build's figures (none when copied: --from-database)
+                report["national_build"] = stack.build
             report["db_session_grades"] = stack.state["counts"]["session_grades"]
             stack.start_gunicorn()
             if not options["skip_upload"]:
@@ -297,6 +314,14 @@ class Command(BaseCommand):
             out.append(
                 f"  reference_ratio {f(r['reference_ratio'], '{:.1f}')}x   "
                 f"openskill_ratio {f(r['openskill_ratio'], '{:.2f}')}x"
+            )
+        if r.get("national_build"):
+            b = r["national_build"]
+            peak = max((v for k, v in b.items() if k.endswith("_peak_rss_mb")), default=None)
+            out.append(
+                f"national build: {f(b.get('seconds'))} s (inputs {f(b.get('inputs_seconds'))}, "
+                f"refold {f(b.get('refold_seconds'))}, schemes {f(b.get('schemes_seconds'))}), "
+                f"peak {f(peak, '{:,}')} MB"
             )
         if r.get("upload"):
             u = r["upload"]
