@@ -26,6 +26,7 @@ from grading.ledger.lock import ledger_head_lock
 from grading.ledger.ops import (
     ledger_ops,
 )
+from grading.ledger.replay.beside import snapshot_export
 from grading.ledger.replay.compare import check_compiled
 from grading.ledger.replay.read import Progress
 from grading.ledger.replay.run import refold_ledger_locked
@@ -68,10 +69,10 @@ def ledger_check(tol: float = CHECK_TOLERANCE, *, progress: Progress | None = No
     Folds on the compiled kernel, reading the ledger as columns and comparing in sorted
     streams (``grading.ledger.replay.compare``); without the kernel, on the Python engine
     (``check_engine`` says which)."""
-    with _snapshot():
+    with _snapshot() as snapshot:
         params = active_params()
         if ckernel_available() and ckernel_supports(params):
-            return check_compiled(params, tol, progress)
+            return check_compiled(params, tol, progress, snapshot=snapshot)
         return _check_python(params, tol)
 
 
@@ -81,16 +82,20 @@ def _snapshot():
     runs is neither half seen (its grades without its ledger entry) nor reported as a
     difference. On PostgreSQL a repeatable-read transaction, with the check's memory for its
     joins of millions of rows (``LEDGER_CHECK_WORK_MEM``) from its first query; inside a
-    caller's transaction (tests), that transaction's view and settings."""
+    caller's transaction (tests), that transaction's view and settings. Yields the snapshot's
+    id for a second connection to share (``grading.ledger.replay.beside``), or None (SQLite, a
+    caller's transaction)."""
     if connection.in_atomic_block:
-        yield
+        yield None
         return
     with transaction.atomic():
+        snapshot = None
         if connection.vendor == "postgresql":
             with connection.cursor() as cursor:
                 cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
                 bulk_memory(cursor, settings.LEDGER_CHECK_WORK_MEM)
-        yield
+                snapshot = snapshot_export(cursor)
+        yield snapshot
 
 
 def _check_python(params, tol: float) -> list[str]:

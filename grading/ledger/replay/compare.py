@@ -21,6 +21,7 @@ from grading.engine.ngs.cfold import RECORD_PARTS, RecordsReplay
 from grading.engine.ngs.params import NGSParams
 from grading.engine.ngs.types import partnership_key
 from grading.engine.ngs.windowrules import STATUS_CODES
+from grading.ledger.replay.beside import SubjectsCheckBeside
 from grading.ledger.replay.read import CHUNK_ROWS, FoldStats, Progress, fold_ledger, member_numbers
 from grading.ledger.replay.tablecheck import subjects_check
 from grading.models import CurrentGrade, LedgerEntry, PartnershipGrade, SessionGrade
@@ -189,11 +190,19 @@ class _SessionGradeTable:
 
 
 def check_compiled(
-    params: NGSParams, tol: float, progress: Progress | None, *, in_database: bool | None = None
+    params: NGSParams,
+    tol: float,
+    progress: Progress | None,
+    *,
+    in_database: bool | None = None,
+    snapshot: str | None = None,
 ) -> list[str]:
     """Every stored figure the compiled fold of the ledger does not reproduce. The session
     grades are compared in the database on PostgreSQL (``in_database``: the default), else
-    merged in Python."""
+    merged in Python. ``snapshot``: the check's exported snapshot, when it has one; the subject
+    tables are then compared on a second connection in that snapshot, beside the fold
+    (``grading.ledger.replay.beside``), else after it."""
+    beside = SubjectsCheckBeside(snapshot, tol) if snapshot else None
     numbers = member_numbers()
     if in_database is None:
         in_database = connection.vendor == "postgresql"
@@ -204,7 +213,7 @@ def check_compiled(
     problems = merge.finish()
     problems += _current_grades(fold, tol)
     problems += _partnerships(fold, tol)
-    problems += subjects_check(tol)
+    problems += beside.result() if beside is not None else subjects_check(tol)
     return problems
 
 
