@@ -31,7 +31,6 @@ from grading.ledger.replay import check
 from grading.ledger.replay import run as replay_run
 from grading.models import LedgerHead, SessionGrade
 
-COMPILED = "the compiled kernel"  # ``replay_run.last_refold["engine"]`` when it was used
 OTHER_SET = "fr18-factors"  # differs from ngs-15a in the Butler, cross-IMP and Swiss factors
 
 
@@ -157,7 +156,8 @@ def refold_figures(stack, log: Callable[[str], Any] = print) -> dict[str, Any]:
         report[f"{step}_seconds"] = out["seconds"]
         report[f"{step}_peak_rss_mb"] = out["peak_rss_mb"]
         log(f"bench: {step.replace('_', ' ')}: {out['seconds']} s, peak {out['peak_rss_mb']} MB")
-        if out.get("engine", COMPILED) != COMPILED:  # the library missing, or not this source's
+        # the library missing, or not this source's: the fold fell back to Python
+        if out.get("engine", replay_run.COMPILED) != replay_run.COMPILED:
             log(f"bench: WARNING: {step.replace('_', ' ')} folded with {out['engine']}")
     report["check_problems"] = details.get("check", {}).get("problems")
     report["refolds"] = details

@@ -39,13 +39,14 @@ __all__ = ["last_refold", "refold_engine", "refold_ledger_locked"]
 
 PROGRESS_EVERY = 2000  # entries between progress reports
 last_refold: dict[str, Any] = {}  # the last refold's RefoldStats and producer (measurements)
+COMPILED = "the compiled kernel"  # the producer's name when the compiled kernel folded
 
 
 def _writing_fold_class(params: NGSParams) -> tuple[Callable[..., Any], str]:
     """The producer: the compiled kernel's writing fold when built and supporting the set,
     else the Python engine's."""
     if ckernel_available() and ckernel_supports(params):
-        return WritingReplay, "the compiled kernel"
+        return WritingReplay, COMPILED
     return PythonFold, "the Python engine"
 
 
@@ -54,7 +55,7 @@ def refold_engine(params: NGSParams) -> str:
     if connection.vendor != "postgresql":
         return "the Python engine, one step at a time (this database has no bulk copy)"
     _, name = _writing_fold_class(params)
-    if name == "the compiled kernel":
+    if name == COMPILED:
         return "the compiled kernel, written in bulk"
     return (
         "the Python engine, written in bulk (slower: the compiled kernel is not built; "
