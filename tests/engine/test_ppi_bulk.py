@@ -1,6 +1,7 @@
 """The bulk PPI fold (grading.engine.ppi.bulk, issue 18) equals ppi_apply event by event (S10)
 to 1e-9: session level (one- and two-winner movements, unknown players, host pairs, boards not
-reported, m halved below 46, k across 30 and 300, w in every band) and board by board."""
+reported, m halved below 46, k across 30 and 300, w in every band) and board by board; the
+pairs read as rows find the host pair as the session does."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import random
 
 import pytest
 
+from grading.engine.ngs.session import host_pair_of
 from grading.engine.ppi import PPIState, ppi_apply
-from grading.engine.ppi.bulk import PPIBulkFold, _inverse_m_sum
+from grading.engine.ppi.bulk import PPIBulkFold, _host_of, _inverse_m_sum, pair_rows
 from grading.engine.ppi.formulas import ppi_weight
 from grading.engine.scoring import TravellerLine
 from grading.engine.types import (
@@ -121,3 +123,21 @@ def _assert_equal(bulk, engine) -> None:
 def test_the_sum_of_one_over_m_is_the_boards_one_by_one(k, n, w):
     expected = sum(1 / ppi_weight(k + j, w, 50.0) for j in range(n))
     assert abs(_inverse_m_sum(k, n, w) - expected) <= 1e-12
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_the_pairs_rows_name_the_host_pair_the_session_names(seed):
+    """The fold reads a session's pairs as rows (``pair_rows``, as a rebuild reads them from
+    the database) and finds the host pair among them as ``host_pair_of`` does (S3.9, S14.4):
+    an approved request, else the first pair marked non-rateable, none when not in the
+    session."""
+    rng = random.Random(seed)
+    members = [str(1000 + i) for i in range(40)]
+    seen = set()
+    for index in range(300):
+        session = _session(rng, index, dt.date(2025, 5, 1), members)
+        requested = rng.choice([None, None, "1", "2", "99"])
+        expected = host_pair_of(session, requested)[0]
+        assert _host_of(pair_rows(session), requested) == expected
+        seen.add((requested is None, expected is None))
+    assert seen == {(True, True), (True, False), (False, True), (False, False)}

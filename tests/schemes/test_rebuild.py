@@ -13,6 +13,8 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
+from grading.engine.ppi.bulk import pair_rows
+from grading.engine.types import Direction, Movement
 from grading.models import (
     BrambledownClubState,
     BrambledownGrade,
@@ -30,6 +32,13 @@ from grading.models import (
 from grading.models.schemes import SchemeEntry
 from grading.schemes.brambledown.update import brambledown_regrade_club
 from grading.schemes.ppi import ppi_check
+from grading.schemes.rebuild.read import (
+    PairsVersion,
+    SessionReader,
+    log_derive,
+    log_live,
+    log_logged,
+)
 from grading.schemes.rebuild.run import schemes_rebuild
 from grading.schemes.rebuild.write import TABLES, tables_clear
 from tests.csvfiles import csv_bytes, mp_session_rows
@@ -247,3 +256,54 @@ def test_a_club_fold_that_fails_in_the_second_process_writes_nothing(ledger, mon
     # The second process is stopped by the rebuild itself, not when its pool is collected: the
     # traceback kept here keeps the rebuild's frames (and the pool) alive.
     assert failed.traceback and multiprocessing.active_children() == []
+
+
+def _two_winner_with_a_host(event: str, day: str) -> list[dict]:
+    """A two-winner session with a host pair marked non-rateable and an unknown player."""
+    rows = mp_session_rows(event_id=event, date=day, numbers=players(3), rateable={2: "N"})
+    for i, row in enumerate(rows):
+        row["movement"] = "TWO_WINNER"
+        row["direction"] = "NS" if i % 2 == 0 else "EW"
+    rows[5]["player2_number"] = ""
+    return rows
+
+
+def test_ppi_reads_each_session_s_pairs_as_the_session_read_whole_holds_them(ledger, club, upload):
+    """PPI's fold reads the pairs as rows (``read_ppi``), never as objects; they are the pairs
+    of the sessions read whole (``read``), in the same order, for every live version."""
+    upload(csv_bytes(_two_winner_with_a_host("T0", "2026-09-07")), target=club)
+    log = log_derive()
+    live = [e.version_id for e in log_live(log)]
+    reader = SessionReader(log_logged(log), live)
+
+    whole, rows = reader.read(live), reader.read_ppi(live)
+
+    assert whole.keys() == rows.keys()
+    as_rows = {vid: v for vid, v in rows.items() if isinstance(v, PairsVersion)}
+    assert len(as_rows) == len(rows) - 2  # travellers, and the live version not graded
+    for vid, version in rows.items():
+        session = whole[vid].session
+        if vid in as_rows:
+            assert version.rows == pair_rows(session)
+            assert version.date == session.date
+            assert version.two_winner == (session.movement is Movement.TWO_WINNER)
+        else:
+            assert version.session.pairs == session.pairs
+    host = [v for v in as_rows.values() if v.two_winner]
+    assert len(host) == 1
+    assert [r[6] for r in host[0].rows].count(False) == 1  # the host pair
+    assert [r[2] for r in host[0].rows].count(None) == 1  # the unknown player
+    assert {r[5] for r in host[0].rows} == {Direction.NS, Direction.EW}
+
+
+def test_a_two_winner_session_with_a_host_pair_rebuilds_to_what_the_steps_stored(
+    ledger, club, upload
+):
+    upload(csv_bytes(_two_winner_with_a_host("T0", "2026-09-07")), target=club)
+    stepped = tables()
+    tables_clear()
+
+    schemes_rebuild()
+
+    for name, rows in stepped.items():
+        assert_close(tables()[name], rows, name)

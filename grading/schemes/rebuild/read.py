@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from django.db import connection
@@ -31,6 +31,7 @@ from django.db import connection
 from clubs.models import Club
 from clubs.selectors.planning import approved_host_pair
 from grading.engine import codec
+from grading.engine.ppi.bulk import PairRow
 from grading.engine.types import (
     Direction,
     Movement,
@@ -57,6 +58,7 @@ CHUNK_ROWS = 20_000
 
 __all__ = [
     "LogRow",
+    "PairsVersion",
     "SessionReader",
     "Version",
     "log_derive",
@@ -241,7 +243,19 @@ class Version:
     session: SessionResult
 
 
+@dataclass(frozen=True, slots=True)
+class PairsVersion:
+    """A live version PPI rates from its pair rows alone (graded, match-pointed, without
+    travellers): what ``PPIBulkFold.apply_rows`` takes."""
+
+    pk: int
+    date: dt.date
+    two_winner: bool
+    rows: list[PairRow]
+
+
 _DIRECTIONS = {"NS": Direction.NS, "EW": Direction.EW}
+TWO_WINNER = Movement.TWO_WINNER.value
 
 
 def _in(column: str, ids: list[int]) -> tuple[str, list]:
@@ -286,14 +300,78 @@ class SessionReader:
         return found
 
     def read(self, version_ids: Iterable[int]) -> dict[int, Version]:
+        heads, decode = self._heads(version_ids)
+        out: dict[int, Version] = {}
+        player = self._player
+        cached = self.players.get  # (the usual case: a player already made)
+        for vid, rows in self._pair_groups(sorted(heads.keys() - set(decode))):
+            pairs = []
+            for _, pair_id, p1, p2, score, boards, direction, host in rows:
+                rateable = not host
+                pairs.append(
+                    PairEntry(
+                        pair_id,
+                        (
+                            cached((p1, rateable)) or player(p1, rateable),
+                            cached((p2, rateable)) or player(p2, rateable),
+                        ),
+                        score,
+                        _DIRECTIONS.get(direction),
+                        boards,
+                    )
+                )
+            _, scoring, movement, weighting, _, date, number, event_id, club_id, _ = heads[vid]
+            key = SessionKey(self.clubs.get(club_id, ""), event_id, number, date)
+            session = SessionResult(
+                key, "", Scoring(scoring), Movement(movement), tuple(pairs), weighting
+            )
+            out[vid] = Version(vid, club_id, scoring, date, session)
+        self._decode(decode, heads, out)
+        self._file_club_keys(out)
+        return out
+
+    def read_ppi(self, version_ids: Iterable[int]) -> dict[int, Version | PairsVersion]:
+        """:meth:`read` for PPI's fold: a version rated from its pair rows alone comes as its
+        rows (:class:`PairsVersion`), without an object per pair or player; the others (with
+        travellers, or not graded) as :meth:`read` gives them. The sessions' keys are not
+        read (PPI does not order a club's sessions of a day)."""
+        heads, decode = self._heads(version_ids)
+        out: dict[int, Version | PairsVersion] = {}
+        numbers, directions = self.numbers, _DIRECTIONS
+        for vid, rows in self._pair_groups(sorted(heads.keys() - set(decode))):
+            head = heads[vid]
+            out[vid] = PairsVersion(
+                vid,
+                head[5],
+                head[2] == TWO_WINNER,
+                [
+                    (
+                        pair_id,
+                        None if p1 is None else numbers[p1],
+                        None if p2 is None else numbers[p2],
+                        score,
+                        boards,
+                        directions.get(direction),
+                        not host,
+                    )
+                    for _, pair_id, p1, p2, score, boards, direction, host in rows
+                ],
+            )
+        self._decode(decode, heads, out)
+        return out
+
+    def _heads(self, version_ids: Iterable[int]) -> tuple[dict[int, tuple], list[int]]:
+        """The match-pointed versions among those asked for: each one's head (scoring,
+        movement, weighting, state, date, session number, event, club, has travellers), and
+        those decoded from their payload."""
         ids = sorted(set(version_ids))
-        if not ids:
-            return {}
-        v, s, e = _table(SessionVersion), _table(Session), _table(Event)
-        trav, p = _table(TravellerLine), _table(PairResult)
-        where, params = _in("v.id", ids)
         heads: dict[int, tuple] = {}
         decode: list[int] = []
+        if not ids:
+            return heads, decode
+        v, s, e = _table(SessionVersion), _table(Session), _table(Event)
+        trav = _table(TravellerLine)
+        where, params = _in("v.id", ids)
         with connection.cursor() as cursor:
             cursor.execute(
                 f"SELECT v.id, v.scoring, v.movement, v.weighting, v.state, s.date, s.number, "
@@ -307,66 +385,44 @@ class SessionReader:
                 heads[row[0]] = row
                 if row[9] or row[4] == SessionVersion.State.NOT_GRADED:
                     decode.append(row[0])
-        out: dict[int, Version] = {}
-        columns = sorted(heads.keys() - set(decode))
-        pending: list[PairEntry] = []
+        return heads, decode
 
-        def finish(vid: int) -> None:
-            _, scoring, movement, weighting, _, date, number, event_id, club_id, _ = heads[vid]
-            key = SessionKey(self.clubs.get(club_id, ""), event_id, number, date)
-            session = SessionResult(
-                key, "", Scoring(scoring), Movement(movement), tuple(pending), weighting
+    def _pair_groups(self, version_ids: list[int]) -> Iterator[tuple[int, list[tuple]]]:
+        """Each version's pair rows (version, pair, players, score, boards, direction, host
+        mark), in the file's order; a version without any, with none."""
+        if not version_ids:
+            return
+        where, params = _in("p.version_id", version_ids)
+        p = _table(PairResult)
+        groups: dict[int, list[tuple]] = {}
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT p.version_id, p.pair_id, p.player1_id, p.player2_id, p.score, "
+                f"p.boards, p.direction, p.host FROM {p} p WHERE {where} "
+                f"ORDER BY p.version_id, p.id",
+                params,
             )
-            out[vid] = Version(vid, club_id, scoring, date, session)
-            self.by_columns += 1
+            while rows := cursor.fetchmany(CHUNK_ROWS):
+                for row in rows:
+                    found = groups.get(row[0])
+                    if found is None:
+                        found = groups[row[0]] = []
+                    found.append(row)
+                self.pairs += len(rows)
+        self.by_columns += len(version_ids)
+        for vid in version_ids:
+            yield vid, groups.get(vid, [])
 
-        if columns:
-            where, params = _in("p.version_id", columns)
-            player = self._player
-            cached = self.players.get  # (the usual case: a player already made)
-            current = None
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    f"SELECT p.version_id, p.pair_id, p.player1_id, p.player2_id, p.score, "
-                    f"p.boards, p.direction, p.host FROM {p} p WHERE {where} "
-                    f"ORDER BY p.version_id, p.id",
-                    params,
-                )
-                while rows := cursor.fetchmany(CHUNK_ROWS):
-                    for vid, pair_id, p1, p2, score, boards, direction, host in rows:
-                        if vid != current:
-                            if current is not None:
-                                finish(current)
-                            current, pending = vid, []
-                        rateable = not host
-                        pending.append(
-                            PairEntry(
-                                pair_id,
-                                (
-                                    cached((p1, rateable)) or player(p1, rateable),
-                                    cached((p2, rateable)) or player(p2, rateable),
-                                ),
-                                score,
-                                _DIRECTIONS.get(direction),
-                                boards,
-                            )
-                        )
-                    self.pairs += len(rows)
-            if current is not None:
-                finish(current)
-            pending = []
-            for vid in columns:  # a version without pair rows: no pairs
-                if vid not in out:
-                    finish(vid)
-        if decode:
-            versions = SessionVersion.objects.filter(pk__in=decode).only("pk", "payload")
-            for version in versions.iterator(500):
-                head = heads[version.pk]
-                session = codec.load(SessionResult, version.payload)
-                out[version.pk] = Version(version.pk, head[8], head[1], head[5], session)
-                self.by_payload += 1
-        self._file_club_keys(out)
-        return out
+    def _decode(self, decode: list[int], heads: dict[int, tuple], out: dict) -> None:
+        """The versions read from their payload."""
+        if not decode:
+            return
+        versions = SessionVersion.objects.filter(pk__in=decode).only("pk", "payload")
+        for version in versions.iterator(500):
+            head = heads[version.pk]
+            session = codec.load(SessionResult, version.payload)
+            out[version.pk] = Version(version.pk, head[8], head[1], head[5], session)
+            self.by_payload += 1
 
     def _file_club_keys(self, out: dict[int, Version]) -> None:
         """A session's key names its club as the file did (``SessionKey.club``), which orders

@@ -36,7 +36,7 @@ from grading.common.stale import member_pages_invalidate
 from grading.engine.brambledown import BrambledownState, Quarter, brambledown_apply
 from grading.engine.brambledown.bulk import brambledown_replay_bulk
 from grading.engine.brambledown.replay import session_order
-from grading.engine.ppi import PPIPlayer, ppi_suit
+from grading.engine.ppi import ppi_suit
 from grading.engine.ppi.bulk import PPIBulkFold
 from grading.ledger.lock import ledger_head_lock
 from grading.models import BrambledownClubState, BrambledownListEntry
@@ -47,6 +47,7 @@ from grading.schemes.log import scheme_head_lock
 from grading.schemes.rebuild.folder import READ_COUNTS, ClubFolder, ClubJob, brambledown_jobs
 from grading.schemes.rebuild.read import (
     LogRow,
+    PairsVersion,
     SessionReader,
     log_derive,
     log_live,
@@ -148,14 +149,21 @@ def schemes_rebuild(
             for start in range(0, len(live), chunk):
                 part = live[start : start + chunk]
                 stages.to("read")
-                versions = reader.read(e.version_id for e in part)
+                versions = reader.read_ppi(e.version_id for e in part)
                 stages.to("ppi_fold")
                 events: dict[int, tuple[int, dt.date]] = {}  # seq -> (version, date)
                 for entry in part:
                     version = versions.get(entry.version_id)
-                    if version is not None:
-                        fold.apply(entry.seq, version.session, entry.host_pair or None)
-                        events[entry.seq] = (entry.version_id, version.session.date)
+                    if version is None:
+                        continue
+                    host = entry.host_pair or None
+                    if isinstance(version, PairsVersion):
+                        fold.apply_rows(
+                            entry.seq, version.date, version.two_winner, version.rows, host
+                        )
+                    else:
+                        fold.apply(entry.seq, version.session, host)
+                    events[entry.seq] = (entry.version_id, version.date)
                 points = _point_rows(fold.points_take(), members, events)
                 stages.to("write")
                 t0 = time.perf_counter()
@@ -170,7 +178,7 @@ def schemes_rebuild(
             read = {name: getattr(reader, name) - clubs.read[name] for name in READ_COUNTS}
             read = {"sessions": read["by_columns"] + read["by_payload"], **read}
             say(f"read {read['sessions']} sessions ({read['pairs']} pairs)")
-            say(f"PPI: {len(fold.last)} members rated")
+            say(f"PPI: {len(fold)} members rated")
             stages.to("write")
             t0 = time.perf_counter()
             counts["ppi_ratings"] = table_write("ppi_ratings", _ppi_rows(fold, members))
@@ -414,18 +422,15 @@ def _grade_rows(out: _Club, state: BrambledownState, regraded: str, members) -> 
 
 def _ppi_rows(fold: PPIBulkFold, members: dict[str, int]) -> Iterator[tuple]:
     """Each rated member's ``PPIRating`` (``ppi._ppi_fill``), from the fold's tables."""
-    for number in sorted(fold.last):
+    for number, player, (seq, as_of) in fold.rated():
         member = members.get(number)
         if member is None:
             continue
-        seq, as_of = fold.last[number]
-        months = tuple(sorted(fold.months[number].items()))
-        player = PPIPlayer(number, fold.ppi[number], fold.boards[number], months)
         yield (
             member,
             player.ppi,
             player.boards,
-            as_json([list(pair) for pair in months]),
+            as_json([list(pair) for pair in player.months]),
             player.recent_boards(as_of),
             player.shown,
             player.active(as_of),
