@@ -12,6 +12,7 @@ from django.contrib.auth.backends import ModelBackend
 from django.db.models import Exists, OuterRef
 
 from clubs.models import ClubRole
+from grading.common.compiled import CompiledQuery
 
 
 class MemberBackend(ModelBackend):
@@ -32,19 +33,29 @@ class MemberBackend(ModelBackend):
         return None
 
     def get_user(self, user_id):
-        model = get_user_model()
         try:
-            user = (
-                model._default_manager.select_related("member")
-                .annotate(
-                    administers_a_club=Exists(
-                        ClubRole.objects.filter(
-                            member__user=OuterRef("pk"), role=ClubRole.Role.ADMIN
-                        )
-                    )
-                )
-                .get(pk=user_id)
-            )
-        except model.DoesNotExist:
+            pk = int(user_id)
+        except (TypeError, ValueError):
             return None
+        found = _user_with_member(pk)
+        if not found:
+            return None
+        user = found[0]
         return user if self.user_can_authenticate(user) else None
+
+
+def _user_with_member_query(pk: int):
+    return (
+        get_user_model()
+        ._default_manager.select_related("member")
+        .annotate(
+            administers_a_club=Exists(
+                ClubRole.objects.filter(member__user=OuterRef("pk"), role=ClubRole.Role.ADMIN)
+            )
+        )
+        .filter(pk=pk)
+    )
+
+
+# Read on every signed-in page: compiled once per process (grading/common/compiled.py).
+_user_with_member = CompiledQuery(_user_with_member_query, markers=[-2_100_000_001])

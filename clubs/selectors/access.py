@@ -4,6 +4,7 @@ from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
 from clubs.models import Club, ClubRole
+from grading.common.compiled import CompiledQuery
 from members.models import SignUpRequest
 from members.selectors.base import member_for_user
 
@@ -50,16 +51,18 @@ def admin_clubs(*, user) -> list[Club]:
     clubs = getattr(user, "_admin_clubs", None)
     if clubs is None:
         member = member_for_user(user=user)  # read with the user (members.auth)
-        clubs = user._admin_clubs = (
-            list(
-                Club.objects.filter(roles__member=member, roles__role=ClubRole.Role.ADMIN).annotate(
-                    sign_ups_waiting=_sign_ups_waiting()
-                )
-            )
-            if member is not None
-            else []
-        )
+        clubs = user._admin_clubs = _admin_clubs_of(member.pk) if member is not None else []
     return clubs
+
+
+def _admin_clubs_query(member_id: int) -> QuerySet[Club]:
+    return Club.objects.filter(
+        roles__member_id=member_id, roles__role=ClubRole.Role.ADMIN
+    ).annotate(sign_ups_waiting=_sign_ups_waiting())
+
+
+# Read on every club page: compiled once per process (grading/common/compiled.py).
+_admin_clubs_of = CompiledQuery(_admin_clubs_query, markers=[-2_100_000_002])
 
 
 def clubs_of_user(*, user) -> QuerySet[Club]:

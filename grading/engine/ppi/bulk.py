@@ -211,6 +211,7 @@ class PPIBulkFold:
         for number in sorted(self._members):
             member = self._members[number]
             months = tuple(sorted(member.months.items()))
+            assert member.last is not None  # (a member is kept once an event changed them)
             yield number, PPIPlayer(number, member.ppi, member.boards, months), member.last
 
     def players(self) -> dict[str, PPIPlayer]:

@@ -1,0 +1,85 @@
+"""The queries every signed-in page makes, compiled once per process (grading/common/compiled.py,
+issue 31 item 3): the user with their membership (members/auth.py) and the clubs a member
+administers with their waiting sign-ups (clubs/selectors/access.py) are the instances and
+figures the ORM gives, read in one query, and are compiled once, not fallen back to the ORM."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from clubs.selectors.access import _admin_clubs_of, _admin_clubs_query
+from grading.common.compiled import CompiledQuery
+from members.auth import MemberBackend, _user_with_member, _user_with_member_query
+from members.models import SignUpRequest
+from tests.factories import ClubRoleFactory, MemberFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def _fields(obj) -> dict:
+    return {f.attname: getattr(obj, f.attname) for f in obj._meta.concrete_fields}
+
+
+def _people():
+    """A club administrator of two clubs (one with two sign-ups waiting, one answered), a
+    member without a role, a login without a membership and a staff login."""
+    admin = UserFactory()
+    member = MemberFactory(user=admin)
+    first = ClubRoleFactory(member=member, role="admin").club
+    second = ClubRoleFactory(member=member, role="admin").club
+    ClubRoleFactory(member=member)  # a third club, as a plain member
+    for status in ("waiting", "waiting", "declined"):
+        SignUpRequest.objects.create(member=MemberFactory(), club=first, status=status)
+    plain = UserFactory()
+    ClubRoleFactory(member=MemberFactory(user=plain))
+    bare = UserFactory()
+    staff = UserFactory(is_staff=True)
+    return {"admin": admin, "plain": plain, "bare": bare, "staff": staff}, (first, second)
+
+
+def test_the_user_read_for_a_page_is_the_one_the_orm_reads():
+    people, _ = _people()
+    for name, user in people.items():
+        expected = _user_with_member_query(user.pk).get()
+        with CaptureQueriesContext(connection) as queries:
+            got = MemberBackend().get_user(user.pk)
+            member = getattr(got, "member", None)  # read with the user
+        assert len(queries) == 1, name
+        assert _fields(got) == _fields(expected), name
+        assert got.administers_a_club == expected.administers_a_club == (name == "admin")
+        if hasattr(expected, "member"):
+            assert _fields(member) == _fields(expected.member), name
+        else:
+            assert member is None, name
+    assert _user_with_member._compiled()[1] is not None  # compiled, not the ORM every time
+
+
+def test_an_unknown_or_malformed_user_id_reads_no_user():
+    assert MemberBackend().get_user(2_000_000_000) is None
+    assert MemberBackend().get_user("not a number") is None
+
+
+def test_the_clubs_a_member_administers_are_those_the_orm_reads_with_their_sign_ups():
+    people, (first, second) = _people()
+    member = people["admin"].member
+    expected = list(_admin_clubs_query(member.pk).order_by("pk"))
+
+    got = sorted(_admin_clubs_of(member.pk), key=lambda club: club.pk)
+
+    assert [c.pk for c in got] == [first.pk, second.pk] == [c.pk for c in expected]
+    assert [_fields(c) for c in got] == [_fields(c) for c in expected]
+    assert [c.sign_ups_waiting for c in got] == [2, 0]
+    assert _admin_clubs_of(people["plain"].member.pk) == []
+    assert _admin_clubs_of._compiled()[1] is not None
+
+
+def test_a_marker_the_orm_does_not_pass_as_one_parameter_runs_the_orm_every_time():
+    users = get_user_model()._default_manager
+    user = UserFactory()
+    twice = CompiledQuery(lambda pk: users.filter(pk=pk) | users.filter(pk=pk), markers=[-5])
+
+    assert twice._compiled()[1] is None
+    assert [u.pk for u in twice(user.pk)] == [user.pk]
