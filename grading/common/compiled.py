@@ -3,12 +3,12 @@
 Every signed-in page reads the user with their membership (``members.auth``), and every club
 page the clubs the user administers (``clubs.selectors.access.admin_clubs``). Both querysets
 join and hold a subquery, and the ORM compiles them afresh on every request: measured in one
-process on the national database, 1.7 and 2.3 ms of CPU to compile against 0.2 ms to run, the
-larger part of a warm page's own cost (docs/benchmarks.md).
+process on the national database, 1.7 and 2.3 ms of CPU to compile against 0.2 ms to run: a
+third of a warm member page's CPU and half of a club page's (docs/benchmarks.md).
 
 :class:`CompiledQuery` compiles its queryset once per database connection, with marker values
 in place of the parameters that change (each within its column's range: the ORM answers a
-value out of range without SQL), and afterwards sends the same SQL with the caller's
+value out of range without SQL, and so does this class), and afterwards sends the same SQL with the caller's
 values, turning the rows into model instances as the ORM's ``ModelIterable`` does
 (``select_related`` and annotations included, the fields' converters applied). Where a marker
 is not found exactly once among the compiled parameters (the ORM folded or repeated it), the
@@ -54,7 +54,7 @@ class CompiledQuery:
 
     def __call__(self, *values) -> list:
         db, compiled = self._compiled()
-        if compiled is None:
+        if compiled is None or not all(map(_in_any_column, values)):
             return list(self._build(*values))
         params = list(compiled.params)
         for position, value in zip(compiled.positions, values, strict=True):
@@ -82,6 +82,13 @@ class CompiledQuery:
         for name, position in compiled.annotations.items():
             setattr(obj, name, row[position])
         return obj
+
+
+def _in_any_column(value) -> bool:
+    """Whether a value can be sent as it is: an integer outside the smallest integer column's
+    range is answered by the ORM, which matches no row without asking the database (sent as a
+    parameter, PostgreSQL would refuse it for an ``integer`` column)."""
+    return not isinstance(value, int) or -(2**31) <= value < 2**31
 
 
 def _compile(queryset: QuerySet, markers: tuple) -> _Compiled | None:

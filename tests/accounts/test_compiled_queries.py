@@ -59,6 +59,7 @@ def test_the_user_read_for_a_page_is_the_one_the_orm_reads():
 
 def test_an_unknown_or_malformed_user_id_reads_no_user():
     assert MemberBackend().get_user(2_000_000_000) is None
+    assert MemberBackend().get_user(2**40) is None  # beyond the column: no row, no error
     assert MemberBackend().get_user("not a number") is None
 
 

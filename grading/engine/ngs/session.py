@@ -122,14 +122,15 @@ def host_pair_of(
     """The host pair (S3.9, S14.4) and warnings: an approved request wins, else the first pair
     marked non-rateable in the file; other non-rateable pairs are graded as usual."""
     marked = [pair.pair_id for pair in session.pairs if not pair.rateable]
-    return host_pair_among([pair.pair_id for pair in session.pairs], marked, requested)
+    return host_pair_among((pair.pair_id for pair in session.pairs), marked, requested)
 
 
 def host_pair_among(
-    pair_ids: Sequence[str], marked: Sequence[str], requested: str | None = None
+    pair_ids: Iterable[str], marked: Sequence[str], requested: str | None = None
 ) -> tuple[str | None, tuple[str, ...]]:
-    """:func:`host_pair_of` for a session given as its pairs' ids and those marked
-    non-rateable, each in the file's order (a rebuild reads pairs as columns, not objects)."""
+    """:func:`host_pair_of` for a session given as its pairs' ids (looked through only when
+    there is a host to find among them) and those marked non-rateable, each in the file's
+    order (a rebuild reads pairs as columns, not objects)."""
     host = requested if requested is not None else (marked[0] if marked else None)
     if host is not None and host not in pair_ids:
         return None, (f"host pair {host} is not in the session; ignored",)

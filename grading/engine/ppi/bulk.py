@@ -50,6 +50,8 @@ def _m_from_w(w: int) -> float:
 
 def _inverse_m_sum(k: int, n: int, w: int) -> float:
     """The sum of ``1/m`` over ``n`` boards from ``k`` (``ppi_weight`` before halving)."""
+    if k > 300:  # (the usual case: every board's m from w)
+        return n / _m_from_w(w)
     total = 0.0
     low = min(n, max(0, 30 - k))  # k < 30: m = 30
     if low:
@@ -124,11 +126,9 @@ class PPIBulkFold:
         month = month_index(session.date)
         changes: list[tuple[str, float, int]] = []  # (number, delta, boards)
         entries = {entry.pair_id: entry for entry in session.pairs}
-        get = self._members.get
         for number, played in board_by_board(session, entries, host, start).items():
             if played:
-                member = get(number)
-                k, w = (0, 0) if member is None else (member.boards, member.w(month))
+                k, w = self._k_w(number, month)
                 delta, counted = event_delta(start[number], k, w, played)
                 changes.append((number, delta, counted))
         return self._record(seq, session.date, month, start, changes)
@@ -149,22 +149,21 @@ class PPIBulkFold:
         start = self._start((row[1], row[2]) for row in rows)
         month = month_index(date)
         changes: list[tuple[str, float, int]] = []  # (number, delta, boards)
-        get = self._members.get
         for number, (b, opp, p, n) in _session_level(rows, two_winner, host, start).items():
             if n <= 0:
                 continue
             a = start[number]
-            member = get(number)
-            if member is None:
-                inverse = _inverse_m_sum(0, n, 0)
-            elif member.boards > 300:  # (the usual case: every board's m from w)
-                inverse = n / _m_from_w(member.w(month))
-            else:
-                inverse = _inverse_m_sum(member.boards, n, member.w(month))
+            k, w = self._k_w(number, month)
+            inverse = _inverse_m_sum(k, n, w)
             if a < 46:
                 inverse *= 2.0  # m halved (S10)
             changes.append((number, (p - ((a + b - opp - opp) / 2 + 50)) * inverse, n))
         return self._record(seq, date, month, start, changes)
+
+    def _k_w(self, number: str, month: int) -> tuple[int, int]:
+        """The member's boards so far and boards in the previous W_MONTHS months."""
+        member = self._members.get(number)
+        return (0, 0) if member is None else (member.boards, member.w(month))
 
     def _start(self, pairs: Iterable[tuple[str | None, str | None]]) -> dict[str, float]:
         """The event's members' PPI before it (the pairs' two numbers, None: unknown)."""
@@ -249,9 +248,7 @@ def pair_rows(session: SessionResult) -> list[PairRow]:
 def _host_of(rows: Sequence[PairRow], requested: str | None) -> str | None:
     """The host pair as ``host_pair_of`` decides it (S3.9, S14.4)."""
     marked = [row[0] for row in rows if not row[6]]
-    if requested is None and not marked:
-        return None  # (the usual case: no host)
-    return host_pair_among([row[0] for row in rows], marked, requested)[0]
+    return host_pair_among((row[0] for row in rows), marked, requested)[0]
 
 
 _FACING = {Direction.NS: Direction.EW, Direction.EW: Direction.NS}
