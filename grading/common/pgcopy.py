@@ -83,22 +83,34 @@ def copy_binary(
         copy.write(BINARY_HEADER + b"".join(rows) + BINARY_TRAILER)
 
 
-def copy_columns(raw, table: str, columns: Sequence[array], block: int | None = None) -> int:
+def copy_columns(
+    raw,
+    table: str,
+    columns: Sequence[array],
+    block: int | None = None,
+    *,
+    names: Sequence[str] = (),
+    empty_texts: int = 0,
+) -> int:
     """Columns of arrays, equally long (``q`` int8, ``i`` int4 or date, ``h`` int2, ``b``
     boolean, ``d`` float8: the item size is the field's), into
-    ``table`` (those columns, in that order) by binary COPY. Each block of rows is laid out
-    by a few strided slice assignments per column (C speed), never a Python call per row."""
+    ``table`` (those columns, in that order, or the columns ``names``) by binary COPY. Each
+    block of rows is laid out by a few strided slice assignments per column (C speed), never a
+    Python call per row. ``empty_texts``: that many more fields on every row, after the
+    columns, each an empty string (a text field of length 0)."""
     n = len(columns[0]) if columns else 0
     sizes = [col.itemsize for col in columns]
-    width = 2 + sum(4 + z for z in sizes)
+    fields = len(columns) + empty_texts
+    width = 2 + sum(4 + z for z in sizes) + 4 * empty_texts  # the empty texts' lengths: 0
     block = block or max(1, _BLOCK_BYTES // width)
-    with raw.copy(f"COPY {table} FROM STDIN (FORMAT binary)") as copy:
+    named = f" ({', '.join(names)})" if names else ""
+    with raw.copy(f"COPY {table}{named} FROM STDIN (FORMAT binary)") as copy:
         copy.write(BINARY_HEADER)
         for lo in range(0, n, block):
             hi = min(n, lo + block)
             rows = hi - lo
             out = bytearray(width * rows)
-            out[1::width] = bytes([len(columns)]) * rows
+            out[1::width] = bytes([fields]) * rows
             at = 2
             for col, z in zip(columns, sizes, strict=True):
                 out[at + 3 :: width] = bytes([z]) * rows

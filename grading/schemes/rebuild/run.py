@@ -164,10 +164,9 @@ def schemes_rebuild(
                     else:
                         fold.apply(entry.seq, version.session, host)
                     events[entry.seq] = (entry.version_id, version.date)
-                points = _point_rows(fold.points_take(), members, events)
                 stages.to("write")
                 t0 = time.perf_counter()
-                counts["ppi_points"] += ppi_points_write(points)
+                counts["ppi_points"] += ppi_points_write(fold.points_take(), members, events)
                 _add(copy_seconds, "ppi_points", time.perf_counter() - t0)
                 for club in clubs.folded():
                     _write_club(club, counts, copy_seconds)
@@ -438,22 +437,6 @@ def _ppi_rows(fold: PPIBulkFold, members: dict[str, int]) -> Iterator[tuple]:
             as_of,
             seq,
         )
-
-
-def _point_rows(
-    points: list[tuple[str, int, float, int, int]],
-    members: dict[str, int],
-    events: dict[int, tuple[int, dt.date]],
-) -> list[tuple]:
-    """A chunk's history points (``fold.points_take()``) as ``PPIPoint`` rows, in the log's
-    order as the steps append them; ``events``: each event's version and date."""
-    rows = []
-    for number, seq, ppi, boards, total in points:
-        member = members.get(number)
-        if member is not None:
-            version, date = events[seq]
-            rows.append((member, version, seq, date, ppi, boards, total, ""))
-    return rows
 
 
 def _write_log(log: list[LogRow], seconds: dict[str, float]) -> dict[str, int]:
