@@ -9,6 +9,7 @@ import json
 import random
 import secrets
 import sys
+import uuid
 from pathlib import Path
 
 from grading.engine.types import Movement, Scoring, SessionKey
@@ -100,6 +101,19 @@ def club_upload_files(
         )
         files.append((f"bench-{k:03d}-{day:%Y%m%d}.xml", usebio_bytes(sim, slug, "")))
     return slug, files
+
+
+def multipart(field_name: str, filename: str, data: bytes) -> tuple[bytes, str]:
+    """A file as a multipart form's one field: the body and its content type."""
+    boundary = uuid.uuid4().hex
+    head = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{field_name}"; '
+        f'filename="{filename}"\r\nContent-Type: application/xml\r\n\r\n'
+    ).encode()
+    return (
+        head + data + f"\r\n--{boundary}--\r\n".encode(),
+        f"multipart/form-data; boundary={boundary}",
+    )
 
 
 def _login(user) -> str:
@@ -201,13 +215,42 @@ def logins(out: str, numbers: list[str]) -> None:
     Path(out).write_text(json.dumps(sessions))
 
 
+def pages_kept_count(numbers: list[str]) -> dict[str, int]:
+    """How many of these members' grade cards and first history pages the page cache holds
+    under their current keys (``members.pagecache.page_key``): what the burst pass will find
+    warm. Django must be set up."""
+    from django.core.cache import cache
+
+    from members import pagecache
+    from members.models import Member
+
+    counts = {"members": 0, "card": 0, "sessions": 0}
+    for member in Member.objects.filter(national_number__in=numbers).order_by("pk"):
+        counts["members"] += 1
+        for page in ("card", "sessions"):
+            key = pagecache.page_key(member=member, page=page, variant="")
+            counts[page] += isinstance(cache.get(key), tuple)
+    return counts
+
+
+def pages_kept(out: str, numbers: list[str]) -> None:
+    """``pages_kept_count`` in a child process, written to ``out`` as JSON."""
+    import django
+
+    django.setup()
+    Path(out).write_text(json.dumps(pages_kept_count(numbers)))
+
+
 if __name__ == "__main__":
     if len(sys.argv) >= 3 and sys.argv[1] == "--logins":
         logins(sys.argv[2], sys.argv[3:])
+    elif len(sys.argv) >= 3 and sys.argv[1] == "--kept":
+        pages_kept(sys.argv[2], sys.argv[3:])
     elif len(sys.argv) == 3:
         setup(sys.argv[1], int(sys.argv[2]))
     else:
         sys.exit(
             "usage: python -m grading.lab.bench_setup OUT.json PAGE_MEMBERS\n"
-            "       python -m grading.lab.bench_setup --logins OUT.json NUMBER..."
+            "       python -m grading.lab.bench_setup --logins OUT.json NUMBER...\n"
+            "       python -m grading.lab.bench_setup --kept OUT.json NUMBER..."
         )

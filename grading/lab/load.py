@@ -24,7 +24,6 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +34,7 @@ from grading.lab.bench_setup import (
     SIM_SEED,
     UPLOAD_TABLES,
     club_upload_files,
+    multipart,
     sim_start,
     upload_files,
 )
@@ -75,18 +75,6 @@ def _loopback_only(url: str) -> None:
     host = urlparse(url).hostname or "127.0.0.1"
     if host not in ("127.0.0.1", "localhost", "::1"):
         raise RuntimeError(f"the benchmark only uses loopback services, not {host}")
-
-
-def _multipart(field_name: str, filename: str, data: bytes) -> tuple[bytes, str]:
-    boundary = uuid.uuid4().hex
-    head = (
-        f'--{boundary}\r\nContent-Disposition: form-data; name="{field_name}"; '
-        f'filename="{filename}"\r\nContent-Type: application/xml\r\n\r\n'
-    ).encode()
-    return (
-        head + data + f"\r\n--{boundary}--\r\n".encode(),
-        f"multipart/form-data; boundary={boundary}",
-    )
 
 
 def national_report(out: str) -> dict | None:
@@ -376,7 +364,7 @@ class BenchStack:
         self, slug: str, name: str, data: bytes, timeout: float = 120.0
     ) -> tuple[float, dict]:
         """``upload_once``, with the upload as the API last gave it (graded)."""
-        body, ctype = _multipart("file", name, data)
+        body, ctype = multipart("file", name, data)
         t0 = time.perf_counter()
         made = self._request(
             "POST", f"/api/v1/clubs/{slug}/uploads/", body, {"Content-Type": ctype}
@@ -447,8 +435,18 @@ class BenchStack:
         if not sessions:
             return {}
         self._queue_empty()
+        # of their cards and first history pages, those kept under current keys (on the
+        # workers' cache: without REDIS_URL a process has its own)
+        out = self.workdir / "kept.json"
+        numbers = sorted(n for n in recent if n in logins)
+        self._run("-m", "grading.lab.bench_setup", "--kept", str(out), *numbers,
+                  REDIS_URL=self.redis_url, DJANGO_DEBUG="0")  # fmt: skip
         burst = self._wrk(wrk_script(sessions, ["/me/", "/me/sessions/"]), seconds, clients)
-        return burst | {"members": len(sessions), "uploads": last}
+        return burst | {
+            "members": len(sessions),
+            "uploads": last,
+            "kept": json.loads(out.read_text()),
+        }
 
     def page_benchmark(self, seconds: int, clients: int) -> dict[str, Any]:
         """``/me/``, ``/me/sessions/`` (random members) and the club's grade list (its
