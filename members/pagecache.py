@@ -131,6 +131,12 @@ def club_page_content(*, club, page: str, build: Callable[[], str], variant: str
     return _kept_content(key, build)
 
 
+def member_page_kept(*, member: Member, page: str, variant: str = "") -> bool:
+    """Whether the member's page is kept under its current key (what a request for it now
+    would be served without rendering)."""
+    return _cache_get(page_key(member=member, page=page, variant=variant)) is not None
+
+
 def member_page_value(*, member: Member, page: str, build: Callable[[], T]) -> T:
     """A value the member's pages are built from (the grade chart's as-of points), kept under
     the same key as the pages: a new ``pages_version`` or a new day builds it afresh."""

@@ -217,19 +217,16 @@ def logins(out: str, numbers: list[str]) -> None:
 
 def pages_kept_count(numbers: list[str]) -> dict[str, int]:
     """How many of these members' grade cards and first history pages the page cache holds
-    under their current keys (``members.pagecache.page_key``): what the burst pass will find
-    warm. Django must be set up."""
-    from django.core.cache import cache
-
-    from members import pagecache
+    under their current keys (``members.pagecache.member_page_kept``): what the burst pass will
+    find warm. Django must be set up."""
     from members.models import Member
+    from members.pagecache import member_page_kept
 
     counts = {"members": 0, "card": 0, "sessions": 0}
     for member in Member.objects.filter(national_number__in=numbers).order_by("pk"):
         counts["members"] += 1
         for page in ("card", "sessions"):
-            key = pagecache.page_key(member=member, page=page, variant="")
-            counts[page] += isinstance(cache.get(key), tuple)
+            counts[page] += member_page_kept(member=member, page=page)
     return counts
 
 

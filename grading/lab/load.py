@@ -230,9 +230,6 @@ class BenchStack:
             "--without-mingle",
             "--without-heartbeat",
         ]
-        # as deployed (README): not in debug mode, where every page-cache key re-reads the
-        # templates and Django keeps every query
-        deployed = {"DJANGO_DEBUG": "0", "DJANGO_STATIC_ROOT": str(self._static())}
         self.worker_spawned = time.perf_counter()
         for n in range(self.workers):
             log = open(self.workdir / f"worker{n}.log", "w")  # noqa: SIM115 - closed with it
@@ -244,7 +241,7 @@ class BenchStack:
             proc = subprocess.Popen(
                 [*niced, *cmd, *queues, "--hostname", f"bench{n}@%h"],
                 cwd=BASE_DIR,
-                env=self.env(REDIS_URL=self.redis_url, **deployed, **extra),
+                env=self.env(**self._deployed(), **extra),
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
@@ -281,6 +278,15 @@ class BenchStack:
                 continue
         return max(peaks) if peaks else None
 
+    def _deployed(self) -> dict[str, str]:
+        """As deployed (README): the stack's Redis (broker, page cache), no debug mode (where each
+        page-cache key re-reads the templates and Django keeps every query), static collected."""
+        return {
+            "REDIS_URL": self.redis_url,
+            "DJANGO_DEBUG": "0",
+            "DJANGO_STATIC_ROOT": str(self._static()),
+        }
+
     def _static(self) -> Path:
         """The static files collected (once) for processes run as deployed, with
         ``DJANGO_DEBUG=0``: the manifest storage then resolves every ``{% static %}``."""
@@ -299,7 +305,6 @@ class BenchStack:
 
     def start_gunicorn(self) -> None:
         self.port = _free_port()
-        static = self._static()
         cmd = [
             str(Path(PY).with_name("gunicorn")),
             "grading.lab.floor_wsgi",
@@ -311,12 +316,11 @@ class BenchStack:
             "warning",
         ]
         log = open(self.workdir / "gunicorn.log", "w")  # noqa: SIM115 - closed with the process
-        env = self.env(DJANGO_DEBUG="0", DJANGO_STATIC_ROOT=str(static), REDIS_URL=self.redis_url)
         self.procs.append(
             subprocess.Popen(
                 cmd,
                 cwd=BASE_DIR,
-                env=env,
+                env=self.env(**self._deployed()),
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
@@ -431,16 +435,14 @@ class BenchStack:
         players of the last ``last`` uploads (signed in), as their emails send them."""
         logins = self.state.get("burst_logins") or {}
         recent = {n for players in self.state.get("burst_files", [])[-last:] for n in players}
-        sessions = sorted(logins[n] for n in recent if n in logins)
+        numbers = sorted(n for n in recent if n in logins)
+        sessions = [logins[n] for n in numbers]
         if not sessions:
             return {}
         self._queue_empty()
-        # of their cards and first history pages, those kept under current keys (on the
-        # workers' cache: without REDIS_URL a process has its own)
+        # of their cards and first history pages, those kept under current keys (the workers')
         out = self.workdir / "kept.json"
-        numbers = sorted(n for n in recent if n in logins)
-        self._run("-m", "grading.lab.bench_setup", "--kept", str(out), *numbers,
-                  REDIS_URL=self.redis_url, DJANGO_DEBUG="0")  # fmt: skip
+        self._run("-m", "grading.lab.bench_setup", "--kept", str(out), *numbers, **self._deployed())
         burst = self._wrk(wrk_script(sessions, ["/me/", "/me/sessions/"]), seconds, clients)
         return burst | {
             "members": len(sessions),

@@ -204,14 +204,12 @@ def ppi_points_write(
         array("i", boards),
         array("i", totals),
     ]
-    names = COLUMNS["ppi_points"]
-    assert names[-1] == "mode"  # the one text column, empty on every point, comes last
     with connection.cursor() as cursor:
         return copy_columns(
             cursor.cursor,
             TABLES["ppi_points"]._meta.db_table,
             columns,
-            names=names,
+            names=COLUMNS["ppi_points"],  # ... "total_boards", "mode": the empty text last
             empty_texts=1,
         )
 
