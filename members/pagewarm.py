@@ -1,7 +1,9 @@
 """Pages ready before members arrive: after a grading step the worker renders the grade card and
 the first page of the session history of the members it graded into the page cache, under the
 same keys the pages read (``members.pagecache``), so the members an email sends to their pages
-find them warm. Bounded per step; run by a low-priority task queued on the step's commit."""
+find them warm. Bounded per step; run by a low-priority task queued once the schemes have folded
+the step and renewed its members' pages for PPI and Brambledown (``after_fold_register``): a page
+rendered before that fold would be stale as soon as it ended."""
 
 from __future__ import annotations
 
@@ -16,21 +18,24 @@ from members.models import Member
 WARM_PER_STEP = 200
 
 
-def member_pages_warm_queue(*, version: SessionVersion) -> None:
-    """The after-step hook: warm the pages of a graded version's players once the step
-    commits (the members its emails send to their pages; a withdrawal, or the withdrawal
-    before a correction, sends none)."""
-    if version.state == SessionVersion.State.GRADED:
-        task_queue("grading.warm_member_pages", version.pk, priority=LOW_PRIORITY)
+def member_pages_warm_queue(*, version_ids: list[int]) -> None:
+    """The after-fold hook: warm the pages of the processed versions' players (the members
+    their emails send to their pages) once the schemes' fold has committed."""
+    for version_id in version_ids:
+        task_queue("grading.warm_member_pages", version_id, priority=LOW_PRIORITY)
 
 
 def member_pages_warm(*, version_id: int, limit: int = WARM_PER_STEP) -> int:
     """Render the grade card and the first history page of the version's players who have a
-    login (only they can open them), at most ``limit``. A page already kept under the
+    login (only they can open them), at most ``limit``; none for a version no longer graded
+    (withdrawn since, or not graded: its emails send no one). A page already kept under the
     member's current version is left as it is. Returns the members warmed."""
+    graded = SessionGrade.objects.filter(
+        version_id=version_id, version__state=SessionVersion.State.GRADED
+    )
     members = (
         Member.objects.filter(
-            pk__in=SessionGrade.objects.filter(version_id=version_id).values("member_id"),
+            pk__in=graded.values("member_id"),
             user__isnull=False,
         )
         .select_related("user")

@@ -10,9 +10,16 @@ withdrawals and its process entry), each group in its own transaction under the 
 lock, and ``SchemeHead.steps_seq`` records the last entry folded. Delivered twice, or after a
 rebuild, it folds nothing twice: PPI skips the entries its ``ppi_seq`` has passed, and each
 club's Brambledown the entries its ``BrambledownClubState.seq`` has (tests/schemes).
+
+What follows a graded session once the schemes have folded it, and its members' pages have been
+renewed for them (the pages rendered ahead, ``members/pagewarm.py``), registers with
+:func:`after_fold_register`: rendered before the fold, a page would be stale as soon as the fold
+renewed it (docs/decisions.md).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Sequence
 
 from django.db import transaction
 from django.db.models import F
@@ -22,22 +29,42 @@ from grading.common.stale import pages_renewed_after
 from grading.models import SessionVersion
 from grading.models.schemes import SchemeEntry, SchemeHead
 from grading.schemes.brambledown.update import brambledown_club_passed, brambledown_club_update
-from grading.schemes.log import scheme_head_lock, scheme_log_step
+from grading.schemes.log import PROCESS, scheme_head_lock, scheme_log_step
 from grading.schemes.ppi import ppi_after_entry
 
-__all__ = ["schemes_after_step", "schemes_catch_up"]
+__all__ = ["after_fold_register", "schemes_after_step", "schemes_catch_up"]
 
 # Entries read at a time for the next group (one session's run: a step's one to three, a longer run
 # folded as more than one group, as correct and rarer).
 _GROUP_READ = 8
 
+AfterFold = Callable[..., None]
+
+_after_fold: list[AfterFold] = []
+
+
+def after_fold_register(hook: AfterFold) -> None:
+    """Call ``hook(version_ids=...)`` with the versions a step processed once the schemes have
+    folded them and renewed their members' pages (at once when the step logged nothing)."""
+    if hook not in _after_fold:
+        _after_fold.append(hook)
+
+
+def _after_fold_run(version_ids: Sequence[int]) -> None:
+    if version_ids:
+        for hook in tuple(_after_fold):
+            hook(version_ids=list(version_ids))
+
 
 def schemes_after_step(*, version: SessionVersion) -> None:
     """The hook after a ledger step on ``version`` (processed, not graded or withdrawn), inside
     the step's transaction: log it for the schemes and queue their fold for the commit."""
-    if scheme_log_step(version=version):
+    appended = scheme_log_step(version=version)
+    if appended:
         # After any upload waiting to be graded: one fold then takes all their entries.
         task_queue("grading.schemes_catch_up", priority=FOLLOW_PRIORITY)
+    if not any(e.operation == PROCESS for e in appended):
+        _after_fold_run([version.pk])  # no fold will follow it
 
 
 def schemes_catch_up() -> int:
@@ -55,6 +82,7 @@ def schemes_catch_up() -> int:
             _group_fold(group, head)
             head.steps_seq = group[-1].seq
             head.save(update_fields=["steps_seq"])
+        _after_fold_run([e.version_id for e in group if e.operation == PROCESS])
         folded += len(group)
 
 
