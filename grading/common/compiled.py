@@ -1,7 +1,9 @@
 """Querysets compiled to SQL once per process and run again with new values (issue 31 item 3).
 
 Every signed-in page reads the user with their membership (``members.auth``), and every club
-page the clubs the user administers (``clubs.selectors.access.admin_clubs``). Both querysets
+page the clubs the user administers (``clubs.selectors.access.admin_clubs``); a session's
+results page, where an evening's emails send every player, its session and seats
+(``grading.results.selectors``). The first two querysets
 join and hold a subquery, and the ORM compiles them afresh on every request: measured in one
 process on the national database, 1.7 and 2.3 ms of CPU to compile against 0.2 ms to run: a
 third of a warm member page's CPU and half of a club page's (docs/benchmarks.md).
@@ -10,7 +12,8 @@ third of a warm member page's CPU and half of a club page's (docs/benchmarks.md)
 in place of the parameters that change (each within its column's range: the ORM answers a
 value out of range without SQL, and so does this class), and afterwards sends the same SQL with the caller's
 values, turning the rows into model instances as the ORM's ``ModelIterable`` does
-(``select_related`` and annotations included, the fields' converters applied). Where a marker
+(``select_related`` and annotations included, the fields' converters applied), or, for a
+``values_list`` queryset, into the tuples it gives. Where a marker
 is not found exactly once among the compiled parameters (the ORM folded or repeated it), the
 queryset is run the ordinary way every time: the result is the same, only slower.
 """
@@ -24,7 +27,7 @@ from typing import Any
 
 from django.db import connections
 from django.db.models import Model, QuerySet
-from django.db.models.query import get_related_populators
+from django.db.models.query import ModelIterable, ValuesListIterable, get_related_populators
 
 __all__ = ["CompiledQuery"]
 
@@ -35,7 +38,7 @@ class _Compiled:
     sql: str
     params: tuple
     positions: tuple[int, ...]  # where each marker's value goes among the parameters
-    model: type[Model]
+    model: type[Model] | None  # None: a values_list queryset, whose rows are the result
     fields: slice  # the model's own columns in a row
     init_list: list[str]
     populators: list
@@ -43,9 +46,9 @@ class _Compiled:
 
 
 class CompiledQuery:
-    """``build(*values)`` (a queryset of model instances) compiled once with ``markers`` as
-    its values, then run for any values of the same types by calling the object: a list of
-    instances, as ``list(build(*values))`` gives."""
+    """``build(*values)`` (a queryset of model instances, or a ``values_list`` of tuples)
+    compiled once with ``markers`` as its values, then run for any values of the same types by
+    calling the object: a list of instances or tuples, as ``list(build(*values))`` gives."""
 
     def __init__(self, build: Callable[..., QuerySet], markers: Sequence) -> None:
         self._build = build
@@ -63,6 +66,8 @@ class CompiledQuery:
             cursor.execute(compiled.sql, params)
             rows = cursor.fetchall()
         converted = compiled.compiler.results_iter([rows])  # the fields' converters
+        if compiled.model is None:
+            return [tuple(row) for row in converted]
         return [self._instance(compiled, db, row) for row in converted]
 
     def _compiled(self) -> tuple[str, _Compiled | None]:
@@ -94,6 +99,9 @@ def _in_any_column(value) -> bool:
 def _compile(queryset: QuerySet, markers: tuple) -> _Compiled | None:
     if queryset._known_related_objects or queryset._prefetch_related_lookups:
         return None  # (what ``ModelIterable`` or ``_fetch_all`` would add afterwards)
+    rows = queryset._iterable_class is ValuesListIterable
+    if not rows and queryset._iterable_class is not ModelIterable:
+        return None  # values(), flat or named lists: the ORM's own iterables
     compiler = queryset.query.get_compiler(using=queryset.db)
     sql, params = compiler.as_sql()
     positions = []
@@ -102,6 +110,8 @@ def _compile(queryset: QuerySet, markers: tuple) -> _Compiled | None:
         if len(found) != 1:
             return None
         positions.append(found[0])
+    if rows:  # as ValuesListIterable gives them: the compiler's rows as tuples
+        return _Compiled(compiler, sql, tuple(params), tuple(positions), None, slice(0), [], [], {})
     klass_info = compiler.klass_info
     select_fields = klass_info["select_fields"]
     fields = slice(select_fields[0], select_fields[-1] + 1)

@@ -19,6 +19,7 @@ from django.core.cache import cache
 from django.db.models import Q
 
 from clubs.models import ClubRole
+from grading.common.compiled import CompiledQuery
 from grading.engine import codec
 from grading.engine.types import Scoring, SessionResult
 from grading.models import PairResult, Session, SessionVersion
@@ -68,14 +69,38 @@ class SessionResults:
         return version_travellers(version=self.version)
 
 
-def session_for_results(*, session_id: int) -> Session | None:
-    """The session, if it has a graded live version (S16: every graded session)."""
-    session = (
+def _session_query(session_id: int):
+    return (
         Session.objects.select_related("event__club", "live_version")
         .defer("live_version__payload")  # the whole file: read only to build the page
         .filter(pk=session_id)
-        .first()
     )
+
+
+def _seats_query(version_id: int):
+    return (
+        PairResult.objects.filter(version_id=version_id)
+        .order_by("pk")
+        .values_list(
+            "pair_id",
+            "player1_id",
+            "player2_id",
+            "player1__pages_version",
+            "player2__pages_version",
+        )
+    )
+
+
+# Read on every request of a results page (an evening's emails send every player there):
+# compiled once per process (grading/common/compiled.py).
+_session_of = CompiledQuery(_session_query, markers=[-2_100_000_003])
+_seats_of = CompiledQuery(_seats_query, markers=[-2_100_000_004])
+
+
+def session_for_results(*, session_id: int) -> Session | None:
+    """The session, if it has a graded live version (S16: every graded session)."""
+    found = _session_of(session_id)
+    session = found[0] if found else None
     if session is None or session.live_version is None:
         return None
     if session.live_version.state != SessionVersion.State.GRADED:
@@ -118,18 +143,7 @@ class Seat(NamedTuple):
 
 
 def version_seats(*, version: SessionVersion) -> list[Seat]:
-    return [
-        Seat(*row)
-        for row in PairResult.objects.filter(version=version)
-        .order_by("pk")
-        .values_list(
-            "pair_id",
-            "player1_id",
-            "player2_id",
-            "player1__pages_version",
-            "player2__pages_version",
-        )
-    ]
+    return [Seat(*row) for row in _seats_of(version.pk)]
 
 
 def results_variant(

@@ -84,3 +84,21 @@ def test_a_marker_the_orm_does_not_pass_as_one_parameter_runs_the_orm_every_time
 
     assert twice._compiled()[1] is None
     assert [u.pk for u in twice(user.pk)] == [user.pk]
+
+
+def test_a_values_list_gives_the_orms_tuples_and_other_iterables_run_the_orm():
+    users = get_user_model()._default_manager
+    made = [UserFactory(), UserFactory(is_staff=True)]
+    pks = [u.pk for u in made]
+    rows = CompiledQuery(
+        lambda pk: users.filter(pk__gte=pk).order_by("pk").values_list("pk", "is_staff"),
+        markers=[-6],
+    )
+    assert rows._compiled()[1] is not None
+    assert rows(pks[0]) == list(
+        users.filter(pk__gte=pks[0]).order_by("pk").values_list("pk", "is_staff")
+    )
+    assert rows(pks[0]) == [(pks[0], False), (pks[1], True)]
+    flat = CompiledQuery(lambda pk: users.filter(pk=pk).values_list("pk", flat=True), markers=[-7])
+    assert flat._compiled()[1] is None  # flat lists are the ORM's own
+    assert flat(pks[1]) == [pks[1]]

@@ -226,3 +226,28 @@ def test_a_kept_results_page_costs_a_few_queries(client, django_assert_max_num_q
     with django_assert_max_num_queries(5):  # session, user, member, seats, the login's session
         page = client.get(url)
     assert page.status_code == 200 and "Your scorecard" in page.content.decode()
+
+
+def test_the_results_pages_reads_are_the_orms_and_compiled_once(howell):
+    """The session and its seats, read on every request of the page, are compiled once per
+    process (grading/common/compiled.py) and give what the ORM gives: the session with its
+    club and live version, and the seats' tuples in order; an unknown or huge id, nothing."""
+    from grading.results import selectors
+
+    got = selectors.session_for_results(session_id=howell.pk)
+    expected = selectors._session_query(howell.pk).get()
+    assert (got.pk, got.event.club.pk, got.live_version.pk) == (
+        expected.pk,
+        expected.event.club.pk,
+        expected.live_version.pk,
+    )
+    assert got.live_version.state == expected.live_version.state
+    seats = selectors.version_seats(version=got.live_version)
+    orm = list(selectors._seats_query(got.live_version.pk))
+    assert len(seats) == PairResult.objects.filter(version=got.live_version).count() > 1
+    assert [tuple(s) for s in seats] == orm
+    assert all(s.player1_pages is not None for s in seats if s.player1_id is not None)
+    for compiled in (selectors._session_of, selectors._seats_of):
+        assert compiled._compiled()[1] is not None  # compiled, not the ORM every time
+    assert selectors.session_for_results(session_id=howell.pk + 10_000) is None
+    assert selectors.session_for_results(session_id=2**40) is None
