@@ -136,3 +136,18 @@ def test_a_dangling_key_is_found_by_the_set_based_check(small):
         cursor.execute("SET LOCAL session_replication_role = origin")
         with pytest.raises(RuntimeError, match="version_id: 1 rows refer to no"):
             foreign_keys_check(cursor, national.WRITTEN)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="VACUUM is PostgreSQL's")
+def test_the_built_database_is_vacuumed_as_autovacuum_would_leave_it(transactional_db):
+    """Outside a transaction the build ends with VACUUM (ANALYZE): the rows' visibility is
+    marked (the visibility map: pg_class.relallvisible), so the first pages read after the
+    build do not mark and write every page they touch (docs/benchmarks.md, session 17)."""
+    national_build(players=240, sessions=150, clubs=4, seed=3, log=lambda _: None)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT relpages, relallvisible FROM pg_class WHERE relname = %s",
+            [SessionGrade._meta.db_table],
+        )
+        pages, visible = cursor.fetchone()
+    assert pages > 0 and visible == pages

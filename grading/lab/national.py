@@ -248,8 +248,7 @@ def national_build(
         schemes = rebuild(progress=lambda line: log(f"national: schemes: {line}"))
         clock.lap("schemes")
 
-    with connection.cursor() as cursor:
-        cursor.execute("ANALYZE")
+    _vacuum_analyze()
     clock.lap("analyze")
     phases = clock.report
     head = LedgerHead.objects.get()
@@ -269,6 +268,19 @@ def national_build(
         **written,
         **_graded_counts(),
     }
+
+
+def _vacuum_analyze() -> None:
+    """The database as autovacuum leaves it after a bulk load: every table's statistics, and
+    on PostgreSQL outside a transaction its dead rows pruned and its rows' visibility marked
+    (``VACUUM (ANALYZE)``). Without it the first reads of each page after the build mark its
+    rows themselves, dirtying it: on a server where autovacuum is off, a member's first page
+    read its sessions about 4 times slower (docs/benchmarks.md, session 17)."""
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql" and not connection.in_atomic_block:
+            cursor.execute("VACUUM (ANALYZE)")
+        else:
+            cursor.execute("ANALYZE")
 
 
 def _inputs_summary(inputs: _Inputs) -> dict[str, Any]:
