@@ -273,9 +273,10 @@ def national_build(
 def _vacuum_analyze() -> None:
     """The database as autovacuum leaves it after a bulk load: every table's statistics, and
     on PostgreSQL outside a transaction its dead rows pruned and its rows' visibility marked
-    (``VACUUM (ANALYZE)``). Without it the first reads of each page after the build mark its
-    rows themselves, dirtying it: on a server where autovacuum is off, a member's first page
-    read its sessions about 4 times slower (docs/benchmarks.md, session 17)."""
+    (``VACUUM (ANALYZE)``). Without it, on a server where autovacuum is off, the whole-ledger
+    work after the build joins tables full of the build's dead rows (``replay --check`` and the
+    same-set refold took 1.3 and 1.2 times as long; the cold pages pass did not change:
+    docs/benchmarks.md, session 17)."""
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql" and not connection.in_atomic_block:
             cursor.execute("VACUUM (ANALYZE)")

@@ -63,7 +63,8 @@ def schemes_after_step(*, version: SessionVersion) -> None:
     if appended:
         # After any upload waiting to be graded: one fold then takes all their entries.
         task_queue("grading.schemes_catch_up", priority=FOLLOW_PRIORITY)
-    if not any(e.operation == PROCESS for e in appended):
+    graded = version.state == SessionVersion.State.GRADED
+    if graded and not any(e.operation == PROCESS for e in appended):
         _after_fold_run([version.pk])  # no fold will follow it
 
 
