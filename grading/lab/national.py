@@ -276,12 +276,22 @@ def _vacuum_analyze() -> None:
     (``VACUUM (ANALYZE)``). Without it, on a server where autovacuum is off, the whole-ledger
     work after the build joins tables full of the build's dead rows (``replay --check`` and the
     same-set refold took 1.3 and 1.2 times as long; the cold pages pass did not change:
-    docs/benchmarks.md, session 17)."""
+    docs/benchmarks.md, session 17).
+
+    Then a CHECKPOINT, where the server allows it (a superuser, or the pg_checkpoint role):
+    the pages the VACUUM dirtied are written, and its WAL is behind a checkpoint, before the
+    first work after the build instead of in a checkpoint while that work runs (session 17's
+    first uploads after the build had three stalls of 1.2-2.4 s while the server's log showed
+    checkpoints)."""
     with connection.cursor() as cursor:
-        if connection.vendor == "postgresql" and not connection.in_atomic_block:
-            cursor.execute("VACUUM (ANALYZE)")
-        else:
+        if connection.vendor != "postgresql" or connection.in_atomic_block:
             cursor.execute("ANALYZE")
+            return
+        cursor.execute("VACUUM (ANALYZE)")
+        try:
+            cursor.execute("CHECKPOINT")
+        except DatabaseError:  # not allowed to this role: the server's own checkpoints
+            pass
 
 
 def _inputs_summary(inputs: _Inputs) -> dict[str, Any]:

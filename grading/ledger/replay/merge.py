@@ -121,15 +121,13 @@ def merge(
     scope: str = "TRUE",
     delete: bool = True,
     params: dict | None = None,
-    in_key_order: bool = False,
 ) -> dict[str, int]:
     """Make the rows of ``target`` within ``scope`` (an expression on its columns) those of
     ``source`` (a table, or a parenthesised query naming its columns, with ``params``),
     matched on ``key``. One full join finds what differs (``differs``: a figure by more than
     :data:`SAME`; kept in a temporary table: nothing, for a replay with the same set); then
     the rows the fold no longer gives are deleted (unless not ``delete``), the rows that
-    differ updated (along the key's index when ``in_key_order``: see ``_update``), the new
-    ones inserted. Returns the rows deleted, updated and inserted.
+    differ updated in the order they lie in the table (``_update``), the new ones inserted. Returns the rows deleted, updated and inserted.
 
     A target with no row in ``scope`` (a first fill: the national builder's refold) takes
     ``source``'s rows with one INSERT, without the join and the temporary copy of every row
@@ -147,7 +145,8 @@ def merge(
         f"CREATE TEMPORARY TABLE {DIFF} ON COMMIT DROP AS SELECT "
         + ", ".join(f"COALESCE(s.{c}, t.{c}) AS {c}" for c in key)
         + f", {', '.join(f's.{c}' for c in values)}, t.{k0} IS NULL AS fresh, "
-        f"s.{k0} IS NULL AS gone FROM (SELECT {', '.join((*key, *values))} FROM {target} "
+        f"s.{k0} IS NULL AS gone, t.ctid AS tid FROM (SELECT ctid, {', '.join((*key, *values))} "
+        f"FROM {target} "
         f"WHERE {scope}) t FULL JOIN {source} s ON {on} WHERE t.{k0} IS NULL OR s.{k0} IS NULL "
         f"OR {changed}",
         params,
@@ -166,38 +165,47 @@ def merge(
         cursor.execute(f"DELETE FROM {target} t USING {DIFF} d WHERE d.gone AND {on}")
         out["deleted"] = cursor.rowcount
     if changed:
-        _update(cursor, target, key, values, in_key_order=in_key_order)
+        _update(cursor, target, key, values, changed)
     if fresh:
         cursor.execute(f"INSERT INTO {target} ({columns}) SELECT {columns} FROM {DIFF} WHERE fresh")
     return out
 
 
-def _update(
-    cursor, target: str, key: Sequence[str], values: Sequence[str], *, in_key_order: bool
-) -> None:
-    """The rows of the diff that changed written to ``target``, matched on the key.
+def _update(cursor, target: str, key: Sequence[str], values: Sequence[str], changed: int) -> None:
+    """The ``changed`` rows of the diff written to ``target``, in the order they lie in it.
 
-    ``in_key_order``: a merge join, the table read along its unique key's index and the diff
-    sorted by the key, for a table whose rows lie in the order of their key (the session
-    grades and the history rows, written version by version in the ledger's order). Joined
-    by a hash, the UPDATE visits the rows in the diff's order, which is the full join's hash
-    order (nationally that join works in 8 batches), so each page of a table many times the
-    server's buffers was read, dirtied and written back 8 times over (the national change of
-    set: 5.0 million pages written for the 0.67 million of the session grades, 113 s; in key
-    order 0.67 million, 62 s; docs/benchmarks.md). The partnership grades and the subjects lie
-    in the order the fold met them, not in their key's: for them the hash join is the cheaper
-    (in key order their UPDATEs wrote 1.2-1.6 million pages and took 2-3 times as long)."""
+    Each diff row carries the place of the stored row it was compared with (its ``ctid``);
+    the UPDATE reads the diff sorted by that place and finds each row there (a TID scan), so
+    it goes through the table's pages once, front to back. Joined on the key instead, the
+    rows were visited in the order of the join the planner chose: a hash join's (nationally
+    in batches) or a merge join sorted on the key's columns in whichever order it preferred.
+    On the national database, after a VACUUM, it sorted the session grades on (member,
+    version): each of the table's 0.67 million pages was read, dirtied and written back about
+    ten times over, 318 s for an UPDATE that takes about 62 s in the table's order
+    (docs/benchmarks.md).
+
+    A place is only a hint: a row is updated only if the row at that place still has the
+    diff's key. The refold holds the ledger lock, under which every writer of these tables
+    runs, so the places hold; should a row have moved all the same, fewer rows are updated
+    than changed, and the rows are written again matched on their key."""
     sets = ", ".join(f"{c} = d.{c}" for c in values)
-    on = " AND ".join(f"t.{c} = d.{c}" for c in key)
-    if in_key_order:
-        cursor.execute("SET LOCAL enable_hashjoin = off")
-        cursor.execute("SET LOCAL enable_nestloop = off")
+    # the key compared in a form no index can use: the planner must go by the place
+    same_key = f"({', '.join(f't.{c}' for c in key)}) IS NOT DISTINCT FROM ({', '.join(f'd.{c}' for c in key)})"
+    cursor.execute("SET LOCAL enable_hashjoin = off")
+    cursor.execute("SET LOCAL enable_mergejoin = off")
     cursor.execute(
-        f"UPDATE {target} t SET {sets} FROM {DIFF} d WHERE NOT d.gone AND NOT d.fresh AND {on}"
+        f"UPDATE {target} t SET {sets} FROM (SELECT * FROM {DIFF} WHERE NOT gone AND NOT fresh "
+        f"ORDER BY tid) d WHERE t.ctid = d.tid AND {same_key}"
     )
-    if in_key_order:  # back to what the session had, for the statements after this one
-        cursor.execute("RESET enable_hashjoin")
-        cursor.execute("RESET enable_nestloop")
+    updated = cursor.rowcount
+    # back to what the session had, for the statements after this one
+    cursor.execute("RESET enable_hashjoin")
+    cursor.execute("RESET enable_mergejoin")
+    if updated != changed:
+        on = " AND ".join(f"t.{c} = d.{c}" for c in key)
+        cursor.execute(
+            f"UPDATE {target} t SET {sets} FROM {DIFF} d WHERE NOT d.gone AND NOT d.fresh AND {on}"
+        )
 
 
 def _staged(cursor, name: str, like: str, columns: Sequence[str], rows) -> str:
@@ -326,9 +334,7 @@ def subjects_place(cursor, batches: Iterable[HistoriesOut], numbers: list[str]) 
         f"JOIN {SUBJECT} ls ON ls.key = rs.key JOIN refold_live l ON l.seq = r.seq "
         f"LEFT JOIN {MEMBERS} m ON m.id = r.partner)"
     )
-    history = merge(
-        cursor, HISTORY, history_rows, ("subject_id", "seq"), _HISTORY_FIELDS, in_key_order=True
-    )
+    history = merge(cursor, HISTORY, history_rows, ("subject_id", "seq"), _HISTORY_FIELDS)
     for name, n in history.items():
         written[f"history_{name}"] = n
     cursor.execute(

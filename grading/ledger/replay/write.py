@@ -335,7 +335,6 @@ class RefoldWriter:
             _GRADE_COLUMNS[:1] + _GRADE_COLUMNS[3:],
             scope="entry_id IS NOT NULL",
             params=params,
-            in_key_order=True,
         )
 
     def _pair_figures(self, cursor) -> None:

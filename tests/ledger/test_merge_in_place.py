@@ -1,0 +1,83 @@
+"""The refold's merge (``grading.ledger.replay.merge``; S5.4): the rows that changed are updated
+where they lie in the table, found by the place the diff recorded (a TID scan, the diff read in
+the table's order), and a row that moved after the diff was taken is still written, matched on
+its key."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from grading.ledger.replay import merge as merge_module
+from grading.ledger.replay.merge import merge
+
+
+@pytest.fixture
+def tables(postgres):
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "CREATE TEMPORARY TABLE merge_target (a integer, b integer, v double precision, "
+            "w text, PRIMARY KEY (a, b))"
+        )
+        cursor.execute(
+            "INSERT INTO merge_target SELECT i / 10, i % 10, i, 'x' FROM generate_series(0, 499) i"
+        )
+        cursor.execute("CREATE TEMPORARY TABLE merge_source (LIKE merge_target)")
+        # every row changed but 0..99, 500..509 new, 490..499 gone
+        cursor.execute(
+            "INSERT INTO merge_source SELECT i / 10, i % 10, "
+            "CASE WHEN i < 100 THEN i ELSE i + 0.5 END, 'x' FROM generate_series(0, 509) i "
+            "WHERE i NOT BETWEEN 490 AND 499"
+        )
+        yield cursor
+
+
+def _target(cursor) -> dict:
+    cursor.execute("SELECT a, b, v, w FROM merge_target")
+    return {(a, b): (v, w) for a, b, v, w in cursor.fetchall()}
+
+
+def _source(cursor) -> dict:
+    cursor.execute("SELECT a, b, v, w FROM merge_source")
+    return {(a, b): (v, w) for a, b, v, w in cursor.fetchall()}
+
+
+def test_the_merge_updates_deletes_and_inserts_what_differs(tables):
+    written = merge(tables, "merge_target", "merge_source", ("a", "b"), ("v", "w"))
+    assert written == {"deleted": 10, "updated": 390, "inserted": 10}
+    assert _target(tables) == _source(tables)
+
+
+def test_changed_rows_are_found_by_their_place_in_the_table(tables):
+    with CaptureQueriesContext(connection) as queries, connection.cursor() as cursor:
+        merge(cursor, "merge_target", "merge_source", ("a", "b"), ("v", "w"))
+    (update,) = [q["sql"] for q in queries if q["sql"].startswith("UPDATE merge_target")]
+    # the diff lives until the transaction ends: the statement's plan, as the merge ran it
+    tables.execute("SET LOCAL enable_hashjoin = off")
+    tables.execute("SET LOCAL enable_mergejoin = off")
+    tables.execute("EXPLAIN " + update)
+    plan = "\n".join(line for (line,) in tables.fetchall())
+    assert "Tid Scan on merge_target" in plan, plan
+    assert "Sort Key: refold_diff.tid" in plan, plan
+
+
+def test_a_row_moved_after_the_diff_is_still_written(tables, monkeypatch):
+    """A row updated between the diff and its UPDATE lies elsewhere: the place recorded finds
+    its old version, and the merge writes the changed rows again, matched on their key."""
+    update = merge_module._update
+    statements = []
+
+    def moved_first(cursor, target, key, values, changed):
+        cursor.execute("UPDATE merge_target SET w = 'moved' WHERE a = 20 AND b = 3")
+        real_execute = cursor.execute
+
+        def execute(sql, params=None):
+            statements.append(sql)
+            return real_execute(sql, params)
+
+        monkeypatch.setattr(cursor, "execute", execute)
+        update(cursor, target, key, values, changed)
+
+    monkeypatch.setattr(merge_module, "_update", moved_first)
+    merge(tables, "merge_target", "merge_source", ("a", "b"), ("v", "w"))
+    assert _target(tables) == _source(tables)
+    assert [s for s in statements if s.startswith("UPDATE")][-1].endswith("t.b = d.b")
