@@ -107,5 +107,12 @@ def pages_renewed_after() -> Iterator[None]:
 def _renew(*, numbers: set[str], member_ids: set[int]) -> None:
     with transaction.atomic():
         members = Member.objects.filter(Q(national_number__in=numbers) | Q(pk__in=member_ids))
-        ids = list(members.order_by("pk").select_for_update().values_list("pk", flat=True))
+        # FOR NO KEY UPDATE, as the UPDATE itself takes: it orders the writers of these rows
+        # and leaves them free to another transaction's foreign-key check (FOR KEY SHARE). A
+        # FOR UPDATE lock blocked a grading step's commit, which checks its rows' members,
+        # while this renewal waited for the clubs that step had bumped: a deadlock (two in
+        # the national bench of session 18, docs/benchmarks.md).
+        ids = list(
+            members.order_by("pk").select_for_update(no_key=True).values_list("pk", flat=True)
+        )
         member_pages_invalidate(member_ids=ids)

@@ -41,6 +41,46 @@ def _other_connection_renews(member_id: int) -> bool:
     return True
 
 
+def _other_connection_refers_to(member_id: int) -> bool:
+    """Whether another connection can check a foreign key to the member's row at once (a
+    grading step's commit: FOR KEY SHARE), or would have to wait for a lock."""
+    db = connection.settings_dict
+    with psycopg.connect(
+        dbname=db["NAME"],
+        host=db["HOST"] or None,
+        port=db["PORT"] or None,
+        user=db["USER"] or None,
+        password=db["PASSWORD"] or None,
+        autocommit=True,
+    ) as other:
+        other.execute("SET lock_timeout = '300ms'")
+        try:
+            other.execute("SELECT 1 FROM members_member WHERE id = %s FOR KEY SHARE", (member_id,))
+        except psycopg.errors.LockNotAvailable:
+            return False
+    return True
+
+
+def test_the_renewal_after_a_fold_leaves_foreign_key_checks_free(postgres, monkeypatch):
+    """The renewal after the block locks its members' rows in id order, but not against the
+    foreign-key check of a grading step committing rows that name them: that step may hold
+    clubs the renewal is about to bump, and waiting for each other they deadlocked."""
+    from grading.common import stale
+
+    member = MemberFactory()
+    seen = []
+    invalidate = stale.member_pages_invalidate
+
+    def checked(**kwargs):
+        seen.append(_other_connection_refers_to(member.pk))
+        return invalidate(**kwargs)
+
+    with pages_renewed_after():
+        member_pages_invalidate(member_ids=[member.pk])
+        monkeypatch.setattr(stale, "member_pages_invalidate", checked)
+    assert seen == [True]
+
+
 def _pages_version(member_id: int) -> int:
     return Member.objects.values_list("pages_version", flat=True).get(pk=member_id)
 
