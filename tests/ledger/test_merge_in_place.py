@@ -50,10 +50,16 @@ def test_the_merge_updates_deletes_and_inserts_what_differs(tables):
 def test_changed_rows_are_found_by_their_place_in_the_table(tables):
     with CaptureQueriesContext(connection) as queries, connection.cursor() as cursor:
         merge(cursor, "merge_target", "merge_source", ("a", "b"), ("v", "w"))
-    (update,) = [q["sql"] for q in queries if q["sql"].startswith("UPDATE merge_target")]
+    statements = [q["sql"] for q in queries]
+    (update,) = [sql for sql in statements if sql.startswith("UPDATE merge_target")]
+    # the joins the planner could otherwise prefer are off for the statement, and only for it
+    at = statements.index(update)
+    off = ["SET LOCAL enable_hashjoin = off", "SET LOCAL enable_mergejoin = off"]
+    assert statements[at - 2 : at] == off
+    assert statements[at + 1 : at + 3] == ["RESET enable_hashjoin", "RESET enable_mergejoin"]
     # the diff lives until the transaction ends: the statement's plan, as the merge ran it
-    tables.execute("SET LOCAL enable_hashjoin = off")
-    tables.execute("SET LOCAL enable_mergejoin = off")
+    for sql in off:
+        tables.execute(sql)
     tables.execute("EXPLAIN " + update)
     plan = "\n".join(line for (line,) in tables.fetchall())
     assert "Tid Scan on merge_target" in plan, plan

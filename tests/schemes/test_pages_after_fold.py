@@ -21,9 +21,9 @@ from tests.factories import ClubFactory, MemberFactory
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def _other_connection_renews(member_id: int) -> bool:
-    """Whether another connection (a grading step's) can renew the member's pages at once, or
-    would have to wait for a lock."""
+def _other_connection_at_once(sql: str, member_id: int) -> bool:
+    """Whether another connection (a grading step's) can run ``sql`` on the member's row at
+    once, or would have to wait for a lock."""
     db = connection.settings_dict
     with psycopg.connect(
         dbname=db["NAME"],
@@ -35,30 +35,22 @@ def _other_connection_renews(member_id: int) -> bool:
     ) as other:
         other.execute("SET lock_timeout = '300ms'")
         try:
-            other.execute("UPDATE members_member SET pages_version = 1 WHERE id = %s", (member_id,))
+            other.execute(sql, (member_id,))
         except psycopg.errors.LockNotAvailable:
             return False
     return True
+
+
+def _other_connection_renews(member_id: int) -> bool:
+    """A grading step renewing the member's pages."""
+    sql = "UPDATE members_member SET pages_version = 1 WHERE id = %s"
+    return _other_connection_at_once(sql, member_id)
 
 
 def _other_connection_refers_to(member_id: int) -> bool:
-    """Whether another connection can check a foreign key to the member's row at once (a
-    grading step's commit: FOR KEY SHARE), or would have to wait for a lock."""
-    db = connection.settings_dict
-    with psycopg.connect(
-        dbname=db["NAME"],
-        host=db["HOST"] or None,
-        port=db["PORT"] or None,
-        user=db["USER"] or None,
-        password=db["PASSWORD"] or None,
-        autocommit=True,
-    ) as other:
-        other.execute("SET lock_timeout = '300ms'")
-        try:
-            other.execute("SELECT 1 FROM members_member WHERE id = %s FOR KEY SHARE", (member_id,))
-        except psycopg.errors.LockNotAvailable:
-            return False
-    return True
+    """A grading step's commit checking a foreign key to the member's row (FOR KEY SHARE)."""
+    sql = "SELECT 1 FROM members_member WHERE id = %s FOR KEY SHARE"
+    return _other_connection_at_once(sql, member_id)
 
 
 def test_the_renewal_after_a_fold_leaves_foreign_key_checks_free(postgres, monkeypatch):

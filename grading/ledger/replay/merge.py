@@ -127,7 +127,8 @@ def merge(
     matched on ``key``. One full join finds what differs (``differs``: a figure by more than
     :data:`SAME`; kept in a temporary table: nothing, for a replay with the same set); then
     the rows the fold no longer gives are deleted (unless not ``delete``), the rows that
-    differ updated in the order they lie in the table (``_update``), the new ones inserted. Returns the rows deleted, updated and inserted.
+    differ updated in the order they lie in the table (``_update``), the new ones inserted.
+    Returns the rows deleted, updated and inserted.
 
     A target with no row in ``scope`` (a first fill: the national builder's refold) takes
     ``source``'s rows with one INSERT, without the join and the temporary copy of every row
@@ -146,9 +147,8 @@ def merge(
         + ", ".join(f"COALESCE(s.{c}, t.{c}) AS {c}" for c in key)
         + f", {', '.join(f's.{c}' for c in values)}, t.{k0} IS NULL AS fresh, "
         f"s.{k0} IS NULL AS gone, t.ctid AS tid FROM (SELECT ctid, {', '.join((*key, *values))} "
-        f"FROM {target} "
-        f"WHERE {scope}) t FULL JOIN {source} s ON {on} WHERE t.{k0} IS NULL OR s.{k0} IS NULL "
-        f"OR {changed}",
+        f"FROM {target} WHERE {scope}) t FULL JOIN {source} s ON {on} "
+        f"WHERE t.{k0} IS NULL OR s.{k0} IS NULL OR {changed}",
         params,
     )
     cursor.execute(
@@ -181,8 +181,7 @@ def _update(cursor, target: str, key: Sequence[str], values: Sequence[str], chan
     in batches) or a merge join sorted on the key's columns in whichever order it preferred.
     On the national database, after a VACUUM, it sorted the session grades on (member,
     version): each of the table's 0.67 million pages was read, dirtied and written back about
-    ten times over, 318 s for an UPDATE that takes about 62 s in the table's order
-    (docs/benchmarks.md).
+    ten times over: 318 s, against 86 s by place (docs/benchmarks.md, session 18).
 
     A place is only a hint: a row is updated only if the row at that place still has the
     diff's key. The refold holds the ledger lock, under which every writer of these tables
@@ -190,7 +189,8 @@ def _update(cursor, target: str, key: Sequence[str], values: Sequence[str], chan
     than changed, and the rows are written again matched on their key."""
     sets = ", ".join(f"{c} = d.{c}" for c in values)
     # the key compared in a form no index can use: the planner must go by the place
-    same_key = f"({', '.join(f't.{c}' for c in key)}) IS NOT DISTINCT FROM ({', '.join(f'd.{c}' for c in key)})"
+    mine, theirs = (", ".join(f"{alias}.{c}" for c in key) for alias in ("t", "d"))
+    same_key = f"({mine}) IS NOT DISTINCT FROM ({theirs})"
     cursor.execute("SET LOCAL enable_hashjoin = off")
     cursor.execute("SET LOCAL enable_mergejoin = off")
     cursor.execute(
