@@ -5,6 +5,7 @@ fold (issue 31 item 4)."""
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import multiprocessing
 import os
 from collections import Counter, defaultdict, deque
@@ -131,6 +132,7 @@ READ_COUNTS = ("by_columns", "by_payload", "pairs")  # the reader's counters (``
 def _remember(members: dict[str, int]) -> None:
     global _MEMBERS
     _MEMBERS = members
+    gc.enable()  # (forked from a rebuild that paused it: the clubs' folds collect as usual)
 
 
 def _fold_there(fold: Callable, job: ClubJob, items: list[ClubSession]):
