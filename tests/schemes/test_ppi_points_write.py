@@ -1,18 +1,14 @@
-"""PPI's history points written by the schemes' rebuild (``PointsCopier``; S10): each chunk of
+"""PPI's history points written by the schemes' rebuild (``ppi_points_write``; S10): a chunk of
 the fold's points becomes ``PPIPoint`` rows in the fold's order, each with its event's version
 and date and an empty mode; a number with no member is left out. On PostgreSQL (the suite's
-database) they go by binary COPY from columns, the empty text field included, in a thread of
-their own while the caller goes on; what that COPY raises is raised to the caller."""
+database) they go by binary COPY from columns, the empty text field included."""
 
 from __future__ import annotations
 
 import datetime as dt
 
-import pytest
-
 from grading.models import PPIPoint, SessionVersion
-from grading.schemes.rebuild import write
-from grading.schemes.rebuild.write import PointsCopier
+from grading.schemes.rebuild.write import ppi_points_write
 from members.models import Member
 from tests.csvfiles import csv_bytes, mp_session_rows
 
@@ -32,11 +28,9 @@ def test_the_fold_s_points_are_stored_in_order_with_their_event_and_no_unknown_n
         ("1002", 9, 52.0, 22, 46),
     ]
 
-    with PointsCopier({"1001": a, "1002": b}) as copier:
-        copier.submit(points[:3], {7: events[7]})
-        copier.submit(points[3:], {9: events[9]})
+    written = ppi_points_write(points, {"1001": a, "1002": b}, events)
 
-    assert copier.written == 4
+    assert written == 4
     stored = list(
         PPIPoint.objects.order_by("pk").values_list(
             "member_id", "version_id", "seq", "date", "ppi", "boards", "total_boards", "mode"
@@ -51,19 +45,4 @@ def test_the_fold_s_points_are_stored_in_order_with_their_event_and_no_unknown_n
 
 
 def test_a_chunk_without_points_writes_nothing(db):
-    with PointsCopier({}) as copier:
-        copier.submit([], {})
-    assert copier.written == 0
-    assert not PPIPoint.objects.exists()
-
-
-def test_what_the_copy_raised_is_raised_by_wait(db, monkeypatch):
-    def refused(raw_connection, columns):
-        raise RuntimeError("the server refused the points")
-
-    monkeypatch.setattr(write, "_columns_copy", refused)
-    with PointsCopier({"1001": 1}) as copier:
-        copier.submit([("1001", 7, 50.0, 24, 24)], {7: (1, dt.date(2026, 5, 4))})
-        with pytest.raises(RuntimeError, match="refused the points"):
-            copier.wait()
-    assert copier.written == 0
+    assert ppi_points_write([], {}, {}) == 0

@@ -59,9 +59,9 @@ from grading.schemes.rebuild.read import (
 from grading.schemes.rebuild.write import (
     COLUMNS,
     JSON_COLUMNS,
-    PointsCopier,
     as_json,
     indexes_built_once,
+    ppi_points_write,
     table_write,
     tables_clear,
 )
@@ -106,9 +106,8 @@ def schemes_rebuild(
     sessions and writes its rows, in its transaction); the figures are the same
     (tests/schemes/test_rebuild.py).
 
-    Streamed (issue 31): the live versions are read ``chunk`` at a time in the log's order and
-    folded into PPI; a chunk's history points are copied (``PointsCopier``, in a thread) while
-    the next chunk is folded, the next chunk read before that copy starts; each club
+    Streamed (issue 31): the live versions are read ``chunk`` at a time in the log's order,
+    folded into PPI and their history points copied before the next chunk is read; each club
     keeping Brambledown has its own versions read when its turn comes (between PPI's chunks
     when a second process folds it), is folded and written. Neither a
     nation's sessions nor its PPI histories are held at once; the figures do not depend on
@@ -148,29 +147,36 @@ def schemes_rebuild(
             counts = _write_log(log, copy_seconds)
             clubs.feed()  # a second process folds the first club while PPI is folded here
             fold = PPIBulkFold(keep_history=False)
-            parts = [live[start : start + chunk] for start in range(0, len(live), chunk)]
-            with PointsCopier(members) as copier:
+            counts["ppi_points"] = 0
+            for start in range(0, len(live), chunk):
+                part = live[start : start + chunk]
                 stages.to("read")
-                versions = reader.read_ppi(e.version_id for e in parts[0]) if parts else {}
-                for number, part in enumerate(parts, start=1):
-                    stages.to("ppi_fold")
-                    events = _ppi_fold(fold, part, versions)
-                    stages.to("write")
-                    copier.wait()  # (the connection is this thread's again)
-                    for club in clubs.folded():
-                        _write_club(club, counts, copy_seconds)
-                    clubs.feed()
-                    stages.to("read")  # the next chunk read before this one's points go
-                    ahead = parts[number] if number < len(parts) else ()
-                    versions = reader.read_ppi(e.version_id for e in ahead)
-                    stages.to("write")
-                    copier.submit(fold.points_take(), events)  # copied while the next is folded
-                    if number % 25 == 0:
-                        collect()  # (the little cyclic garbage, between chunks)
-                    if number % 50 == 0:
-                        say(f"PPI: {min(number * chunk, len(live))} of {len(live)} sessions folded")
-            counts["ppi_points"] = copier.written
-            _add(copy_seconds, "ppi_points", copier.seconds)
+                versions = reader.read_ppi(e.version_id for e in part)
+                stages.to("ppi_fold")
+                events: dict[int, tuple[int, dt.date]] = {}  # seq -> (version, date)
+                for entry in part:
+                    version = versions.get(entry.version_id)
+                    if version is None:
+                        continue
+                    host = entry.host_pair or None
+                    if isinstance(version, PairsVersion):
+                        fold.apply_rows(
+                            entry.seq, version.date, version.two_winner, version.rows, host
+                        )
+                    else:
+                        fold.apply(entry.seq, version.session, host)
+                    events[entry.seq] = (entry.version_id, version.date)
+                stages.to("write")
+                t0 = time.perf_counter()
+                counts["ppi_points"] += ppi_points_write(fold.points_take(), members, events)
+                _add(copy_seconds, "ppi_points", time.perf_counter() - t0)
+                for club in clubs.folded():
+                    _write_club(club, counts, copy_seconds)
+                clubs.feed()
+                if start // chunk % 25 == 24:
+                    collect()  # (the little cyclic garbage, between chunks)
+                if start // chunk % 50 == 49:
+                    say(f"PPI: {start + len(part)} of {len(live)} sessions folded")
             # PPI's reads (Brambledown's clubs read theirs again: not counted twice)
             read = {name: getattr(reader, name) - clubs.read[name] for name in READ_COUNTS}
             read = {"sessions": read["by_columns"] + read["by_payload"], **read}
@@ -201,25 +207,6 @@ def schemes_rebuild(
         "cpu_seconds": stages.rounded(stages.cpu),
         "copy_seconds": stages.rounded(copy_seconds),
     }
-
-
-def _ppi_fold(
-    fold: PPIBulkFold, part: list[LogRow], versions: dict
-) -> dict[int, tuple[int, dt.date]]:
-    """A chunk of live entries folded into PPI (their sessions ``versions``, as
-    ``SessionReader.read_ppi`` gives them); each event's version and date by its seq."""
-    events: dict[int, tuple[int, dt.date]] = {}
-    for entry in part:
-        version = versions.get(entry.version_id)
-        if version is None:
-            continue
-        host = entry.host_pair or None
-        if isinstance(version, PairsVersion):
-            fold.apply_rows(entry.seq, version.date, version.two_winner, version.rows, host)
-        else:
-            fold.apply(entry.seq, version.session, host)
-        events[entry.seq] = (entry.version_id, version.date)
-    return events
 
 
 def _add(table: dict[str, float], name: str, value: float) -> None:

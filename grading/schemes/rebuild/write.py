@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import time
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from itertools import compress
 
@@ -163,22 +161,23 @@ def table_write(name: str, rows: Iterable[Sequence]) -> int:
         return table_copy(cursor, TABLES[name]._meta.db_table, COLUMNS[name], rows)
 
 
-def ppi_points_columns(
+def ppi_points_write(
     points: Sequence[tuple[str, int, float, int, int]],
     members: dict[str, int],
     events: dict[int, tuple[int, dt.date]],
-) -> list[array]:
+) -> int:
     """A chunk of PPI's history points, as ``PPIBulkFold.points_take`` gives them (``(number,
-    seq, ppi, boards, total boards)``), as the columns of their table in that order (the log's,
-    as the steps append them): ``members`` the member id of each number (a number without one
-    is not stored), ``events`` each event's version and date by its seq. The columns are
-    :data:`COLUMNS` ``ppi_points`` without ``mode`` (empty); the date as days since 2000-01-01
-    (binary COPY's dates).
+    seq, ppi, boards, total boards)``), into their table in that order (the log's, as the
+    steps append them): ``members`` the member id of each number (a number without one is not
+    stored), ``events`` each event's version and date by its seq; the ``mode`` empty. Returns
+    the rows written.
 
-    Made by a few passes at C speed (``zip``, ``map``, ``array``): a nation's 12.5 million points
-    are never made into rows one Python call at a time."""
+    On PostgreSQL the points become columns by a few passes at C speed (``zip``, ``map``,
+    ``array``) and go by binary COPY from those columns (``copy_columns``): a nation's 12.5
+    million points are never made into rows, nor packed, one Python call at a time. Elsewhere
+    (SQLite) as rows, by :func:`table_write`."""
     if not points:
-        return []
+        return 0
     numbers, seqs, ppis, boards, totals = zip(*points, strict=True)
     ids: Sequence[int | None] = list(map(members.get, numbers))
     if None in ids:  # a number with no member: its points are left out
@@ -186,100 +185,33 @@ def ppi_points_columns(
         ids, seqs, ppis, boards, totals = (
             tuple(compress(column, kept)) for column in (ids, seqs, ppis, boards, totals)
         )
+    if connection.vendor != "postgresql":
+        return table_write(
+            "ppi_points",
+            (
+                (member, events[seq][0], seq, events[seq][1], ppi, n, total, "")
+                for member, seq, ppi, n, total in zip(ids, seqs, ppis, boards, totals, strict=True)
+            ),
+        )
     version_of = {seq: version for seq, (version, _) in events.items()}
     day_of = {seq: date.toordinal() - DATE_EPOCH for seq, (_, date) in events.items()}
-    return [
+    columns = [
         array("q", ids),
         array("q", map(version_of.__getitem__, seqs)),
         array("q", seqs),
-        array("i", map(day_of.__getitem__, seqs)),
+        array("i", map(day_of.__getitem__, seqs)),  # a date: days since 2000-01-01
         array("d", ppis),
         array("i", boards),
         array("i", totals),
     ]
-
-
-def _columns_copy(raw_connection, columns: list[array]) -> tuple[int, float]:
-    """The points' columns by binary COPY; the rows written and the seconds it took."""
-    began = time.perf_counter()
-    with raw_connection.cursor() as cursor:
-        n = copy_columns(
-            cursor,
+    with connection.cursor() as cursor:
+        return copy_columns(
+            cursor.cursor,
             TABLES["ppi_points"]._meta.db_table,
             columns,
             names=COLUMNS["ppi_points"],  # ... "total_boards", "mode": the empty text last
             empty_texts=1,
         )
-    return n, time.perf_counter() - began
-
-
-class PointsCopier:
-    """PPI's history points written chunk by chunk (:meth:`submit`) into their table.
-
-    On PostgreSQL each chunk's COPY runs in a thread of its own while the caller folds the
-    next chunk: the server stores one chunk's points while Python folds the next (the two
-    used to take turns, issue 31 item 4). The caller must not use the database connection
-    until :meth:`wait` has returned, which also raises what the COPY raised; leaving the
-    ``with`` block waits for the last one. Elsewhere (SQLite) each chunk is written at once,
-    as rows. :attr:`written` counts the rows, :attr:`seconds` the COPYs' own time."""
-
-    def __init__(self, members: dict[str, int]) -> None:
-        self.members = members
-        self.written = 0
-        self.seconds = 0.0
-        self._pending: Future | None = None
-        self._pool = (
-            ThreadPoolExecutor(max_workers=1, thread_name_prefix="ppi-points")
-            if connection.vendor == "postgresql"
-            else None
-        )
-
-    def submit(
-        self,
-        points: Sequence[tuple[str, int, float, int, int]],
-        events: dict[int, tuple[int, dt.date]],
-    ) -> None:
-        """A chunk's points (``ppi_points_columns``) written: on PostgreSQL started, and
-        running when this returns."""
-        self.wait()
-        columns = ppi_points_columns(points, self.members, events)
-        if not columns:
-            return
-        if self._pool is None:
-            began = time.perf_counter()
-            rows = zip(*columns, strict=True)
-            self.written += table_write(
-                "ppi_points",
-                (
-                    (member, version, seq, dt.date.fromordinal(day + DATE_EPOCH), *rest, "")
-                    for member, version, seq, day, *rest in rows
-                ),
-            )
-            self.seconds += time.perf_counter() - began
-            return
-        connection.ensure_connection()
-        self._pending = self._pool.submit(_columns_copy, connection.connection, columns)
-
-    def wait(self) -> None:
-        """The last chunk's COPY finished (what it raised, raised here)."""
-        pending, self._pending = self._pending, None
-        if pending is not None:
-            n, seconds = pending.result()
-            self.written += n
-            self.seconds += seconds
-
-    def __enter__(self) -> PointsCopier:
-        return self
-
-    def __exit__(self, kind, error, trace) -> None:
-        try:
-            if kind is None:
-                self.wait()
-            elif self._pending is not None:  # the COPY ends before the rollback begins
-                wait([self._pending])
-        finally:
-            if self._pool is not None:
-                self._pool.shutdown(wait=True)
 
 
 @contextmanager
