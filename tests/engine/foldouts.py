@@ -5,7 +5,6 @@ only, no tests)."""
 from __future__ import annotations
 
 import math
-from array import array
 from dataclasses import fields
 
 from grading.engine.ngs import LedgerOp, ProcessOp, replay
@@ -19,7 +18,7 @@ from grading.engine.ngs.foldout import (
 )
 from grading.engine.ngs.foldpy import version_out
 from grading.engine.ngs.params import NGSParams
-from grading.engine.types import Direction
+from grading.lab.ledgercolumns import session_columns
 
 TOL = 1e-9
 
@@ -40,32 +39,8 @@ def numbers_of(ledger: list[LedgerOp]) -> list[str]:
 
 def by_columns(fold, op: ProcessOp) -> bool:
     """Feed ``op`` as columns, as a writer reading the database's columnar copy would."""
-    s = op.session
-    if s.matches or not s.graded_flag:
-        return False
-    ids = fold.ids
-    pairs = s.pairs
-    return fold.process_columns(
-        op.seq,
-        op.version,
-        date=s.date.toordinal(),
-        scoring=s.scoring,
-        movement=s.movement,
-        weighting=s.weighting,
-        pair_ids=[p.pair_id for p in pairs],
-        pab=array("i", [ids[pl.number] for p in pairs for pl in p.players]),
-        boards=array("i", [p.boards or 0 for p in pairs]),
-        score=array("d", [math.nan if p.score is None else p.score for p in pairs]),
-        dmean=array(
-            "d", [math.nan if p.direction_mean is None else p.direction_mean for p in pairs]
-        ),
-        direction=array(
-            "b",
-            [0 if p.direction is None else 1 if p.direction is Direction.NS else 2 for p in pairs],
-        ),
-        marked=array("b", [0 if p.rateable else 1 for p in pairs]),
-        host_pair=op.host_pair,
-    )
+    columns = session_columns(op, fold.ids.__getitem__)
+    return columns is not None and fold.process_columns(op.seq, op.version, **columns)
 
 
 def run(make, ledger: list[LedgerOp], *, columns: bool):

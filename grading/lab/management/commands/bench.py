@@ -149,6 +149,10 @@ class Command(BaseCommand):
                 replay_path=main["path"],
                 replay_sessions=main["sessions"],
                 replay_seconds=replay.get("estimated_seconds", main["seconds"]),
+                replay_feed=main.get("feed"),
+                replay_objects_seconds=replay["objects"]["seconds"]
+                if "objects" in replay
+                else None,
                 replay_player_sessions_per_s=main["player_sessions_per_s"],
                 replay_extrapolated=extrapolated,
                 replay_fraction=replay["fraction"],
@@ -161,6 +165,7 @@ class Command(BaseCommand):
             report.update(
                 player_sessions=None,
                 replay_seconds=None,
+                replay_objects_seconds=None,
                 replay_player_sessions_per_s=None,
                 reference_ratio=None,
                 openskill_ratio=None,
@@ -305,7 +310,12 @@ class Command(BaseCommand):
                 f"replay [{r['replay_path']}]: {f(r['player_sessions'], '{:,}')} player-session "
                 f"grades in {f(r['replay_seconds'], '{:.2f}')} s{label}, "
                 f"{f(r['replay_player_sessions_per_s'], '{:,.0f}')}/s, peak {f(r['peak_rss_mb'])} MB"
+                + (f", fed {r['replay_feed']}" if r.get("replay_feed") else "")
             )
+            if r.get("replay_objects_seconds") is not None:
+                out.append(
+                    f"  fed objects (every operation through apply): {r['replay_objects_seconds']:.2f} s"
+                )
             for path, s in rp["subset"].items():
                 out.append(
                     f"  subset {path:10s} {s['player_sessions']:>9,} grades "
