@@ -6,13 +6,16 @@ openskill (an optional comparison, not a dependency of the product).
 
 from __future__ import annotations
 
-import ctypes
 import itertools
+import json
 import math
 import resource
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from grading.engine.ngs.ledger import LedgerOp, ProcessOp, apply
@@ -251,15 +254,20 @@ def fastest_path() -> str:
         return "kernel"
 
 
-def memory_release() -> None:
-    """Hand the memory the C library holds free back to the system (glibc's ``malloc_trim``),
-    so that a fold after another pays for its first touches of memory as the first did
-    (3 of 16 s nationally on this machine's virtual memory): the same start for both."""
-    try:
-        libc = ctypes.CDLL(None)
-        libc.malloc_trim(0)
-    except (OSError, AttributeError):  # not glibc: the second fold may start warmer
-        pass
+def fold_in_process(scale: Scale, *, seed: int, fraction: float, feed: str) -> dict[str, Any]:
+    """``_ckernel_replay`` over ``scale``'s synthetic ledger in a process of its own
+    (``grading.lab.replayproc``): its peak is its own, and it starts on memory no other fold
+    has touched (the first touches of memory are about 3 s of a national fold on this
+    machine's virtual memory)."""
+    cmd = [sys.executable, "-m", "grading.lab.replayproc", "--players", str(scale.players)]
+    cmd += ["--sessions", str(scale.sessions), "--seed", str(seed), "--fraction", str(fraction)]
+    root = Path(__file__).resolve().parents[2]  # where ``grading`` is importable from
+    done = subprocess.run(
+        [*cmd, "--feed", feed], cwd=root, capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"the fold's process failed: {done.stderr.strip()[-2000:]}")
+    return json.loads(done.stdout)
 
 
 def _ckernel_replay(
@@ -346,8 +354,10 @@ def replay_suite(
 ) -> dict[str, Any]:
     """The replay benchmark: the fastest path over the whole ledger (or its first ``fraction``
     of operations, extrapolated to the whole and labelled so), then every path over the same
-    leading subset, for the ratios. The main run goes first so that ``peak_rss_mb`` is its own
-    (the process's peak, ledger generation and Django included)."""
+    leading subset, for the ratios. The compiled kernel's whole-ledger folds each run in a
+    process of its own (``fold_in_process``), whose peak is ``peak_rss_mb`` (the generation of
+    the ledger included); another path's main run goes first in this process, so that the
+    process's peak is its own (Django included)."""
     main = paths[0] if paths else fastest_path()
     default = (
         [main, "kernel", "reference", "openskill"]
@@ -361,22 +371,20 @@ def replay_suite(
         f"replay: {main} over {scale.sessions} sessions of {scale.players} players"
         + (f" (first {fraction:.0%} of the sessions)" if fraction < 1.0 else "")
     )
-    ledger: Iterator[LedgerOp] = iter_synthetic_ledger(scale.players, scale.sessions, seed)
-    if fraction < 1.0:
-        ledger = _until_sessions(ledger, max(1, int(scale.sessions * fraction)))
+    result: dict[str, Any] = {"fraction": fraction, "extrapolated": fraction < 1.0}
     if main == "ckernel":
-        full = _ckernel_replay(ledger, NGS_DEFAULT, 20000)
+        # each fold in a process of its own: fed as the product's whole-ledger operations feed
+        # it, then fed objects, as every run before 2026-12-04 measured it
+        for name, feed in (("main", "columns"), ("objects", "objects")):
+            log(f"replay: ckernel fed {feed}")
+            result[name] = fold_in_process(scale, seed=seed, fraction=fraction, feed=feed)
     else:
-        full = replay_benchmark(ledger, main)
-    peak = full["peak_rss_mb"]
-    result: dict[str, Any] = {"main": full, "fraction": fraction, "extrapolated": fraction < 1.0}
-    if main == "ckernel":  # the same fold fed objects, as every run before issue 31's third round
-        memory_release()  # each fold starts on memory never touched, as a process of its own
-        log("replay: ckernel again, every operation through apply (objects)")
-        ledger = iter_synthetic_ledger(scale.players, scale.sessions, seed)
+        ledger: Iterator[LedgerOp] = iter_synthetic_ledger(scale.players, scale.sessions, seed)
         if fraction < 1.0:
             ledger = _until_sessions(ledger, max(1, int(scale.sessions * fraction)))
-        result["objects"] = _ckernel_replay(ledger, NGS_DEFAULT, 20000, feed="objects")
+        result["main"] = replay_benchmark(ledger, main)
+    full = result["main"]
+    peak = full["peak_rss_mb"]
     if fraction < 1.0 and full["sessions"]:
         # The whole ledger has about ``scale.sessions`` graded versions: scale the fraction up.
         # The leading years are cheaper per grade (shorter windows), so this is a lower bound.

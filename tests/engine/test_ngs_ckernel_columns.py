@@ -9,7 +9,7 @@ import pytest
 from grading.engine.ngs.cfold import ColumnsReplay
 from grading.engine.ngs.ledger import ProcessOp
 from grading.engine.ngs.params import NGS_DEFAULT
-from grading.lab.bench import _ckernel_replay
+from grading.lab.bench import SCALES, _ckernel_replay, fold_in_process
 from grading.lab.ledgercolumns import session_columns
 from grading.lab.synthetic import iter_synthetic_ledger, synthetic_ledger
 
@@ -62,3 +62,13 @@ def test_the_benchmark_feeds_grade_the_same_player_sessions():
     assert fed["columns"]["player_sessions"] == fed["objects"]["player_sessions"] > 0
     assert fed["columns"]["sessions"] == fed["objects"]["sessions"]
     assert fed["columns"]["feed"] == "columns" and fed["objects"]["feed"] == "objects"
+
+
+def test_a_fold_in_a_process_of_its_own_grades_as_one_here():
+    tiny = SCALES["tiny"]
+    here = _ckernel_replay(
+        iter_synthetic_ledger(tiny.players, tiny.sessions, 2), NGS_DEFAULT, 20000, feed="columns"
+    )
+    there = fold_in_process(tiny, seed=2, fraction=1.0, feed="columns")
+    assert there["player_sessions"] == here["player_sessions"] > 0
+    assert there["feed"] == "columns" and there["peak_rss_mb"] > 0
