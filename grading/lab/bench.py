@@ -393,6 +393,11 @@ def replay_suite(
         result["estimated_seconds"] = extrapolate_seconds(
             full["seconds"], full["sessions"], scale.sessions
         )
+        if "objects" in result:
+            objects = result["objects"]
+            result["estimated_objects_seconds"] = extrapolate_seconds(
+                objects["seconds"], objects["sessions"], scale.sessions
+            )
     n_ops = _subset_ops(scale, seed)
     subset: dict[str, dict[str, Any]] = {}
     for path in subset_paths:

@@ -61,6 +61,12 @@ def test_command_tiny_replay_only_prints_the_json_keys():
     assert 0 < report["peak_rss_mb"] < 100_000
     assert report["replay_path"] in ("kernel", "ckernel")
     assert report["replay_extrapolated"] is False
+    if report["replay_path"] == "ckernel":  # fed as the refold feeds it, and fed objects
+        assert report["replay_feed"] == "columns"
+        assert report["replay_objects_seconds"] > 0
+        objects = report["replay"]["objects"]
+        assert objects["feed"] == "objects"
+        assert objects["player_sessions"] == report["player_sessions"]
     for key in ("upload_p50_ms", "upload_p95_ms", "page_p50_ms", "page_p95_ms", "page_rps"):
         assert report[key] is None
     subset = report["replay"]["subset"]
@@ -92,6 +98,8 @@ def test_command_fraction_is_extrapolated_and_labelled():
     main = report["replay"]["main"]
     assert report["player_sessions"] > main["player_sessions"]
     assert report["replay_seconds"] > main["seconds"]
+    if report["replay_path"] == "ckernel":  # the fold fed objects is extrapolated alike
+        assert report["replay_objects_seconds"] > report["replay"]["objects"]["seconds"]
 
 
 def test_command_text_output():

@@ -150,9 +150,9 @@ class Command(BaseCommand):
                 replay_sessions=main["sessions"],
                 replay_seconds=replay.get("estimated_seconds", main["seconds"]),
                 replay_feed=main.get("feed"),
-                replay_objects_seconds=replay["objects"]["seconds"]
-                if "objects" in replay
-                else None,
+                replay_objects_seconds=replay.get(
+                    "estimated_objects_seconds", replay.get("objects", {}).get("seconds")
+                ),
                 replay_player_sessions_per_s=main["player_sessions_per_s"],
                 replay_extrapolated=extrapolated,
                 replay_fraction=replay["fraction"],
