@@ -54,16 +54,6 @@ def test_a_recording_fold_leaves_columns_to_apply():
     assert fold.sessions == 0 and not fold.live
 
 
-def test_the_benchmark_feeds_grade_the_same_player_sessions():
-    fed = {
-        feed: _ckernel_replay(iter_synthetic_ledger(200, 300, 5), NGS_DEFAULT, 500, feed=feed)
-        for feed in ("columns", "objects")
-    }
-    assert fed["columns"]["player_sessions"] == fed["objects"]["player_sessions"] > 0
-    assert fed["columns"]["sessions"] == fed["objects"]["sessions"]
-    assert fed["columns"]["feed"] == "columns" and fed["objects"]["feed"] == "objects"
-
-
 def test_a_fold_in_a_process_of_its_own_grades_as_one_here():
     tiny = SCALES["tiny"]
     here = _ckernel_replay(
