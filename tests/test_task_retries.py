@@ -123,7 +123,7 @@ def test_a_correction_stored_while_its_session_is_withdrawn_does_not_deadlock(
     def run(work):
         try:
             work()
-        except Exception as exc:  # noqa: BLE001: the test reports it
+        except Exception as exc:  # noqa: BLE001 (the test reports it)
             errors.append(exc)
         finally:
             connections.close_all()

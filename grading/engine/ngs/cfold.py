@@ -62,8 +62,11 @@ class ColumnsReplay(CKernelReplay):
     def member_id(self, number: str | None) -> int:
         """The integer id of the member ``number`` (-1: a player without one), given on first
         sight: the ids the columns carry when no members were registered up front."""
-        i = self.ids.get(number)
-        return self._new_id(number) if i is None else i
+        i = self.ids.get(number)  # None is always there: -1
+        if i is not None:
+            return i
+        assert number is not None
+        return self._new_id(number)
 
     def _not_graded_columns(self, seq: int, version: str, date: int, known: int, n: int) -> None:
         """A session fed as columns is not graded: too few known pairs or players (a hook)."""
