@@ -11,9 +11,8 @@ from array import array
 from collections.abc import Callable
 from typing import Any
 
-from grading.engine.ngs.cfold import INLINE_SCORING
+from grading.engine.ngs.cfold import DIRECTION_CODES, INLINE_SCORING
 from grading.engine.ngs.ledger import LedgerOp, ProcessOp
-from grading.engine.types import Direction
 
 _NAN = math.nan
 
@@ -43,8 +42,7 @@ def session_columns(op: LedgerOp, member_id: Callable[[str | None], int]) -> dic
             "d", [_NAN if p.direction_mean is None else p.direction_mean for p in pairs]
         ),
         "direction": array(
-            "b",
-            [0 if p.direction is None else 1 if p.direction is Direction.NS else 2 for p in pairs],
+            "b", [0 if p.direction is None else DIRECTION_CODES[p.direction.value] for p in pairs]
         ),
         "marked": array("b", [0 if p.rateable else 1 for p in pairs]),
         "host_pair": op.host_pair,

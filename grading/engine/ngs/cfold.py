@@ -26,7 +26,7 @@ from grading.engine.ngs.cpairs import HOST_FLAG
 from grading.engine.ngs.ledger import LedgerError, ProcessOp
 from grading.engine.ngs.params import NGS_DEFAULT, NGSParams
 from grading.engine.ngs.types import SessionOutcome
-from grading.engine.types import Movement, Scoring
+from grading.engine.types import Direction, Movement, Scoring
 
 __all__ = ["RECORD_PARTS", "INLINE_SCORING", "ColumnsReplay", "RecordsReplay", "Sink"]
 
@@ -45,6 +45,8 @@ assert len(RECORD_PARTS) == REC_VALUES
 
 # scoring types C grades itself (pairs sessions without Swiss matches), as C's kind codes
 INLINE_SCORING = {Scoring.MP: 0, Scoring.BUTLER: 1, Scoring.CROSS_IMP: 2, Scoring.AGGREGATE: 3}
+# a pair's direction as ``process_columns`` takes it, by its stored value ("": none)
+DIRECTION_CODES = {"": 0, Direction.NS.value: 1, Direction.EW.value: 2}
 
 Sink = Callable[[int, str, "array[int]", "array[float]"], None]
 _NAN = math.nan

@@ -32,7 +32,7 @@ from django.db.models import Case, Exists, F, JSONField, OuterRef, Q, Value, Whe
 
 from grading.engine import codec
 from grading.engine.ngs import ProcessOp, WithdrawOp
-from grading.engine.ngs.cfold import INLINE_SCORING, RecordsReplay
+from grading.engine.ngs.cfold import DIRECTION_CODES, INLINE_SCORING, RecordsReplay
 from grading.engine.types import Movement, Scoring, SessionResult
 from grading.models import LedgerEntry, Match, PairResult
 from members.models import Member
@@ -40,7 +40,6 @@ from members.models import Member
 __all__ = ["FoldStats", "fold_ledger", "member_numbers"]
 
 CHUNK_ROWS = 20_000
-_DIRECTION = {"": 0, "NS": 1, "EW": 2}
 _NAN = math.nan
 Progress = Callable[[int, int], None]
 
@@ -205,7 +204,7 @@ def _by_columns(
         boards=array("i", [row[4] or 0 for row in rows]),
         score=array("d", [_NAN if row[5] is None else row[5] for row in rows]),
         dmean=array("d", [_NAN if row[6] is None else row[6] for row in rows]),
-        direction=array("b", [_DIRECTION.get(row[7], 0) for row in rows]),
+        direction=array("b", [DIRECTION_CODES.get(row[7], 0) for row in rows]),
         marked=array("b", [1 if row[8] else 0 for row in rows]),
         host_pair=host or None,
     )
