@@ -12,7 +12,7 @@ server-side cursors (``values_list(...).iterator()``: tuples, never one ORM obje
 
 The members' database keys are the kernel's integer ids (``RecordsReplay.register``), so a
 pair's players go to C without a lookup. Pairs sessions, the national bulk, are handed to C as
-columns (``RecordsReplay.process_columns``); every other version is decoded and graded by
+columns (``ColumnsReplay.process_columns``); every other version is decoded and graded by
 ``grade_session`` on standings read from the C state (so every scoring type is folded; the
 count is reported). Why the pair table and not a new columnar copy: ``PairResult`` already
 holds every figure C needs, written once at upload, so the read needs no new storage and no
