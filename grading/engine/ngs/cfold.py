@@ -28,7 +28,14 @@ from grading.engine.ngs.params import NGS_DEFAULT, NGSParams
 from grading.engine.ngs.types import SessionOutcome
 from grading.engine.types import Direction, Movement, Scoring
 
-__all__ = ["RECORD_PARTS", "INLINE_SCORING", "ColumnsReplay", "RecordsReplay", "Sink"]
+__all__ = [
+    "DIRECTION_CODES",
+    "INLINE_SCORING",
+    "RECORD_PARTS",
+    "ColumnsReplay",
+    "RecordsReplay",
+    "Sink",
+]
 
 # the parts of a member's session-grade record, in the order of the sink's values
 RECORD_PARTS = (
@@ -64,11 +71,10 @@ class ColumnsReplay(CKernelReplay):
     def member_id(self, number: str | None) -> int:
         """The integer id of the member ``number`` (-1: a player without one), given on first
         sight: the ids the columns carry when no members were registered up front."""
-        i = self.ids.get(number)  # None is always there: -1
-        if i is not None:
-            return i
-        assert number is not None
-        return self._new_id(number)
+        if number is None:
+            return -1
+        i = self.ids.get(number)
+        return self._new_id(number) if i is None else i
 
     def _not_graded_columns(self, seq: int, version: str, date: int, known: int, n: int) -> None:
         """A session fed as columns is not graded: too few known pairs or players (a hook)."""
