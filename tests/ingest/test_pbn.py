@@ -258,3 +258,18 @@ def test_sections_ranked_in_tables_of_their_own_stay_one_winner():
     assert result.ok, result.problems
     (session,) = result.sessions
     assert len(session.pairs) == 16 and session.movement is Movement.ONE_WINNER
+
+
+def test_a_member_id_that_is_not_a_number_is_worded_with_the_name_quoted():
+    """S12: a name the file gives (here one that starts with "=") is quoted back, after the
+    message's own words, and the player is kept as unknown."""
+    text = _MITCHELL.replace('"Ann Able - Bob Baker" 2 "1011"', '"=Ann Able - Bob Baker" 2 "10x1"')
+    result = _parse_text(text)
+    assert result.ok, result.problems
+    (warning,) = [w for w in result.warnings if w.code == "bad-number"]
+    assert warning.location == "line 8"
+    assert warning.message == (
+        'The member id "10x1" of "=Ann Able" is not a number; the player is treated as unknown.'
+    )
+    first = next(p for p in result.sessions[0].pairs if p.pair_id == "1NS").players[0]
+    assert first.number is None and first.name == "=Ann Able"

@@ -94,6 +94,26 @@ def test_missing_percentage_is_a_located_problem():
     assert "Pair 3 has no score" in problem.message and "Re-export" in problem.message
 
 
+def test_a_membership_number_that_is_not_a_number_is_worded_with_the_name_quoted():
+    """S12: the player's name as the file gives it (here one that starts with "=") is quoted
+    back after the message's own words; the player is kept as unknown."""
+    data = (
+        fixture_bytes(HANDMADE)
+        .replace(b"<PLAYER_NAME>Known Two</PLAYER_NAME>", b"<PLAYER_NAME>=Known Two</PLAYER_NAME>")
+        .replace(b">1003</NATIONAL_ID_NUMBER>", b">10O3</NATIONAL_ID_NUMBER>")
+    )
+    result = parse_file("x.xml", data, "club")
+    assert result.ok, result.problems
+    (warning,) = [w for w in result.warnings if w.code == "bad-number"]
+    assert warning.location.endswith("/PLAYER[2]/NATIONAL_ID_NUMBER") and warning.line == 23
+    assert warning.message.startswith(
+        'The membership number "10O3" of "=Known Two" is not a number, so the player is '
+        "treated as unknown."
+    )
+    players = [pl for pair in result.sessions[0].pairs for pl in pair.players]
+    assert any(pl.name == "=Known Two" and pl.number is None for pl in players)
+
+
 def test_bad_date_is_a_problem():
     data = fixture_bytes(HANDMADE).replace(b"2026-01-05", b"31/02/2026")
     result = parse_file("x.xml", data, "club")

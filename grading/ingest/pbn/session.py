@@ -306,8 +306,9 @@ class SessionReader(TotalsMixin):
             if number is not None and not number.isdigit():
                 self.log.warn(
                     f"line {line}",
-                    f'{name or "A player"}\'s member id "{raw}" is not a number; the player is '
-                    "treated as unknown.",
+                    f"The member id {limits.shown(raw)} of "
+                    f"{limits.shown(name) if name else 'a player'} is not a number; the player "
+                    "is treated as unknown.",
                     line=line,
                     code="bad-number",
                 )

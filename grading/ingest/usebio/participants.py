@@ -10,7 +10,7 @@ from grading.engine.types import (
     Player,
     normalise_number,
 )
-from grading.ingest import common
+from grading.ingest import common, limits
 from grading.ingest.usebio.shapes import (
     Dropped,
     RawPair,
@@ -32,7 +32,8 @@ class ParticipantsMixin:
         if number is not None and not number.isdigit():
             self.log.warn(
                 f"{path}/NATIONAL_ID_NUMBER",
-                f'{name or "A player"}\'s membership number "{raw}" is not a number, so the '
+                f"The membership number {limits.shown(raw)} of "
+                f"{limits.shown(name) if name else 'a player'} is not a number, so the "
                 "player is treated as unknown. Correct it in your scoring program's player "
                 "list if the player is a member.",
                 line=self.line(find(element, "NATIONAL_ID_NUMBER")),
