@@ -69,6 +69,12 @@ def shown(value: str) -> str:
     return f'"{value[:_SHOWN]}..." ({len(value)} characters)'
 
 
+def player_shown(name: str) -> str:
+    """A player as a message names them: their name as the file gives it, quoted after the
+    message's own words (a name may start with anything), or "a player" when it gives none."""
+    return shown(name) if name else "a player"
+
+
 def brief(value: str) -> str:
     """A value as a location names it: as written, or its start when it is over-long."""
     return value if len(value) <= _SHOWN else shown(value)

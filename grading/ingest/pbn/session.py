@@ -307,7 +307,7 @@ class SessionReader(TotalsMixin):
                 self.log.warn(
                     f"line {line}",
                     f"The member id {limits.shown(raw)} of "
-                    f"{limits.shown(name) if name else 'a player'} is not a number; the player "
+                    f"{limits.player_shown(name)} is not a number; the player "
                     "is treated as unknown.",
                     line=line,
                     code="bad-number",

@@ -33,7 +33,7 @@ class ParticipantsMixin:
             self.log.warn(
                 f"{path}/NATIONAL_ID_NUMBER",
                 f"The membership number {limits.shown(raw)} of "
-                f"{limits.shown(name) if name else 'a player'} is not a number, so the "
+                f"{limits.player_shown(name)} is not a number, so the "
                 "player is treated as unknown. Correct it in your scoring program's player "
                 "list if the player is a member.",
                 line=self.line(find(element, "NATIONAL_ID_NUMBER")),
