@@ -52,8 +52,12 @@ def bulk_memory(cursor, size: str) -> None:
         cursor.execute(f"SET LOCAL work_mem = '{size}'")
 
 
-def table_copy(cursor, table: str, columns: Sequence[str], rows: Iterable[Sequence]) -> int:
-    """``rows`` into ``table`` with PostgreSQL COPY (psycopg 3). Returns the rows written."""
+def table_copy(
+    cursor, table: str, columns: Sequence[str], rows: Iterable[Sequence], *, freeze: bool = False
+) -> int:
+    """``rows`` into ``table`` with PostgreSQL COPY (psycopg 3). Returns the rows written.
+    ``freeze``: the rows written frozen (the table created in this transaction): a reader in
+    another transaction need not look up whether they committed."""
     if connection.vendor != "postgresql":  # SQLite, the settings' default without a server
         rows = list(rows)
         marks = ", ".join(["%s"] * len(columns))
@@ -62,7 +66,9 @@ def table_copy(cursor, table: str, columns: Sequence[str], rows: Iterable[Sequen
     n = 0
     raw = cursor.cursor
     writer = QueuedLibpqWriter(raw)  # sends from a thread: PostgreSQL works while Python fills
-    with raw.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN", writer=writer) as copy:
+    options = " (FREEZE)" if freeze else ""
+    sql = f"COPY {table} ({', '.join(columns)}) FROM STDIN{options}"
+    with raw.copy(sql, writer=writer) as copy:
         for row in rows:
             copy.write_row(row)
             n += 1
@@ -91,20 +97,23 @@ def copy_columns(
     *,
     names: Sequence[str] = (),
     empty_texts: int = 0,
+    freeze: bool = False,
 ) -> int:
     """Columns of arrays, equally long (``q`` int8, ``i`` int4 or date, ``h`` int2, ``b``
     boolean, ``d`` float8: the item size is the field's), into
     ``table`` (those columns, in that order, or the columns ``names``) by binary COPY. Each
     block of rows is laid out by a few strided slice assignments per column (C speed), never a
     Python call per row. ``empty_texts``: that many more fields on every row, after the
-    columns, each an empty string (a text field of length 0)."""
+    columns, each an empty string (a text field of length 0). ``freeze``: as
+    ``table_copy``'s."""
     n = len(columns[0]) if columns else 0
     sizes = [col.itemsize for col in columns]
     fields = len(columns) + empty_texts
     width = 2 + sum(4 + z for z in sizes) + 4 * empty_texts  # the empty texts' lengths: 0
     block = block or max(1, _BLOCK_BYTES // width)
     named = f" ({', '.join(names)})" if names else ""
-    with raw.copy(f"COPY {table}{named} FROM STDIN (FORMAT binary)") as copy:
+    options = "FORMAT binary, FREEZE" if freeze else "FORMAT binary"
+    with raw.copy(f"COPY {table}{named} FROM STDIN ({options})") as copy:
         copy.write(BINARY_HEADER)
         for lo in range(0, n, block):
             hi = min(n, lo + block)

@@ -24,8 +24,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from django.db import transaction
-
 from grading.lab.bench import peak_rss_mb
 from grading.ledger.replay import check
 from grading.ledger.replay import run as replay_run
@@ -69,11 +67,16 @@ def _timed(work: Callable[[], Any], profile: str | None = None) -> dict[str, Any
 
 
 def _refold_with(params: str) -> None:
-    """Refold with ``params``, the head's set changed in the refold's own transaction (an
-    interrupted refold leaves the set as it was)."""
-    with transaction.atomic():
-        LedgerHead.objects.filter(pk=1).update(params_name=params)
+    """Refold with ``params`` as the product does after a change of set: the head's set
+    changed and committed, then the refold in a transaction of its own (so it takes its rows
+    in beside it, ``grading.ledger.replay.side``); an interrupted refold puts the set back."""
+    own = LedgerHead.objects.get().params_name
+    LedgerHead.objects.filter(pk=1).update(params_name=params)
+    try:
         check.ledger_refold()
+    except BaseException:
+        LedgerHead.objects.filter(pk=1).update(params_name=own)
+        raise
 
 
 def main(argv: list[str]) -> int:
@@ -114,8 +117,8 @@ def bench_step(step: str, params: str = "") -> dict[str, Any]:
     """One of ``BENCH_STEPS`` on this process's database: its wall and CPU seconds and the
     process's peak RSS. ``refold_changed`` refolds with another set (``OTHER_SET``, or
     ngs-15a when the head names it), ``refold_back`` with ``params`` (the set before the
-    change); the head's set is changed in the refold's own transaction, so an interrupted
-    refold leaves the set as it was."""
+    change); the head's set is changed and committed first, as the product does, and put
+    back if the refold is interrupted."""
     found = LedgerHead.objects.get().params_name
     if step == "check":
         problems: list = []

@@ -41,6 +41,12 @@ TOL = 1e-9
 
 @pytest.fixture
 def world(postgres):
+    return world_build()
+
+
+def world_build():
+    """Three months of two clubs' uploads, a session of mostly unknown players (not graded)
+    and a withdrawal."""
     from clubs.services import club_get_or_create
 
     sim = simulate(SimConfig(players=60, clubs=2, months=3, seed=5, county=True))
@@ -65,7 +71,7 @@ def world(postgres):
     graded = SessionVersion.objects.filter(state=SessionVersion.State.GRADED).order_by("pk")
     session_withdraw(version=graded[3])
     versions_grade_pending()
-    yield sim
+    return sim
 
 
 def _close(a, b) -> bool:

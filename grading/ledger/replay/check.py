@@ -30,6 +30,7 @@ from grading.ledger.replay.beside import snapshot_export
 from grading.ledger.replay.compare import check_compiled
 from grading.ledger.replay.read import Progress
 from grading.ledger.replay.run import refold_ledger_locked
+from grading.ledger.replay.side import staging_tables_drop
 from grading.models import (
     AuditEvent,
     CurrentGrade,
@@ -207,6 +208,9 @@ def ledger_refold(*, actor=None, progress: Progress | None = None) -> int:
                 actor=actor,
                 params=head.params_name,
             )
+    except BaseException:
+        staging_tables_drop()  # a bulk refold's rows taken in beside it (side.py)
+        raise
     finally:
         cache.delete(REFOLD_PROGRESS_KEY)
     return entries

@@ -1,5 +1,5 @@
 """Putting a bulk refold's rows in place (issue 18; S5.4): each table merged with the fold's
-rows, gathered first in a temporary table, by three set-based statements: the rows the fold no
+rows, gathered first in a staging table, by three set-based statements: the rows the fold no
 longer gives deleted, the rows whose columns differ updated in place, the new rows inserted.
 
 Why a merge and not "delete everything, insert everything": the database's cost is the rows
@@ -271,27 +271,34 @@ def partnerships_place(cursor, out: PartnershipsOut, seq: int) -> dict[str, int]
     return merge(cursor, PARTNERSHIPS, source, key, _PARTNERSHIP_FIELDS)
 
 
-def subjects_place(cursor, batches: Iterable[HistoriesOut], numbers: list[str]) -> dict[str, int]:
-    """The subject tables as the fold holds them (``subjects_copy``'s rows): subjects matched
-    on their key (a player's number, a partnership's "a+b"), so their ids stay and an unchanged
-    history row is not written again. ``batches``: the fold's histories, whole or in batches
-    of subjects (``history_batches``: memory holds one batch). The history rows (21 million
-    nationally) go to PostgreSQL as the fold's columns, by binary COPY built a block of
-    columns at a time; the database finds each row's subject, version, date and partner."""
-    for table in ("refold_subjects", "refold_history_raw", "refold_live"):
-        cursor.execute(f"DROP TABLE IF EXISTS {table}")
-    cursor.execute(
-        "CREATE TEMPORARY TABLE refold_subjects (idx integer, key varchar(64), "
-        "initial double precision) ON COMMIT DROP"
-    )
+def subjects_stage_tables() -> dict[str, str]:
+    """The staging tables ``subjects_stage`` fills (a base name -> its columns)."""
     kinds = {"i": "integer", "d": "double precision"}
-    cursor.execute(
-        "CREATE TEMPORARY TABLE refold_history_raw ("
-        + ", ".join(f"{name} {kinds[code]}" for name, code in _RAW_HISTORY)
-        + ") ON COMMIT DROP"
-    )
+    return {
+        "subjects": "idx integer, key varchar(64), initial double precision",
+        "history": ", ".join(f"{name} {kinds[code]}" for name, code in _RAW_HISTORY),
+        "live": "version_id bigint, seq bigint, date date",
+    }
+
+
+def subjects_stage(side, batches: Iterable[HistoriesOut], numbers: list[str]) -> dict[str, str]:
+    """The fold's subjects, history entries and live versions handed to ``side`` (a
+    ``side.SideCopy`` or ``InlineCopy``, which creates ``subjects_stage_tables()``), to be taken in
+    beside the refold's other merges; returns the staging tables' names for
+    ``subjects_place``. ``batches``: the fold's histories, whole or in batches of subjects
+    (``history_batches``: memory holds one batch), read in the side's thread. The history
+    rows (21 million nationally) go as the fold's columns, by binary COPY built a block of
+    columns at a time; the database finds each row's subject, version, date and partner."""
+    names = side.open(subjects_stage_tables())
+    side.submit(_subjects_copy, names, batches, numbers)
+    return names
+
+
+def _subjects_copy(
+    cursor, names: dict[str, str], batches, numbers: list[str], *, freeze: bool
+) -> None:
     days: dict[int, dt.date] = {}
-    live: str | None = None
+    live = False
     for out in batches:
         keys = [
             numbers[a] if b < 0 else f"{numbers[a]}+{numbers[b]}"
@@ -299,30 +306,39 @@ def subjects_place(cursor, batches: Iterable[HistoriesOut], numbers: list[str]) 
         ]
         table_copy(
             cursor,
-            "refold_subjects",
+            names["subjects"],
             ("idx", "key", "initial"),
             ((out.first_subject + i, key, out.subject_initial[i]) for i, key in enumerate(keys)),
+            freeze=freeze,
         )
         columns = [getattr(out, f"entry_{name}") for name, _ in _RAW_HISTORY]
-        copy_columns(cursor.cursor, "refold_history_raw", columns)
-        if live is None:  # the first batch holds the live versions
-            live = _staged(
+        copy_columns(cursor.cursor, names["history"], columns, freeze=freeze)
+        if not live:  # the first batch holds the live versions
+            live = True
+            table_copy(
                 cursor,
-                "refold_live",
-                LIVE,
+                names["live"],
                 ("version_id", "seq", "date"),
                 (
                     (int(v), s, day_of(d, days))
                     for v, s, d in zip(out.live_version, out.live_seq, out.live_date, strict=True)
                 ),
+                freeze=freeze,
             )
-    assert live is not None
-    cursor.execute("ANALYZE refold_subjects")
+
+
+def subjects_place(cursor, staged: dict[str, str]) -> dict[str, int]:
+    """The subject tables as the fold holds them (``subjects_copy``'s rows), from the
+    staging tables ``subjects_stage`` filled: subjects matched on their key (a player's
+    number, a partnership's "a+b"), so their ids stay and an unchanged history row is not
+    written again."""
+    subjects_raw, history_raw, live = staged["subjects"], staged["history"], staged["live"]
+    for table in (subjects_raw, history_raw, live):
+        cursor.execute(f"ANALYZE {table}")
     written = {}
-    subjects = merge(cursor, SUBJECT, "refold_subjects", ("key",), ("initial",), delete=False)
+    subjects = merge(cursor, SUBJECT, subjects_raw, ("key",), ("initial",), delete=False)
     for name, n in subjects.items():
         written[f"subjects_{name}"] = n
-    cursor.execute("ANALYZE refold_history_raw")
     # the history rows as the table's columns, merged straight from the query (not first
     # copied whole into a temporary table: 21 million rows nationally)
     history_rows = (
@@ -330,8 +346,8 @@ def subjects_place(cursor, batches: Iterable[HistoriesOut], numbers: list[str]) 
         "r.pos::smallint AS pos, DATE '0001-01-01' + (r.date - 1) AS date, r.boards, r.grade, "
         "r.factor, COALESCE(m.national_number, '')::varchar(20) AS partner, "
         "NULLIF(r.pad, 'NaN') AS pad "
-        "FROM refold_history_raw r JOIN refold_subjects rs ON rs.idx = r.subject "
-        f"JOIN {SUBJECT} ls ON ls.key = rs.key JOIN refold_live l ON l.seq = r.seq "
+        f"FROM {history_raw} r JOIN {subjects_raw} rs ON rs.idx = r.subject "
+        f"JOIN {SUBJECT} ls ON ls.key = rs.key JOIN {live} l ON l.seq = r.seq "
         f"LEFT JOIN {MEMBERS} m ON m.id = r.partner)"
     )
     history = merge(cursor, HISTORY, history_rows, ("subject_id", "seq"), _HISTORY_FIELDS)
@@ -339,7 +355,7 @@ def subjects_place(cursor, batches: Iterable[HistoriesOut], numbers: list[str]) 
         written[f"history_{name}"] = n
     cursor.execute(
         f"DELETE FROM {SUBJECT} t WHERE NOT EXISTS "
-        "(SELECT 1 FROM refold_subjects s WHERE s.key = t.key)"
+        f"(SELECT 1 FROM {subjects_raw} s WHERE s.key = t.key)"
     )
     written["subjects_deleted"] = cursor.rowcount
     for name, n in merge(cursor, LIVE, live, ("version_id",), ("seq", "date")).items():

@@ -81,24 +81,27 @@ def _refold_bulk(params: NGSParams, progress: Progress) -> int:
     numbers = member_numbers()
     t0 = stats.timed("read_entries_members", t0)
     writer = RefoldWriter(params, entries, stats=stats)
-    producer, engine = _writing_fold_class(params)
-    fold = producer(params, sink=writer)
-    fold.register(numbers)
-    folded = fold_ledger(fold, progress=progress, every=PROGRESS_EVERY)
-    t0 = stats.timed("fold_and_copy", t0)
-    stats.seconds["fold_read"] = folded.read_seconds
-    stats.entries = folded.entries
-    latest = fold.latest()
-    if latest is None:  # nothing live: no current grade, no partnership
-        current = CurrentOut(0, *(array(t) for t in "idbiidi"))
-        partnerships = PartnershipsOut(0, *(array(t) for t in "iidbdiiii"))
-    else:
-        current = fold.current_grades(latest)
-        partnerships = fold.partnership_grades(latest)
-    # the histories in batches of subjects where the fold can (memory holds one batch)
-    batches = fold.history_batches() if hasattr(fold, "history_batches") else [fold.histories()]
-    t0 = stats.timed("fold_end", t0)
-    writer.finish(current, partnerships, batches, fold.numbers)
+    try:
+        producer, engine = _writing_fold_class(params)
+        fold = producer(params, sink=writer)
+        fold.register(numbers)
+        folded = fold_ledger(fold, progress=progress, every=PROGRESS_EVERY)
+        t0 = stats.timed("fold_and_copy", t0)
+        stats.seconds["fold_read"] = folded.read_seconds
+        stats.entries = folded.entries
+        latest = fold.latest()
+        if latest is None:  # nothing live: no current grade, no partnership
+            current = CurrentOut(0, *(array(t) for t in "idbiidi"))
+            partnerships = PartnershipsOut(0, *(array(t) for t in "iidbdiiii"))
+        else:
+            current = fold.current_grades(latest)
+            partnerships = fold.partnership_grades(latest)
+        # the histories in batches of subjects where the fold can (memory holds one batch)
+        batches = fold.history_batches() if hasattr(fold, "history_batches") else [fold.histories()]
+        t0 = stats.timed("fold_end", t0)
+        writer.finish(current, partnerships, batches, fold.numbers)
+    finally:
+        writer.close()
     if folded.entries:  # the head is the fold's too (a ledger written in bulk, S14.6)
         LedgerHead.objects.filter(pk=1).update(
             last_seq=entries.last_seq,

@@ -18,10 +18,12 @@ What is written, as the step-by-step refold (``run._refold_stepwise``) wrote it:
 * the subject tables a grading step reads (``LedgerSubject``, ``LedgerHistory``,
   ``LedgerLive``) and ``LedgerHead.tables_seq``/``tables_params``.
 
-The fold's rows go to temporary tables by binary COPY as they come (a chunk at a time:
-memory holds one chunk, not the ledger), then each table is merged with them by set-based
-statements (``grading.ledger.replay.merge``): only a row that changed is written, in place. A
-replay with the same set writes (nearly) nothing; a change of set updates each row once.
+The fold's rows go to staging tables by binary COPY as they come (a chunk at a time:
+memory holds one chunk, not the ledger), on a second connection beside the fold where the
+refold is a transaction of its own (``grading.ledger.replay.side``), then each table is merged
+with them by set-based statements (``grading.ledger.replay.merge``): only a row that changed
+is written, in place. A replay with the same set writes (nearly) nothing; a change of set
+updates each row once.
 """
 
 from __future__ import annotations
@@ -60,7 +62,9 @@ from grading.ledger.replay.merge import (
     nan_none,
     partnerships_place,
     subjects_place,
+    subjects_stage,
 )
+from grading.ledger.replay.side import stage_copier
 from grading.models import (
     CurrentGrade,
     LedgerEntry,
@@ -100,8 +104,6 @@ _PAIR_LAYOUT = (
     gathered("block", "d", *PAIR_FIGURES),
 )
 
-RAW_GRADES = "refold_grades"
-RAW_PAIRS = "refold_pairs"
 RAW_PAIR_IDS = "refold_pair_ids"
 
 _GRADE_COLUMNS = (
@@ -188,16 +190,17 @@ class RefoldWriter:
         # rows carry, so that a pair's id is found in a table of that size, not of every pair
         self.pair_codes: dict[str, int] = {}
         with connection.cursor() as cursor:
-            for table in (RAW_GRADES, RAW_PAIRS, RAW_PAIR_IDS):
-                cursor.execute(f"DROP TABLE IF EXISTS {table}")
-            for table, rows in ((RAW_GRADES, self.grades), (RAW_PAIRS, self.pairs)):
-                cursor.execute(
-                    f"CREATE TEMPORARY TABLE {table} ({rows.columns_sql()}) ON COMMIT DROP"
-                )
+            cursor.execute(f"DROP TABLE IF EXISTS {RAW_PAIR_IDS}")
             cursor.execute(
                 f"CREATE TEMPORARY TABLE {RAW_PAIR_IDS} (code integer, pair_id varchar(20)) "
                 "ON COMMIT DROP"
             )
+        # the fold's rows are taken in beside it, on a connection of their own (side.py)
+        self.side = stage_copier()
+        names = self.side.open(
+            {"grades": self.grades.columns_sql(), "pairs": self.pairs.columns_sql()}
+        )
+        self.raw_grades, self.raw_pairs = names["grades"], names["pairs"]
 
     # ------------------------------------------------------------------ the sink
 
@@ -240,15 +243,19 @@ class RefoldWriter:
             self.flush()
 
     def flush(self) -> None:
-        """COPY what is gathered into the temporary tables (between the fold's fetches)."""
-        with connection.cursor() as cursor:
-            raw = cursor.cursor
-            if self.grades.rows:
-                copy_columns(raw, RAW_GRADES, self.grades.take())
-            if self.pairs.rows:
-                copy_columns(raw, RAW_PAIRS, self.pairs.take())
-            if self.versions:
+        """Hand what is gathered to the side connection's COPY; the versions' states are
+        written here, in the refold's transaction."""
+        if self.grades.rows:
+            self.side.submit(_columns_copy, self.raw_grades, self.grades.take())
+        if self.pairs.rows:
+            self.side.submit(_columns_copy, self.raw_pairs, self.pairs.take())
+        if self.versions:
+            with connection.cursor() as cursor:
                 self._versions_copy(cursor)
+
+    def close(self) -> None:
+        """Stop the side connection's thread (after ``finish``, or when the refold fails)."""
+        self.side.close()
 
     def _versions_copy(self, cursor) -> None:
         withdrawn = self.entries.withdrawn
@@ -282,13 +289,18 @@ class RefoldWriter:
         self.flush()
         stats, written, seq = self.stats, self.stats.written, self.entries.last_seq
         t0 = time.perf_counter()
+        self.side.sync()  # the fold's records and pair figures are in
+        t0 = stats.timed("copy_wait", t0)
+        # the histories are taken in beside the merges of the session grades, pair figures,
+        # current and partnership grades
+        staged = subjects_stage(self.side, histories, numbers)
         with connection.cursor() as cursor:
             # the joins of millions of rows hash in memory, not in batches on disk (this
             # transaction only)
             bulk_memory(cursor, settings.LEDGER_REFOLD_WORK_MEM)
             pair_ids = ((code, pid) for pid, code in self.pair_codes.items())
             table_copy(cursor, RAW_PAIR_IDS, ("code", "pair_id"), pair_ids)
-            for table in (RAW_GRADES, RAW_PAIRS, RAW_PAIR_IDS):
+            for table in (self.raw_grades, self.raw_pairs, RAW_PAIR_IDS):
                 cursor.execute(f"ANALYZE {table}")
             t0 = stats.timed("analyze", t0)
             for name, n in self._grades(cursor).items():
@@ -301,8 +313,11 @@ class RefoldWriter:
             for name, n in partnerships_place(cursor, partnerships, seq).items():
                 written[f"partnerships_{name}"] = n
             t0 = stats.timed("current_partnerships", t0)
-            written.update(subjects_place(cursor, histories, numbers))
+            self.side.sync()
+            t0 = stats.timed("subjects_copy_wait", t0)
+            written.update(subjects_place(cursor, staged))
             t0 = stats.timed("subjects", t0)
+            self.side.drop(cursor)
         LedgerHead.objects.filter(pk=1).update(tables_seq=seq, tables_params=self.params.name)
 
     def _converted(self) -> str:
@@ -319,7 +334,7 @@ class RefoldWriter:
             f"{f['excess']}, r.regular_adjustment, %(gain)s::double precision, {f['par']}, "
             f"r.boards, r.reported, r.factor, {f['session_grade']}, {f['grade_after']}, "
             "(%(reasons)s::text[])[r.reason + 1], r.live "
-            f"FROM {RAW_GRADES} r JOIN {RAW_PAIR_IDS} p ON p.code = r.pair"
+            f"FROM {self.raw_grades} r JOIN {RAW_PAIR_IDS} p ON p.code = r.pair"
         )
 
     def _grades(self, cursor) -> dict[str, int]:
@@ -344,11 +359,15 @@ class RefoldWriter:
         fold = ", ".join(f"NULLIF(t.{n}, 'NaN') AS {n}" for n in names)
         cursor.execute(
             f"UPDATE {PAIRS} r SET ({', '.join(names)}) = ({', '.join(f'n.{c}' for c in names)}) "
-            f"FROM (SELECT t.version, p.pair_id, {fold} FROM {RAW_PAIRS} t "
+            f"FROM (SELECT t.version, p.pair_id, {fold} FROM {self.raw_pairs} t "
             f"JOIN {RAW_PAIR_IDS} p ON p.code = t.pair) n "
             f"WHERE r.version_id = n.version AND r.pair_id = n.pair_id AND {changed}"
         )
         self.stats.written["pair_figures_updated"] = cursor.rowcount
+
+
+def _columns_copy(cursor, table: str, columns: list[array], *, freeze: bool) -> None:
+    copy_columns(cursor.cursor, table, columns, freeze=freeze)
 
 
 def _version_states(cursor, rows: list[tuple], stats: RefoldStats) -> None:

@@ -1,0 +1,191 @@
+"""The bulk refold's COPYs on a second database connection, beside the fold and the merges
+(issue 31). A refold's PostgreSQL work ran on one server process, one statement after the
+other, while this process waited: taking in the fold's rows (14.7 million session grades,
+7.4 million pair figures, 21 million history entries nationally) and reading the ledger, then
+comparing the tables. On two cores the second can take in the rows while the first reads the
+ledger and merges: the rows go to tables of their own that a thread fills, on its own
+connection, and commits (unlogged: nothing to recover after a crash, so nothing written to the
+write-ahead log); the refold's transaction reads them when the thread has finished.
+
+What the refold's transaction reads from them is only what this process put there, so seeing
+them from another connection changes nothing: every table the refold writes is still written
+in its own transaction, under the ledger lock, and rolled back whole if it is interrupted. The
+staging tables are dropped by that transaction when it commits, and by ``stage_drop`` when it
+does not (``ledger_refold``) or, should the process die, when the next refold starts."""
+
+from __future__ import annotations
+
+import logging
+import queue
+import secrets
+import threading
+from collections.abc import Callable
+
+from django.db import connection
+
+__all__ = [
+    "STAGE_PREFIX",
+    "InlineCopy",
+    "SideCopy",
+    "stage_copier",
+    "stage_drop",
+    "staging_tables_drop",
+]
+
+log = logging.getLogger(__name__)
+
+STAGE_PREFIX = "refold_stage_"
+_QUEUED = 3  # jobs waiting for the thread: what memory holds beyond the fold's own
+
+
+def stage_copier() -> SideCopy | InlineCopy:
+    """A ``SideCopy`` where the refold's transaction is the connection's own, outermost and
+    read committed (so each of its statements sees what the side committed before it);
+    otherwise (the refold inside a larger transaction, as in the tests, or another isolation)
+    an ``InlineCopy``: the same jobs, on this connection, into temporary tables."""
+    if connection.in_atomic_block and not connection.savepoint_ids:
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW transaction_isolation")
+            if cursor.fetchone()[0] == "read committed":
+                stage_drop(cursor)  # what a refold that died left behind
+                return SideCopy()
+    return InlineCopy()
+
+
+class InlineCopy:
+    """``SideCopy``'s jobs run at once on this connection, into temporary tables dropped
+    with the transaction."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, str] = {}
+
+    def open(self, tables: dict[str, str]) -> dict[str, str]:
+        names = {base: f"refold_{base}" for base in tables}
+        with connection.cursor() as cursor:
+            for base, columns in tables.items():
+                cursor.execute(f"DROP TABLE IF EXISTS {names[base]}")
+                cursor.execute(f"CREATE TEMPORARY TABLE {names[base]} ({columns}) ON COMMIT DROP")
+        self.names.update(names)
+        return names
+
+    def submit(self, job: Callable[..., object], *args) -> None:
+        with connection.cursor() as cursor:
+            job(cursor, *args, freeze=False)
+
+    def sync(self) -> None:
+        pass
+
+    def drop(self, cursor) -> None:
+        pass  # dropped when the transaction ends
+
+    def close(self) -> None:
+        pass
+
+
+class SideCopy:
+    """A thread with its own connection that runs the jobs handed to it in order, each
+    ``job(cursor, *args, freeze=True)``, in a transaction of its own that ``open`` begins
+    (creating ``tables``, a base name -> its columns, as unlogged tables) and ``sync``
+    commits, waiting until every job handed so far has run (and raising the thread's error,
+    if any). Rows COPYed into a table created in the same transaction are written frozen: the
+    refold's transaction reads them without looking up whether they committed (a first read
+    would otherwise write every page of them again). ``close()`` stops the thread."""
+
+    def __init__(self) -> None:
+        self._token = secrets.token_hex(4)
+        self.names: dict[str, str] = {}
+        self._jobs: queue.Queue = queue.Queue(maxsize=_QUEUED)
+        self._error: BaseException | None = None
+        # a daemon: an interrupted refold does not wait for it (its connection goes with
+        # the process, and its transaction with the connection)
+        self._thread = threading.Thread(target=self._run, name="refold-copy", daemon=True)
+        self._thread.start()
+
+    def open(self, tables: dict[str, str]) -> dict[str, str]:
+        names = {base: f"{STAGE_PREFIX}{base}_{self._token}" for base in tables}
+        self.names.update(names)
+        self.submit(_create, [(names[base], columns) for base, columns in tables.items()])
+        return names
+
+    def submit(self, job: Callable[..., object], *args) -> None:
+        self._raise()
+        self._jobs.put((job, args))
+
+    def sync(self) -> None:
+        done = threading.Event()
+        self._jobs.put((_commit, ()))
+        self._jobs.put((_set, (done,)))
+        while not done.wait(1.0):
+            if not self._thread.is_alive():
+                break
+        self._raise()
+
+    def drop(self, cursor) -> None:
+        """Drop the tables in the refold's transaction (``cursor``'s), once read: they go
+        when it commits."""
+        for name in self.names.values():
+            cursor.execute(f"DROP TABLE {name}")
+
+    def close(self) -> None:
+        if self._thread.is_alive():
+            self._jobs.put(None)
+            self._thread.join()
+
+    def _raise(self) -> None:
+        if self._error is not None:
+            raise self._error
+
+    def _run(self) -> None:
+        try:
+            while (item := self._jobs.get()) is not None:
+                job, args = item
+                if job is _set:
+                    args[0].set()
+                elif self._error is None:  # after an error, the jobs are only let go
+                    try:
+                        with connection.cursor() as cursor:
+                            job(cursor, *args, freeze=True)
+                    except BaseException as exc:  # handed to the refold's thread
+                        self._error = exc
+        finally:
+            connection.close()  # this thread's own connection (a transaction open: rolled back)
+
+
+def _create(cursor, tables: list[tuple[str, str]], *, freeze: bool) -> None:
+    cursor.execute("BEGIN")
+    for name, columns in tables:
+        cursor.execute(f"CREATE UNLOGGED TABLE {name} ({columns})")
+
+
+def _commit(cursor, *, freeze: bool) -> None:
+    cursor.execute("COMMIT")
+
+
+def _set(done: threading.Event) -> None:  # a marker: the thread sets it, never runs it
+    done.set()
+
+
+def stage_drop(cursor) -> int:
+    """Drop every staging table there is (the refold's own, when it did not commit, or one a
+    process that died left behind). Returns how many."""
+    cursor.execute(
+        "SELECT relname FROM pg_class WHERE relkind = 'r' AND relname LIKE %s",
+        [STAGE_PREFIX.replace("_", r"\_") + "%"],
+    )
+    names = [name for (name,) in cursor.fetchall()]
+    for name in names:
+        cursor.execute(f'DROP TABLE IF EXISTS "{name}"')
+    return len(names)
+
+
+def staging_tables_drop() -> None:
+    """``stage_drop`` after a refold that did not commit (PostgreSQL; nothing elsewhere). A
+    failure to drop is logged, not raised: the refold's own error is the one to report, and
+    the next refold drops what is left."""
+    if connection.vendor != "postgresql":
+        return
+    try:
+        with connection.cursor() as cursor:
+            stage_drop(cursor)
+    except Exception:
+        log.warning("The staging tables of an interrupted refold were not dropped", exc_info=True)
