@@ -7,19 +7,9 @@ are rewritten; a table a whole refold has updated is twice its packed size eithe
 
 from django.db import migrations
 
+from grading.migrations._fillfactor import fillfactor_half
+
 TABLES = ("grading_sessiongrade", "grading_pairresult", "grading_ledgerhistory")
-
-
-def fillfactor_set(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        for table in TABLES:
-            schema_editor.execute(f"ALTER TABLE {table} SET (fillfactor = 50)")
-
-
-def fillfactor_reset(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        for table in TABLES:
-            schema_editor.execute(f"ALTER TABLE {table} RESET (fillfactor)")
 
 
 class Migration(migrations.Migration):
@@ -27,4 +17,4 @@ class Migration(migrations.Migration):
         ("grading", "0016_schemehead_steps_seq"),
     ]
 
-    operations = [migrations.RunPython(fillfactor_set, fillfactor_reset)]
+    operations = [fillfactor_half(TABLES)]

@@ -9,19 +9,9 @@ on the row's own page it is a HOT update. Existing pages keep their fill until r
 
 from django.db import migrations
 
+from grading.migrations._fillfactor import fillfactor_half
+
 TABLES = ("grading_partnershipgrade", "grading_ledgersubject")
-
-
-def fillfactor_set(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        for table in TABLES:
-            schema_editor.execute(f"ALTER TABLE {table} SET (fillfactor = 50)")
-
-
-def fillfactor_reset(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        for table in TABLES:
-            schema_editor.execute(f"ALTER TABLE {table} RESET (fillfactor)")
 
 
 class Migration(migrations.Migration):
@@ -29,4 +19,4 @@ class Migration(migrations.Migration):
         ("grading", "0018_redundant_indexes"),
     ]
 
-    operations = [migrations.RunPython(fillfactor_set, fillfactor_reset)]
+    operations = [fillfactor_half(TABLES)]

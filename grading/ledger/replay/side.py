@@ -56,16 +56,12 @@ class InlineCopy:
     """``SideCopy``'s jobs run at once on this connection, into temporary tables dropped
     with the transaction."""
 
-    def __init__(self) -> None:
-        self.names: dict[str, str] = {}
-
     def open(self, tables: dict[str, str]) -> dict[str, str]:
         names = {base: f"refold_{base}" for base in tables}
         with connection.cursor() as cursor:
             for base, columns in tables.items():
                 cursor.execute(f"DROP TABLE IF EXISTS {names[base]}")
                 cursor.execute(f"CREATE TEMPORARY TABLE {names[base]} ({columns}) ON COMMIT DROP")
-        self.names.update(names)
         return names
 
     def submit(self, job: Callable[..., object], *args) -> None:
