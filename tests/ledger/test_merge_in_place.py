@@ -72,7 +72,7 @@ def test_a_row_moved_after_the_diff_is_still_written(tables, monkeypatch):
     update = merge_module._update
     statements = []
 
-    def moved_first(cursor, target, key, values, changed):
+    def moved_first(cursor, target, key, values, changed, **where):
         cursor.execute("UPDATE merge_target SET w = 'moved' WHERE a = 20 AND b = 3")
         real_execute = cursor.execute
 
@@ -81,7 +81,7 @@ def test_a_row_moved_after_the_diff_is_still_written(tables, monkeypatch):
             return real_execute(sql, params)
 
         monkeypatch.setattr(cursor, "execute", execute)
-        update(cursor, target, key, values, changed)
+        update(cursor, target, key, values, changed, **where)
 
     monkeypatch.setattr(merge_module, "_update", moved_first)
     merge(tables, "merge_target", "merge_source", ("a", "b"), ("v", "w"))

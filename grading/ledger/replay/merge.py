@@ -11,25 +11,48 @@ results and history rows leave half of each page free for it, migration 0017). R
 the old rows until the refold's transaction commits: no table is truncated or locked against
 reading. A table with no row yet (the national builder's first fill) takes the fold's rows
 with one INSERT (issue 31).
+
+The comparison (a full join of millions of rows, then its rows sorted by their place in the
+table) only reads. For the session grades and the history rows (the two largest tables) it is
+made on the refold's second connection (``side.SideCopy``; ``diff_start``) while the refold's
+own writes the other tables, then the refold's connection writes what it found: on two cores,
+the comparing and the writing of a change of set overlap. It reads the tables as committed,
+which is what the refold's transaction reads of them as long as that transaction has not
+written them (``untouched``; every other writer waits for the ledger lock the refold holds);
+otherwise the comparison is made on the refold's own connection.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
-from grading.common.pgcopy import copy_columns, table_copy
+from django.conf import settings
+
+from grading.common.pgcopy import table_copy
 from grading.engine.ngs.decay import band
-from grading.engine.ngs.foldout import STATUSES, CurrentOut, HistoriesOut, PartnershipsOut
+from grading.engine.ngs.foldout import STATUSES, CurrentOut, PartnershipsOut
 from grading.engine.ngs.ledger import CHECK_TOLERANCE
 from grading.engine.ngs.types import Status
+from grading.ledger.replay.side import Done, InlineCopy
 from grading.ledger.store import CURRENT_GRADE_FIELDS
-from grading.ledger.subjects import HISTORY, LIVE, SUBJECT
 from grading.models import CurrentGrade, PartnershipGrade
-from members.models import Member
 
-__all__ = ["current_place", "merge", "partnerships_place", "subjects_place"]
+__all__ = [
+    "Pending",
+    "current_place",
+    "diff_apply",
+    "diff_select",
+    "diff_start",
+    "diff_wait",
+    "merge",
+    "partnerships_place",
+    "tables_analyze",
+    "untouched",
+]
 
 CURRENT = CurrentGrade._meta.db_table
 PARTNERSHIPS = PartnershipGrade._meta.db_table
@@ -45,20 +68,6 @@ _PARTNERSHIP_FIELDS = (
     "seq",
 )
 DIFF = "refold_diff"
-# the fold's history columns as COPYed (HistoriesOut.entry_<name>, its array type)
-_RAW_HISTORY = (
-    ("subject", "i"),
-    ("seq", "i"),
-    ("pos", "i"),
-    ("date", "i"),
-    ("boards", "i"),
-    ("grade", "d"),
-    ("factor", "d"),
-    ("partner", "i"),
-    ("pad", "d"),
-)
-MEMBERS = Member._meta.db_table
-_HISTORY_FIELDS = ("version_id", "pos", "date", "boards", "grade", "factor", "partner", "pad")
 
 
 def nan_none(x: float) -> float | None:
@@ -133,46 +142,134 @@ def merge(
     A target with no row in ``scope`` (a first fill: the national builder's refold) takes
     ``source``'s rows with one INSERT, without the join and the temporary copy of every row
     (issue 31)."""
-    k0 = key[0]
-    columns = ", ".join((*key, *values))
-    cursor.execute(f"SELECT EXISTS (SELECT 1 FROM {target} WHERE {scope})")
-    if not cursor.fetchone()[0]:
-        cursor.execute(f"INSERT INTO {target} ({columns}) SELECT {columns} FROM {source} s", params)
-        return {"deleted": 0, "updated": 0, "inserted": cursor.rowcount}
-    on = " AND ".join(f"t.{c} = s.{c}" for c in key)
-    changed = differs("t", "s", values, float_columns(cursor, target))
+    if is_empty(cursor, target, scope):
+        return fill(cursor, target, source, (*key, *values), params)
     cursor.execute(f"DROP TABLE IF EXISTS {DIFF}")
     cursor.execute(
-        f"CREATE TEMPORARY TABLE {DIFF} ON COMMIT DROP AS SELECT "
+        f"CREATE TEMPORARY TABLE {DIFF} ON COMMIT DROP AS "
+        + diff_select(cursor, target, source, key, values, scope=scope),
+        params,
+    )
+    counts = diff_counts(cursor, DIFF)
+    return diff_apply(cursor, target, DIFF, key, values, counts, delete=delete)
+
+
+def is_empty(cursor, target: str, scope: str = "TRUE") -> bool:
+    cursor.execute(f"SELECT EXISTS (SELECT 1 FROM {target} WHERE {scope})")
+    return not cursor.fetchone()[0]
+
+
+def fill(cursor, target: str, source: str, columns: Sequence[str], params=None) -> dict[str, int]:
+    """A first fill: ``source``'s rows into ``target`` with one INSERT."""
+    names = ", ".join(columns)
+    cursor.execute(f"INSERT INTO {target} ({names}) SELECT {names} FROM {source} s", params)
+    return {"deleted": 0, "updated": 0, "inserted": cursor.rowcount}
+
+
+def diff_select(
+    cursor, target: str, source: str, key: Sequence[str], values: Sequence[str], *, scope="TRUE"
+) -> str:
+    """SQL: the diff of ``target`` (within ``scope``) and ``source`` on ``key``: each row
+    the fold gives that is new (``fresh``) or differs, with the place (``tid``) of the stored
+    row it was compared with, and each stored row the fold no longer gives (``gone``)."""
+    k0 = key[0]
+    on = " AND ".join(f"t.{c} = s.{c}" for c in key)
+    changed = differs("t", "s", values, float_columns(cursor, target))
+    return (
+        "SELECT "
         + ", ".join(f"COALESCE(s.{c}, t.{c}) AS {c}" for c in key)
         + f", {', '.join(f's.{c}' for c in values)}, t.{k0} IS NULL AS fresh, "
         f"s.{k0} IS NULL AS gone, t.ctid AS tid FROM (SELECT ctid, {', '.join((*key, *values))} "
         f"FROM {target} WHERE {scope}) t FULL JOIN {source} s ON {on} "
-        f"WHERE t.{k0} IS NULL OR s.{k0} IS NULL OR {changed}",
-        params,
+        f"WHERE t.{k0} IS NULL OR s.{k0} IS NULL OR {changed}"
     )
+
+
+def diff_counts(cursor, diff: str) -> dict[str, int]:
+    """The diff's rows gone, changed and fresh (read whole: on the second connection, after
+    its commit, the read also marks every row as committed, so the refold's reading of
+    them writes no page); analysed for the statements that read it."""
     cursor.execute(
         f"SELECT count(*) FILTER (WHERE gone), count(*) FILTER (WHERE NOT gone AND NOT fresh), "
-        f"count(*) FILTER (WHERE fresh) FROM {DIFF}"
+        f"count(*) FILTER (WHERE fresh) FROM {diff}"
     )
     gone, changed, fresh = cursor.fetchone()
+    if gone or changed or fresh:
+        cursor.execute(f"ANALYZE {diff}")
+    return {"gone": gone, "changed": changed, "fresh": fresh}
+
+
+def diff_apply(
+    cursor,
+    target: str,
+    diff: str,
+    key: Sequence[str],
+    values: Sequence[str],
+    counts: dict[str, int],
+    *,
+    delete: bool = True,
+    ordered: bool = False,
+) -> dict[str, int]:
+    """``diff`` (``diff_select``'s rows, ``counts`` from ``diff_counts``) written to
+    ``target``: the rows gone deleted (unless not ``delete``), those changed updated where
+    they lie (``ordered``: the diff was written in the order of its places), the new ones
+    inserted. Returns the rows deleted, updated and inserted."""
+    gone, changed, fresh = counts["gone"], counts["changed"], counts["fresh"]
     out = {"deleted": 0, "updated": changed, "inserted": fresh}
-    if not (gone or changed or fresh):
-        return out
-    cursor.execute(f"ANALYZE {DIFF}")
     on = " AND ".join(f"t.{c} = d.{c}" for c in key)
     if gone and delete:
-        cursor.execute(f"DELETE FROM {target} t USING {DIFF} d WHERE d.gone AND {on}")
+        cursor.execute(f"DELETE FROM {target} t USING {diff} d WHERE d.gone AND {on}")
         out["deleted"] = cursor.rowcount
     if changed:
-        _update(cursor, target, key, values, changed)
+        _update(cursor, target, key, values, changed, diff=diff, ordered=ordered)
     if fresh:
-        cursor.execute(f"INSERT INTO {target} ({columns}) SELECT {columns} FROM {DIFF} WHERE fresh")
+        columns = ", ".join((*key, *values))
+        cursor.execute(f"INSERT INTO {target} ({columns}) SELECT {columns} FROM {diff} WHERE fresh")
     return out
 
 
-def _update(cursor, target: str, key: Sequence[str], values: Sequence[str], changed: int) -> None:
-    """The ``changed`` rows of the diff written to ``target``, in the order they lie in it.
+def tables_analyze(cursor, tables: Sequence[str], *, freeze: bool = False) -> None:
+    """A side job: the staging tables analysed by the connection that filled them, in its
+    transaction (an ANALYZE holds its table until the transaction ends: the refold's own
+    would keep the side's statements on that table waiting until the refold commits)."""
+    for table in tables:
+        cursor.execute(f"ANALYZE {table}")
+
+
+def diff_job(
+    cursor,
+    name: str,
+    create: str,
+    select: str,
+    params: dict | None,
+    counts: dict[str, int],
+    *,
+    freeze: bool,
+) -> None:
+    """A side job (``side.SideCopy``, or here): create the diff table ``name`` from
+    ``select`` in the order of its places (``create``: the side's ``CREATE ... TABLE``), and
+    fill ``counts`` (``diff_counts``). On the second connection each statement commits on
+    its own (after ``SideCopy.commit``)."""
+    t0 = time.perf_counter()
+    if freeze:  # the second connection: its own memory for the join and the sort
+        cursor.execute(f"SET work_mem = '{settings.LEDGER_REFOLD_WORK_MEM}'")
+    cursor.execute(f"DROP TABLE IF EXISTS {name}")
+    cursor.execute(f"{create.format(name=name)} AS {select} ORDER BY tid", params)
+    counts.update(diff_counts(cursor, name), seconds=time.perf_counter() - t0)
+
+
+def _update(
+    cursor,
+    target: str,
+    key: Sequence[str],
+    values: Sequence[str],
+    changed: int,
+    *,
+    diff: str = DIFF,
+    ordered: bool = False,
+) -> None:
+    """The ``changed`` rows of ``diff`` written to ``target``, in the order they lie in it
+    (``ordered``: the diff's rows are in that order already, so they are read as they lie).
 
     Each diff row carries the place of the stored row it was compared with (its ``ctid``);
     the UPDATE reads the diff sorted by that place and finds each row there (a TID scan), so
@@ -193,9 +290,10 @@ def _update(cursor, target: str, key: Sequence[str], values: Sequence[str], chan
     same_key = f"({mine}) IS NOT DISTINCT FROM ({theirs})"
     cursor.execute("SET LOCAL enable_hashjoin = off")
     cursor.execute("SET LOCAL enable_mergejoin = off")
+    order = "" if ordered else " ORDER BY tid"
     cursor.execute(
-        f"UPDATE {target} t SET {sets} FROM (SELECT * FROM {DIFF} WHERE NOT gone AND NOT fresh "
-        f"ORDER BY tid) d WHERE t.ctid = d.tid AND {same_key}"
+        f"UPDATE {target} t SET {sets} FROM (SELECT * FROM {diff} WHERE NOT gone AND NOT fresh"
+        f"{order}) d WHERE t.ctid = d.tid AND {same_key}"
     )
     updated = cursor.rowcount
     # back to what the session had, for the statements after this one
@@ -204,7 +302,7 @@ def _update(cursor, target: str, key: Sequence[str], values: Sequence[str], chan
     if updated != changed:
         on = " AND ".join(f"t.{c} = d.{c}" for c in key)
         cursor.execute(
-            f"UPDATE {target} t SET {sets} FROM {DIFF} d WHERE NOT d.gone AND NOT d.fresh AND {on}"
+            f"UPDATE {target} t SET {sets} FROM {diff} d WHERE NOT d.gone AND NOT d.fresh AND {on}"
         )
 
 
@@ -271,93 +369,48 @@ def partnerships_place(cursor, out: PartnershipsOut, seq: int) -> dict[str, int]
     return merge(cursor, PARTNERSHIPS, source, key, _PARTNERSHIP_FIELDS)
 
 
-def subjects_stage_tables() -> dict[str, str]:
-    """The staging tables ``subjects_stage`` fills (a base name -> its columns)."""
-    kinds = {"i": "integer", "d": "double precision"}
-    return {
-        "subjects": "idx integer, key varchar(64), initial double precision",
-        "history": ", ".join(f"{name} {kinds[code]}" for name, code in _RAW_HISTORY),
-        "live": "version_id bigint, seq bigint, date date",
-    }
-
-
-def subjects_stage(side, batches: Iterable[HistoriesOut], numbers: list[str]) -> dict[str, str]:
-    """The fold's subjects, history entries and live versions handed to ``side`` (a
-    ``side.SideCopy`` or ``InlineCopy``, which creates ``subjects_stage_tables()``), to be taken in
-    beside the refold's other merges; returns the staging tables' names for
-    ``subjects_place``. ``batches``: the fold's histories, whole or in batches of subjects
-    (``history_batches``: memory holds one batch), read in the side's thread. The history
-    rows (21 million nationally) go as the fold's columns, by binary COPY built a block of
-    columns at a time; the database finds each row's subject, version, date and partner."""
-    names = side.open(subjects_stage_tables())
-    side.submit(_subjects_copy, names, batches, numbers)
-    return names
-
-
-def _subjects_copy(
-    cursor, names: dict[str, str], batches, numbers: list[str], *, freeze: bool
-) -> None:
-    days: dict[int, dt.date] = {}
-    live = False
-    for out in batches:
-        keys = [
-            numbers[a] if b < 0 else f"{numbers[a]}+{numbers[b]}"
-            for a, b in zip(out.subject_a, out.subject_b, strict=True)
-        ]
-        table_copy(
-            cursor,
-            names["subjects"],
-            ("idx", "key", "initial"),
-            ((out.first_subject + i, key, out.subject_initial[i]) for i, key in enumerate(keys)),
-            freeze=freeze,
-        )
-        columns = [getattr(out, f"entry_{name}") for name, _ in _RAW_HISTORY]
-        copy_columns(cursor.cursor, names["history"], columns, freeze=freeze)
-        if not live:  # the first batch holds the live versions
-            live = True
-            table_copy(
-                cursor,
-                names["live"],
-                ("version_id", "seq", "date"),
-                (
-                    (int(v), s, day_of(d, days))
-                    for v, s, d in zip(out.live_version, out.live_seq, out.live_date, strict=True)
-                ),
-                freeze=freeze,
-            )
-
-
-def subjects_place(cursor, staged: dict[str, str]) -> dict[str, int]:
-    """The subject tables as the fold holds them (``subjects_copy``'s rows), from the
-    staging tables ``subjects_stage`` filled: subjects matched on their key (a player's
-    number, a partnership's "a+b"), so their ids stay and an unchanged history row is not
-    written again."""
-    subjects_raw, history_raw, live = staged["subjects"], staged["history"], staged["live"]
-    for table in (subjects_raw, history_raw, live):
-        cursor.execute(f"ANALYZE {table}")
-    written = {}
-    subjects = merge(cursor, SUBJECT, subjects_raw, ("key",), ("initial",), delete=False)
-    for name, n in subjects.items():
-        written[f"subjects_{name}"] = n
-    # the history rows as the table's columns, merged straight from the query (not first
-    # copied whole into a temporary table: 21 million rows nationally)
-    history_rows = (
-        "(SELECT ls.id AS subject_id, r.seq::bigint AS seq, l.version_id, "
-        "r.pos::smallint AS pos, DATE '0001-01-01' + (r.date - 1) AS date, r.boards, r.grade, "
-        "r.factor, COALESCE(m.national_number, '')::varchar(20) AS partner, "
-        "NULLIF(r.pad, 'NaN') AS pad "
-        f"FROM {history_raw} r JOIN {subjects_raw} rs ON rs.idx = r.subject "
-        f"JOIN {SUBJECT} ls ON ls.key = rs.key JOIN {live} l ON l.seq = r.seq "
-        f"LEFT JOIN {MEMBERS} m ON m.id = r.partner)"
-    )
-    history = merge(cursor, HISTORY, history_rows, ("subject_id", "seq"), _HISTORY_FIELDS)
-    for name, n in history.items():
-        written[f"history_{name}"] = n
+def untouched(cursor, tables: Sequence[str]) -> bool:
+    """Whether this transaction has written none of ``tables`` yet: then what it reads of
+    them is what is committed (the ledger lock keeps every other writer out), and a second
+    connection can compare them with the fold's rows on its behalf."""
     cursor.execute(
-        f"DELETE FROM {SUBJECT} t WHERE NOT EXISTS "
-        f"(SELECT 1 FROM {subjects_raw} s WHERE s.key = t.key)"
+        "SELECT COALESCE(sum(n_tup_ins + n_tup_upd + n_tup_del), 0) "
+        "FROM pg_stat_xact_user_tables WHERE relname = ANY(%s)",
+        [[t.strip('"') for t in tables]],
     )
-    written["subjects_deleted"] = cursor.rowcount
-    for name, n in merge(cursor, LIVE, live, ("version_id",), ("seq", "date")).items():
-        written[f"live_{name}"] = n
-    return written
+    return cursor.fetchone()[0] == 0
+
+
+@dataclass
+class Pending:
+    """A diff being made (``diff_start``): its table, its counts once made, and the side's
+    job to wait for (None: made here, already)."""
+
+    name: str
+    counts: dict[str, int] = field(default_factory=dict)
+    done: Done | None = None
+
+
+def diff_start(
+    side, cursor, base: str, select: str, params, *, here: bool, after: Done | None = None
+) -> Pending:
+    """``diff_job`` on the second connection, or on this one (``here``: once the side has
+    committed the tables it reads: after the side's job ``after``, or every job so far)."""
+    pending = Pending(side.name(base))
+    if here:
+        if after is None:
+            side.sync()
+        else:
+            side.wait(after)
+        create = InlineCopy.create
+        diff_job(cursor, pending.name, create, select, params, pending.counts, freeze=False)
+    else:
+        args = (pending.name, side.create, select, params, pending.counts)
+        pending.done = side.submit(diff_job, *args)
+    return pending
+
+
+def diff_wait(side, pending: Pending) -> Pending:
+    if pending.done is not None:
+        side.wait(pending.done)
+    return pending

@@ -81,6 +81,7 @@ def _refold_bulk(params: NGSParams, progress: Progress) -> int:
     numbers = member_numbers()
     t0 = stats.timed("read_entries_members", t0)
     writer = RefoldWriter(params, entries, stats=stats)
+    finished = False
     try:
         producer, engine = _writing_fold_class(params)
         fold = producer(params, sink=writer)
@@ -100,8 +101,9 @@ def _refold_bulk(params: NGSParams, progress: Progress) -> int:
         batches = fold.history_batches() if hasattr(fold, "history_batches") else [fold.histories()]
         t0 = stats.timed("fold_end", t0)
         writer.finish(current, partnerships, batches, fold.numbers)
+        finished = True
     finally:
-        writer.close()
+        writer.close(cancel=not finished)
     if folded.entries:  # the head is the fold's too (a ledger written in bulk, S14.6)
         LedgerHead.objects.filter(pk=1).update(
             last_seq=entries.last_seq,

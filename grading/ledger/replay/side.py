@@ -1,17 +1,21 @@
-"""The bulk refold's COPYs on a second database connection, beside the fold and the merges
-(issue 31). A refold's PostgreSQL work ran on one server process, one statement after the
-other, while this process waited: taking in the fold's rows (14.7 million session grades,
-7.4 million pair figures, 21 million history entries nationally) and reading the ledger, then
-comparing the tables. On two cores the second can take in the rows while the first reads the
-ledger and merges: the rows go to tables of their own that a thread fills, on its own
+"""The bulk refold's COPYs and comparisons on a second database connection, beside the fold
+and the refold's writes (issue 31). A refold's PostgreSQL work ran on one server process, one
+statement after the other, while this process waited: taking in the fold's rows (14.7 million
+session grades, 7.4 million pair figures, 21 million history entries nationally) and reading
+the ledger, then comparing the tables. On two cores the second takes in the rows while the
+first reads the ledger: the rows go to tables of their own that a thread fills, on its own
 connection, and commits (unlogged: nothing to recover after a crash, so nothing written to the
-write-ahead log); the refold's transaction reads them when the thread has finished.
+write-ahead log). The same thread then compares the largest tables with those rows
+(``merge.diff_start``), reading only, into tables of its own, while the refold's transaction
+writes the others.
 
-What the refold's transaction reads from them is only what this process put there, so seeing
-them from another connection changes nothing: every table the refold writes is still written
-in its own transaction, under the ledger lock, and rolled back whole if it is interrupted. The
-staging tables are dropped by that transaction when it commits, and by ``stage_drop`` when it
-does not (``ledger_refold``) or, should the process die, when the next refold starts."""
+What the refold's transaction reads from these tables is what this process put there, or what
+the thread read of the stored tables as committed, which is what the refold's transaction
+reads of them as long as it has not written them (``merge.untouched``; every other writer
+waits for the ledger lock the refold holds). Every table the refold writes is still written in
+its own transaction and rolled back whole if it is interrupted. The staging tables are dropped
+by that transaction when it commits, and by ``stage_drop`` when it does not
+(``ledger_refold``) or, should the process die, when the next refold starts."""
 
 from __future__ import annotations
 
@@ -26,6 +30,7 @@ from django.db import connection
 __all__ = [
     "STAGE_PREFIX",
     "InlineCopy",
+    "Done",
     "SideCopy",
     "stage_copier",
     "stage_drop",
@@ -35,7 +40,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 STAGE_PREFIX = "refold_stage_"
-_QUEUED = 3  # jobs waiting for the thread: what memory holds beyond the fold's own
+_QUEUED = 3  # row jobs waiting for the thread: what memory holds beyond the fold's own
 
 
 def stage_copier() -> SideCopy | InlineCopy:
@@ -52,21 +57,43 @@ def stage_copier() -> SideCopy | InlineCopy:
     return InlineCopy()
 
 
+class Done:
+    """A job handed to the side: ``SideCopy.wait`` waits until it has run."""
+
+    def __init__(self) -> None:
+        self.event = threading.Event()
+
+
 class InlineCopy:
     """``SideCopy``'s jobs run at once on this connection, into temporary tables dropped
     with the transaction."""
 
+    beside = False
+    create = "CREATE TEMPORARY TABLE {name} ON COMMIT DROP"
+
+    def name(self, base: str) -> str:
+        return f"refold_{base}"
+
     def open(self, tables: dict[str, str]) -> dict[str, str]:
-        names = {base: f"refold_{base}" for base in tables}
+        names = {base: self.name(base) for base in tables}
         with connection.cursor() as cursor:
             for base, columns in tables.items():
                 cursor.execute(f"DROP TABLE IF EXISTS {names[base]}")
                 cursor.execute(f"CREATE TEMPORARY TABLE {names[base]} ({columns}) ON COMMIT DROP")
         return names
 
-    def submit(self, job: Callable[..., object], *args) -> None:
+    def submit(self, job: Callable[..., object], *args, rows: bool = False) -> Done:
         with connection.cursor() as cursor:
             job(cursor, *args, freeze=False)
+        done = Done()
+        done.event.set()
+        return done
+
+    def wait(self, done: Done) -> None:
+        pass
+
+    def commit(self) -> Done:
+        return self.submit(_nothing)
 
     def sync(self) -> None:
         pass
@@ -74,7 +101,7 @@ class InlineCopy:
     def drop(self, cursor) -> None:
         pass  # dropped when the transaction ends
 
-    def close(self) -> None:
+    def close(self, *, cancel: bool = False) -> None:
         pass
 
 
@@ -85,45 +112,77 @@ class SideCopy:
     commits, waiting until every job handed so far has run (and raising the thread's error,
     if any). Rows COPYed into a table created in the same transaction are written frozen: the
     refold's transaction reads them without looking up whether they committed (a first read
-    would otherwise write every page of them again). ``close()`` stops the thread."""
+    would otherwise write every page of them again). Between ``commit`` (queued, not waited
+    for) and the next ``open`` each statement of a job commits on its own; ``wait`` waits for
+    one job ``submit`` handed over. ``close()`` stops the thread."""
+
+    beside = True
+    create = "CREATE UNLOGGED TABLE {name}"
 
     def __init__(self) -> None:
         self._token = secrets.token_hex(4)
         self.names: dict[str, str] = {}
-        self._jobs: queue.Queue = queue.Queue(maxsize=_QUEUED)
+        self._jobs: queue.Queue = queue.Queue()
+        self._room = threading.BoundedSemaphore(_QUEUED)
         self._error: BaseException | None = None
+        self._stop = False
+        self._pg = None  # the thread's psycopg connection: ``close`` cancels its statement
         # a daemon: an interrupted refold does not wait for it (its connection goes with
         # the process, and its transaction with the connection)
         self._thread = threading.Thread(target=self._run, name="refold-copy", daemon=True)
         self._thread.start()
 
+    def name(self, base: str) -> str:
+        """A staging table's name (dropped with the others), for a job that creates it."""
+        self.names[base] = name = f"{STAGE_PREFIX}{base}_{self._token}"
+        return name
+
     def open(self, tables: dict[str, str]) -> dict[str, str]:
-        names = {base: f"{STAGE_PREFIX}{base}_{self._token}" for base in tables}
-        self.names.update(names)
+        names = {base: self.name(base) for base in tables}
         self.submit(_create, [(names[base], columns) for base, columns in tables.items()])
         return names
 
-    def submit(self, job: Callable[..., object], *args) -> None:
+    def submit(self, job: Callable[..., object], *args, rows: bool = False) -> Done:
+        """Hand ``job`` over; ``rows``: it carries rows the fold gathered, and waits while
+        ``_QUEUED`` such jobs wait (memory holds that many), where other jobs never wait."""
         self._raise()
-        self._jobs.put((job, args))
+        if rows:
+            self._room.acquire()
+        done = Done()
+        self._jobs.put((job, args, done, rows))
+        return done
 
-    def sync(self) -> None:
-        done = threading.Event()
-        self._jobs.put((_commit, ()))
-        self._jobs.put((_set, (done,)))
-        while not done.wait(1.0):
+    def wait(self, done: Done) -> None:
+        while not done.event.wait(1.0):
             if not self._thread.is_alive():
                 break
         self._raise()
+
+    def commit(self) -> Done:
+        """Commit what the jobs handed so far wrote, without waiting for it."""
+        return self.submit(_commit)
+
+    def sync(self) -> None:
+        self.wait(self.commit())
 
     def drop(self, cursor) -> None:
         """Drop the tables in the refold's transaction (``cursor``'s), once read: they go
         when it commits."""
         for name in self.names.values():
-            cursor.execute(f"DROP TABLE {name}")
+            cursor.execute(f"DROP TABLE IF EXISTS {name}")
 
-    def close(self) -> None:
+    def close(self, *, cancel: bool = False) -> None:
+        """Stop the thread once it has run the jobs handed to it; ``cancel`` (the refold
+        failed): the statement it runs is cancelled and the jobs left are let go, so that an
+        interrupted refold does not wait for a comparison of millions of rows."""
         if self._thread.is_alive():
+            if cancel:
+                self._stop = True
+                if self._pg is not None:
+                    try:
+                        self._pg.cancel()
+                    except Exception:  # the connection is gone already: nothing to cancel
+                        log.debug("the refold's second connection was not cancelled", exc_info=True)
             self._jobs.put(None)
             self._thread.join()
 
@@ -133,16 +192,20 @@ class SideCopy:
 
     def _run(self) -> None:
         try:
+            connection.ensure_connection()
+            self._pg = connection.connection
             while (item := self._jobs.get()) is not None:
-                job, args = item
-                if job is _set:
-                    args[0].set()
-                elif self._error is None:  # after an error, the jobs are only let go
-                    try:
+                job, args, done, rows = item
+                try:
+                    if self._error is None and not self._stop:  # else the jobs are let go
                         with connection.cursor() as cursor:
                             job(cursor, *args, freeze=True)
-                    except BaseException as exc:  # handed to the refold's thread
-                        self._error = exc
+                except BaseException as exc:  # handed to the refold's thread
+                    self._error = exc
+                finally:
+                    if rows:
+                        self._room.release()
+                    done.event.set()
         finally:
             connection.close()  # this thread's own connection (a transaction open: rolled back)
 
@@ -154,11 +217,12 @@ def _create(cursor, tables: list[tuple[str, str]], *, freeze: bool) -> None:
 
 
 def _commit(cursor, *, freeze: bool) -> None:
-    cursor.execute("COMMIT")
+    if connection.connection.info.transaction_status:  # a transaction open (``open``'s BEGIN)
+        cursor.execute("COMMIT")
 
 
-def _set(done: threading.Event) -> None:  # a marker: the thread sets it, never runs it
-    done.set()
+def _nothing(cursor, *, freeze: bool) -> None:
+    pass
 
 
 def stage_drop(cursor) -> int:

@@ -56,15 +56,26 @@ from grading.engine.ngs.foldout import (
 from grading.engine.ngs.params import NGSParams
 from grading.ledger.replay.merge import (
     current_place,
+    diff_apply,
+    diff_select,
+    diff_start,
+    diff_wait,
     differs,
+    fill,
     float_columns,
-    merge,
+    is_empty,
     nan_none,
     partnerships_place,
-    subjects_place,
-    subjects_stage,
+    tables_analyze,
+    untouched,
 )
 from grading.ledger.replay.side import stage_copier
+from grading.ledger.replay.subjectsmerge import (
+    history_diff_start,
+    subjects_place,
+    subjects_stage,
+    subjects_start,
+)
 from grading.models import (
     CurrentGrade,
     LedgerEntry,
@@ -104,8 +115,7 @@ _PAIR_LAYOUT = (
     gathered("block", "d", *PAIR_FIGURES),
 )
 
-RAW_PAIR_IDS = "refold_pair_ids"
-
+_GRADED = "entry_id IS NOT NULL"  # a not-graded version's rows are not the refold's
 _GRADE_COLUMNS = (
     "entry_id",
     "version_id",
@@ -129,6 +139,10 @@ _GRADE_COLUMNS = (
     "reason",
     "live",
 )
+
+
+_GRADE_KEY = ("version_id", "member_id")
+_GRADE_VALUES = _GRADE_COLUMNS[:1] + _GRADE_COLUMNS[3:]
 
 
 @dataclass
@@ -189,18 +203,17 @@ class RefoldWriter:
         # each distinct pair id (a few hundred nationally: "1" to "40", "3NS"...) by a code the
         # rows carry, so that a pair's id is found in a table of that size, not of every pair
         self.pair_codes: dict[str, int] = {}
-        with connection.cursor() as cursor:
-            cursor.execute(f"DROP TABLE IF EXISTS {RAW_PAIR_IDS}")
-            cursor.execute(
-                f"CREATE TEMPORARY TABLE {RAW_PAIR_IDS} (code integer, pair_id varchar(20)) "
-                "ON COMMIT DROP"
-            )
         # the fold's rows are taken in beside it, on a connection of their own (side.py)
         self.side = stage_copier()
         names = self.side.open(
-            {"grades": self.grades.columns_sql(), "pairs": self.pairs.columns_sql()}
+            {
+                "grades": self.grades.columns_sql(),
+                "pairs": self.pairs.columns_sql(),
+                "pair_ids": "code integer, pair_id varchar(20)",
+            }
         )
         self.raw_grades, self.raw_pairs = names["grades"], names["pairs"]
+        self.pair_ids = names["pair_ids"]
 
     # ------------------------------------------------------------------ the sink
 
@@ -246,16 +259,17 @@ class RefoldWriter:
         """Hand what is gathered to the side connection's COPY; the versions' states are
         written here, in the refold's transaction."""
         if self.grades.rows:
-            self.side.submit(_columns_copy, self.raw_grades, self.grades.take())
+            self.side.submit(_columns_copy, self.raw_grades, self.grades.take(), rows=True)
         if self.pairs.rows:
-            self.side.submit(_columns_copy, self.raw_pairs, self.pairs.take())
+            self.side.submit(_columns_copy, self.raw_pairs, self.pairs.take(), rows=True)
         if self.versions:
             with connection.cursor() as cursor:
                 self._versions_copy(cursor)
 
-    def close(self) -> None:
-        """Stop the side connection's thread (after ``finish``, or when the refold fails)."""
-        self.side.close()
+    def close(self, *, cancel: bool = False) -> None:
+        """Stop the side connection's thread (after ``finish``; ``cancel``: the refold
+        failed, what the thread runs is cancelled)."""
+        self.side.close(cancel=cancel)
 
     def _versions_copy(self, cursor) -> None:
         withdrawn = self.entries.withdrawn
@@ -285,27 +299,40 @@ class RefoldWriter:
         numbers: list[str],
     ) -> None:
         """Everything into place: session grades, pair figures, current and partnership
-        grades, the subject tables, the ledger head."""
+        grades, the subject tables, the ledger head.
+
+        Where the refold is a transaction of its own (``side.SideCopy``), the second
+        connection compares the session grades and then the history with the fold's rows
+        (reading them as committed: this transaction has not written them yet) while this
+        one writes the pair figures, the current and partnership grades, then each table's
+        rows that differ, where they lie (issue 31)."""
         self.flush()
         stats, written, seq = self.stats, self.stats.written, self.entries.last_seq
         t0 = time.perf_counter()
-        self.side.sync()  # the fold's records and pair figures are in
-        t0 = stats.timed("copy_wait", t0)
-        # the histories are taken in beside the merges of the session grades, pair figures,
-        # current and partnership grades
+        pair_ids = [(code, pid) for pid, code in self.pair_codes.items()]
+        self.side.submit(_rows_copy, self.pair_ids, ("code", "pair_id"), pair_ids)
+        # analysed by the connection that wrote them, in its transaction: an ANALYZE holds its
+        # table until the transaction ends, so the refold's would keep the side's waiting
+        self.side.submit(tables_analyze, (self.raw_grades, self.raw_pairs, self.pair_ids))
+        committed = self.side.commit()
+        # the histories are taken in beside the writes of the pair figures, current and
+        # partnership grades, before the comparisons
         staged = subjects_stage(self.side, histories, numbers)
+        # a change of set rewrites every row: this connection has the writing to do and the
+        # second one compares both tables; otherwise few rows change, and each connection
+        # compares one of them
+        tables = LedgerHead.objects.filter(pk=1).values_list("tables_params", flat=True).first()
+        rewrites = tables != self.params.name
         with connection.cursor() as cursor:
             # the joins of millions of rows hash in memory, not in batches on disk (this
             # transaction only)
             bulk_memory(cursor, settings.LEDGER_REFOLD_WORK_MEM)
-            pair_ids = ((code, pid) for pid, code in self.pair_codes.items())
-            table_copy(cursor, RAW_PAIR_IDS, ("code", "pair_id"), pair_ids)
-            for table in (self.raw_grades, self.raw_pairs, RAW_PAIR_IDS):
-                cursor.execute(f"ANALYZE {table}")
-            t0 = stats.timed("analyze", t0)
-            for name, n in self._grades(cursor).items():
-                written[f"session_grades_{name}"] = n
-            t0 = stats.timed("session_grades", t0)
+            subjects = subjects_start(self.side, cursor, staged)
+            grades = self._grades_start(cursor, committed)
+            if rewrites:
+                history_diff_start(self.side, cursor, subjects)
+            self.side.wait(committed)  # the fold's records and pair figures are in
+            t0 = stats.timed("copy_wait", t0)
             self._pair_figures(cursor)
             t0 = stats.timed("pair_figures", t0)
             for name, n in current_place(cursor, current, seq).items():
@@ -313,10 +340,18 @@ class RefoldWriter:
             for name, n in partnerships_place(cursor, partnerships, seq).items():
                 written[f"partnerships_{name}"] = n
             t0 = stats.timed("current_partnerships", t0)
-            self.side.sync()
-            t0 = stats.timed("subjects_copy_wait", t0)
-            written.update(subjects_place(cursor, staged))
+            if not rewrites:
+                history_diff_start(self.side, cursor, subjects, here=True)
+                t0 = stats.timed("history_diff_here", t0)
+            for name, n in self._grades_place(cursor, grades).items():
+                written[f"session_grades_{name}"] = n
+            t0 = stats.timed("session_grades", t0)
+            written.update(subjects_place(cursor, self.side, subjects))
             t0 = stats.timed("subjects", t0)
+            for name, pending in (("session_grades", grades), ("history", subjects.history)):
+                if pending is not None:  # how long the comparison took, beside or here
+                    stats.seconds[f"{name}_diff"] = pending.counts["seconds"]
+            self.side.sync()
             self.side.drop(cursor)
         LedgerHead.objects.filter(pk=1).update(tables_seq=seq, tables_params=self.params.name)
 
@@ -334,23 +369,39 @@ class RefoldWriter:
             f"{f['excess']}, r.regular_adjustment, %(gain)s::double precision, {f['par']}, "
             f"r.boards, r.reported, r.factor, {f['session_grade']}, {f['grade_after']}, "
             "(%(reasons)s::text[])[r.reason + 1], r.live "
-            f"FROM {self.raw_grades} r JOIN {RAW_PAIR_IDS} p ON p.code = r.pair"
+            f"FROM {self.raw_grades} r JOIN {self.pair_ids} p ON p.code = r.pair"
         )
 
-    def _grades(self, cursor) -> dict[str, int]:
-        """The ledger's session grades merged with the fold's (a not-graded version's rows,
-        which have no ledger entry, are not touched)."""
-        params = {"gain": self.params.gain, "reasons": list(REASONS)}
-        # merged straight from the query (not first copied whole into a temporary table)
-        return merge(
-            cursor,
-            GRADES,
-            f"(SELECT * FROM ({self._converted()}) AS c ({', '.join(_GRADE_COLUMNS)}))",
-            ("version_id", "member_id"),
-            _GRADE_COLUMNS[:1] + _GRADE_COLUMNS[3:],
-            scope="entry_id IS NOT NULL",
-            params=params,
+    def _grades_source(self) -> str:
+        return f"(SELECT * FROM ({self._converted()}) AS c ({', '.join(_GRADE_COLUMNS)}))"
+
+    def _grades_start(self, cursor, committed):
+        """Begin comparing the ledger's session grades with the fold's (a not-graded
+        version's rows, which have no ledger entry, are not touched): on the second
+        connection where this transaction has not written them; None where there is none
+        yet (a first fill)."""
+        if is_empty(cursor, GRADES, _GRADED):
+            return None
+        select = diff_select(
+            cursor, GRADES, self._grades_source(), _GRADE_KEY, _GRADE_VALUES, scope=_GRADED
         )
+        here = not self.side.beside or not untouched(cursor, (GRADES,))
+        return diff_start(
+            self.side, cursor, "grades_diff", select, self._gain(), here=here, after=committed
+        )
+
+    def _grades_place(self, cursor, grades) -> dict[str, int]:
+        if grades is None:  # read straight from the query, not first copied whole
+            self.side.sync()
+            columns = (*_GRADE_KEY, *_GRADE_VALUES)
+            return fill(cursor, GRADES, self._grades_source(), columns, self._gain())
+        diff = diff_wait(self.side, grades)
+        return diff_apply(
+            cursor, GRADES, diff.name, _GRADE_KEY, _GRADE_VALUES, diff.counts, ordered=True
+        )
+
+    def _gain(self) -> dict:
+        return {"gain": self.params.gain, "reasons": list(REASONS)}
 
     def _pair_figures(self, cursor) -> None:
         names = ("score_term", "sopp", "par", "excess")
@@ -360,7 +411,7 @@ class RefoldWriter:
         cursor.execute(
             f"UPDATE {PAIRS} r SET ({', '.join(names)}) = ({', '.join(f'n.{c}' for c in names)}) "
             f"FROM (SELECT t.version, p.pair_id, {fold} FROM {self.raw_pairs} t "
-            f"JOIN {RAW_PAIR_IDS} p ON p.code = t.pair) n "
+            f"JOIN {self.pair_ids} p ON p.code = t.pair) n "
             f"WHERE r.version_id = n.version AND r.pair_id = n.pair_id AND {changed}"
         )
         self.stats.written["pair_figures_updated"] = cursor.rowcount
@@ -368,6 +419,10 @@ class RefoldWriter:
 
 def _columns_copy(cursor, table: str, columns: list[array], *, freeze: bool) -> None:
     copy_columns(cursor.cursor, table, columns, freeze=freeze)
+
+
+def _rows_copy(cursor, table: str, columns, rows: list[tuple], *, freeze: bool) -> None:
+    table_copy(cursor, table, columns, rows, freeze=freeze)
 
 
 def _version_states(cursor, rows: list[tuple], stats: RefoldStats) -> None:
