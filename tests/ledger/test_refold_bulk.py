@@ -270,8 +270,10 @@ def test_the_refold_is_bulk_not_a_query_per_session(world):
         versions_grade_pending()
     assert LedgerEntry.objects.count() >= entries + 5
     larger = _queries()
-    # (a table with nothing to change skips its writing statements)
-    assert len(small) < 80 and len(larger) < 80, larger
+    # (a table with nothing to change skips its writing statements; the comparisons and what
+    # they need, made on the refold's connection here, are some 15 statements a table)
+    assert len(small) < 100 and len(larger) < 100, larger
+    assert len(larger) - len(small) < 20, larger
     assert replay_run.last_refold["stats"].records > 500
 
 

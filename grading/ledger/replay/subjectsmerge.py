@@ -148,7 +148,7 @@ def _ids_job(
     cursor.execute(
         f"{create.format(name=name)} AS SELECT s.idx, s.key, s.initial, "
         f"COALESCE(t.id, nextval(pg_get_serial_sequence('{SUBJECT}', 'id'))) AS id, "
-        f"t.id IS NULL AS fresh, t.initial AS stored "
+        f"t.id IS NULL AS fresh "
         f"FROM {staged['subjects']} s LEFT JOIN {SUBJECT} t ON t.key = s.key"
     )
     cursor.execute(f"SELECT count(*) FILTER (WHERE fresh) FROM {name}")
