@@ -18,7 +18,7 @@ made on the refold's second connection (``side.SideCopy``; ``diff_start``) while
 own writes the other tables, then the refold's connection writes what it found: on two cores,
 the comparing and the writing of a change of set overlap. It reads the tables as committed,
 which is what the refold's transaction reads of them as long as that transaction has not
-written them (``untouched``; every other writer waits for the ledger lock the refold holds);
+written them (``side.untouched``; every other writer waits for the ledger lock the refold holds);
 otherwise the comparison is made on the refold's own connection.
 """
 
@@ -37,7 +37,7 @@ from grading.engine.ngs.decay import band
 from grading.engine.ngs.foldout import STATUSES, CurrentOut, PartnershipsOut
 from grading.engine.ngs.ledger import CHECK_TOLERANCE
 from grading.engine.ngs.types import Status
-from grading.ledger.replay.side import Done, InlineCopy
+from grading.ledger.replay.side import Done, job_run, table_create
 from grading.ledger.store import CURRENT_GRADE_FIELDS
 from grading.models import CurrentGrade, PartnershipGrade
 
@@ -45,13 +45,13 @@ __all__ = [
     "Pending",
     "current_place",
     "diff_apply",
+    "diff_place",
     "diff_select",
     "diff_start",
     "diff_wait",
     "merge",
     "partnerships_place",
     "tables_analyze",
-    "untouched",
 ]
 
 CURRENT = CurrentGrade._meta.db_table
@@ -144,13 +144,9 @@ def merge(
     (issue 31)."""
     if is_empty(cursor, target, scope):
         return fill(cursor, target, source, (*key, *values), params)
-    cursor.execute(f"DROP TABLE IF EXISTS {DIFF}")
-    cursor.execute(
-        f"CREATE TEMPORARY TABLE {DIFF} ON COMMIT DROP AS "
-        + diff_select(cursor, target, source, key, values, scope=scope),
-        params,
-    )
-    counts = diff_counts(cursor, DIFF)
+    select = diff_select(cursor, target, source, key, values, scope=scope)
+    counts: dict = {}
+    diff_job(cursor, DIFF, select, params, counts, freeze=False)
     return diff_apply(cursor, target, DIFF, key, values, counts, delete=delete)
 
 
@@ -208,11 +204,9 @@ def diff_apply(
     counts: dict[str, int],
     *,
     delete: bool = True,
-    ordered: bool = False,
 ) -> dict[str, int]:
-    """``diff`` (``diff_select``'s rows, ``counts`` from ``diff_counts``) written to
-    ``target``: the rows gone deleted (unless not ``delete``), those changed updated where
-    they lie (``ordered``: the diff was written in the order of its places), the new ones
+    """``diff`` (``diff_job``'s table, ``counts`` its counts) written to ``target``: the rows
+    gone deleted (unless not ``delete``), those changed updated where they lie, the new ones
     inserted. Returns the rows deleted, updated and inserted."""
     gone, changed, fresh = counts["gone"], counts["changed"], counts["fresh"]
     out = {"deleted": 0, "updated": changed, "inserted": fresh}
@@ -221,14 +215,14 @@ def diff_apply(
         cursor.execute(f"DELETE FROM {target} t USING {diff} d WHERE d.gone AND {on}")
         out["deleted"] = cursor.rowcount
     if changed:
-        _update(cursor, target, key, values, changed, diff=diff, ordered=ordered)
+        _update(cursor, target, key, values, changed, diff=diff)
     if fresh:
         columns = ", ".join((*key, *values))
         cursor.execute(f"INSERT INTO {target} ({columns}) SELECT {columns} FROM {diff} WHERE fresh")
     return out
 
 
-def tables_analyze(cursor, tables: Sequence[str], *, freeze: bool = False) -> None:
+def tables_analyze(cursor, tables: Sequence[str], *, freeze: bool) -> None:
     """A side job: the staging tables analysed by the connection that filled them, in its
     transaction (an ANALYZE holds its table until the transaction ends: the refold's own
     would keep the side's statements on that table waiting until the refold commits)."""
@@ -239,22 +233,21 @@ def tables_analyze(cursor, tables: Sequence[str], *, freeze: bool = False) -> No
 def diff_job(
     cursor,
     name: str,
-    create: str,
     select: str,
     params: dict | None,
-    counts: dict[str, int],
+    counts: dict[str, float],
     *,
     freeze: bool,
 ) -> None:
-    """A side job (``side.SideCopy``, or here): create the diff table ``name`` from
-    ``select`` in the order of its places (``create``: the side's ``CREATE ... TABLE``), and
-    fill ``counts`` (``diff_counts``). On the second connection each statement commits on
-    its own (after ``SideCopy.commit``)."""
+    """The diff table ``name`` made from ``select``, its rows written in the order of their
+    places (so that ``_update`` reads them as they lie), and ``counts`` filled
+    (``diff_counts``, and the seconds it took). A job of the second connection
+    (``side.job_run``), where each statement commits on its own, or of the refold's."""
     t0 = time.perf_counter()
     if freeze:  # the second connection: its own memory for the join and the sort
         cursor.execute(f"SET work_mem = '{settings.LEDGER_REFOLD_WORK_MEM}'")
     cursor.execute(f"DROP TABLE IF EXISTS {name}")
-    cursor.execute(f"{create.format(name=name)} AS {select} ORDER BY tid", params)
+    cursor.execute(f"{table_create(name, beside=freeze)} AS {select} ORDER BY tid", params)
     counts.update(diff_counts(cursor, name), seconds=time.perf_counter() - t0)
 
 
@@ -266,14 +259,13 @@ def _update(
     changed: int,
     *,
     diff: str = DIFF,
-    ordered: bool = False,
 ) -> None:
-    """The ``changed`` rows of ``diff`` written to ``target``, in the order they lie in it
-    (``ordered``: the diff's rows are in that order already, so they are read as they lie).
+    """The ``changed`` rows of ``diff`` written to ``target``, in the order they lie in it.
 
-    Each diff row carries the place of the stored row it was compared with (its ``ctid``);
-    the UPDATE reads the diff sorted by that place and finds each row there (a TID scan), so
-    it goes through the table's pages once, front to back. Joined on the key instead, the
+    Each diff row carries the place of the stored row it was compared with (its ``ctid``),
+    and ``diff_job`` wrote the diff sorted by that place: the UPDATE reads it as it lies and
+    finds each row at its place (a TID scan), so it goes through the table's pages once,
+    front to back. Joined on the key instead, the
     rows were visited in the order of the join the planner chose: a hash join's (nationally
     in batches) or a merge join sorted on the key's columns in whichever order it preferred.
     On the national database, after a VACUUM, it sorted the session grades on (member,
@@ -290,10 +282,9 @@ def _update(
     same_key = f"({mine}) IS NOT DISTINCT FROM ({theirs})"
     cursor.execute("SET LOCAL enable_hashjoin = off")
     cursor.execute("SET LOCAL enable_mergejoin = off")
-    order = "" if ordered else " ORDER BY tid"
     cursor.execute(
-        f"UPDATE {target} t SET {sets} FROM (SELECT * FROM {diff} WHERE NOT gone AND NOT fresh"
-        f"{order}) d WHERE t.ctid = d.tid AND {same_key}"
+        f"UPDATE {target} t SET {sets} FROM {diff} d "
+        f"WHERE NOT d.gone AND NOT d.fresh AND t.ctid = d.tid AND {same_key}"
     )
     updated = cursor.rowcount
     # back to what the session had, for the statements after this one
@@ -369,44 +360,23 @@ def partnerships_place(cursor, out: PartnershipsOut, seq: int) -> dict[str, int]
     return merge(cursor, PARTNERSHIPS, source, key, _PARTNERSHIP_FIELDS)
 
 
-def untouched(cursor, tables: Sequence[str]) -> bool:
-    """Whether this transaction has written none of ``tables`` yet: then what it reads of
-    them is what is committed (the ledger lock keeps every other writer out), and a second
-    connection can compare them with the fold's rows on its behalf."""
-    cursor.execute(
-        "SELECT COALESCE(sum(n_tup_ins + n_tup_upd + n_tup_del), 0) "
-        "FROM pg_stat_xact_user_tables WHERE relname = ANY(%s)",
-        [[t.strip('"') for t in tables]],
-    )
-    return cursor.fetchone()[0] == 0
-
-
 @dataclass
 class Pending:
     """A diff being made (``diff_start``): its table, its counts once made, and the side's
     job to wait for (None: made here, already)."""
 
     name: str
-    counts: dict[str, int] = field(default_factory=dict)
+    counts: dict[str, float] = field(default_factory=dict)  # diff_counts', and "seconds"
     done: Done | None = None
 
 
 def diff_start(
     side, cursor, base: str, select: str, params, *, here: bool, after: Done | None = None
 ) -> Pending:
-    """``diff_job`` on the second connection, or on this one (``here``: once the side has
-    committed the tables it reads: after the side's job ``after``, or every job so far)."""
+    """``diff_job`` on the second connection, or on this one (``here``; ``side.job_run``)."""
     pending = Pending(side.name(base))
-    if here:
-        if after is None:
-            side.sync()
-        else:
-            side.wait(after)
-        create = InlineCopy.create
-        diff_job(cursor, pending.name, create, select, params, pending.counts, freeze=False)
-    else:
-        args = (pending.name, side.create, select, params, pending.counts)
-        pending.done = side.submit(diff_job, *args)
+    args = (pending.name, select, params, pending.counts)
+    pending.done = job_run(side, cursor, diff_job, *args, here=here, after=after)
     return pending
 
 
@@ -414,3 +384,22 @@ def diff_wait(side, pending: Pending) -> Pending:
     if pending.done is not None:
         side.wait(pending.done)
     return pending
+
+
+def diff_place(
+    side,
+    cursor,
+    target: str,
+    pending: Pending | None,
+    key: Sequence[str],
+    values: Sequence[str],
+    *,
+    source: str,
+    params=None,
+) -> dict[str, int]:
+    """``pending``'s diff written to ``target`` once made (``diff_apply``); or, where none
+    was made (the table empty: a first fill), ``source``'s rows inserted (``fill``)."""
+    if pending is None:
+        return fill(cursor, target, source, (*key, *values), params)
+    diff = diff_wait(side, pending)
+    return diff_apply(cursor, target, diff.name, key, values, diff.counts)

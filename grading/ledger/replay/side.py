@@ -11,7 +11,7 @@ writes the others.
 
 What the refold's transaction reads from these tables is what this process put there, or what
 the thread read of the stored tables as committed, which is what the refold's transaction
-reads of them as long as it has not written them (``merge.untouched``; every other writer
+reads of them as long as it has not written them (``untouched``; every other writer
 waits for the ledger lock the refold holds). Every table the refold writes is still written in
 its own transaction and rolled back whole if it is interrupted. The staging tables are dropped
 by that transaction when it commits, and by ``stage_drop`` when it does not
@@ -23,7 +23,7 @@ import logging
 import queue
 import secrets
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from django.db import connection
 
@@ -32,9 +32,13 @@ __all__ = [
     "InlineCopy",
     "Done",
     "SideCopy",
+    "compare_here",
+    "job_run",
     "stage_copier",
     "stage_drop",
     "staging_tables_drop",
+    "table_create",
+    "untouched",
 ]
 
 log = logging.getLogger(__name__)
@@ -69,7 +73,6 @@ class InlineCopy:
     with the transaction."""
 
     beside = False
-    create = "CREATE TEMPORARY TABLE {name} ON COMMIT DROP"
 
     def name(self, base: str) -> str:
         return f"refold_{base}"
@@ -117,7 +120,6 @@ class SideCopy:
     one job ``submit`` handed over. ``close()`` stops the thread."""
 
     beside = True
-    create = "CREATE UNLOGGED TABLE {name}"
 
     def __init__(self) -> None:
         self._token = secrets.token_hex(4)
@@ -208,6 +210,47 @@ class SideCopy:
                     done.event.set()
         finally:
             connection.close()  # this thread's own connection (a transaction open: rolled back)
+
+
+def table_create(name: str, *, beside: bool) -> str:
+    """``CREATE ... TABLE name`` for a table a job makes: on the second connection
+    (``beside``, a job's ``freeze``) unlogged, for the refold's transaction to read once it is
+    committed; on the refold's own connection temporary, gone with its transaction."""
+    if beside:
+        return f"CREATE UNLOGGED TABLE {name}"
+    return f"CREATE TEMPORARY TABLE {name} ON COMMIT DROP"
+
+
+def untouched(cursor, tables: Sequence[str]) -> bool:
+    """Whether this transaction has written none of ``tables`` yet: then what it reads of
+    them is what is committed (the ledger lock keeps every other writer out), and the
+    second connection can read them on its behalf."""
+    cursor.execute(
+        "SELECT COALESCE(sum(n_tup_ins + n_tup_upd + n_tup_del), 0) "
+        "FROM pg_stat_xact_user_tables WHERE relname = ANY(%s)",
+        [list(tables)],
+    )
+    return cursor.fetchone()[0] == 0
+
+
+def compare_here(side, cursor, tables: Sequence[str]) -> bool:
+    """Whether a job reading ``tables`` must run on the refold's own connection: there is
+    no second one, or the refold's transaction has written them (``untouched``)."""
+    return not side.beside or not untouched(cursor, tables)
+
+
+def job_run(side, cursor, job: Callable[..., object], *args, here: bool, after=None):
+    """``job`` on the second connection (returns its ``Done``), or on ``cursor``'s
+    (``here``; returns None) once the side has committed what it reads: after the side's job
+    ``after``, or every job handed so far."""
+    if not here:
+        return side.submit(job, *args)
+    if after is None:
+        side.sync()
+    else:
+        side.wait(after)
+    job(cursor, *args, freeze=False)
+    return None
 
 
 def _create(cursor, tables: list[tuple[str, str]], *, freeze: bool) -> None:

@@ -15,19 +15,17 @@ from grading.engine.ngs.foldout import HistoriesOut
 from grading.ledger.replay.merge import (
     Pending,
     day_of,
-    diff_apply,
+    diff_place,
     diff_select,
     diff_start,
     diff_wait,
     differs,
-    fill,
     float_columns,
     is_empty,
     merge,
     tables_analyze,
-    untouched,
 )
-from grading.ledger.replay.side import InlineCopy
+from grading.ledger.replay.side import compare_here, job_run, table_create
 from grading.ledger.subjects import HISTORY, LIVE, SUBJECT
 from members.models import Member
 
@@ -139,14 +137,12 @@ def _history_source(staged: dict[str, str], ids: str) -> str:
     )
 
 
-def _ids_job(
-    cursor, name: str, create: str, staged: dict[str, str], counts: dict, *, freeze: bool
-) -> None:
+def _ids_job(cursor, name: str, staged: dict[str, str], counts: dict, *, freeze: bool) -> None:
     """Each subject the fold holds, with the id it has, or the id it will have (drawn from
     the table's sequence: the refold's transaction inserts it with that id)."""
     cursor.execute(f"DROP TABLE IF EXISTS {name}")
     cursor.execute(
-        f"{create.format(name=name)} AS SELECT s.idx, s.key, s.initial, "
+        f"{table_create(name, beside=freeze)} AS SELECT s.idx, s.key, s.initial, "
         f"COALESCE(t.id, nextval(pg_get_serial_sequence('{SUBJECT}', 'id'))) AS id, "
         f"t.id IS NULL AS fresh "
         f"FROM {staged['subjects']} s LEFT JOIN {SUBJECT} t ON t.key = s.key"
@@ -160,17 +156,11 @@ def subjects_start(side, cursor, staged: dict[str, str]) -> SubjectsPending:
     """Begin comparing the subject tables with the fold's (``subjects_stage``'s staging
     tables): each subject's id, then the history's diff, on the second connection where this
     transaction has not written them (``untouched``), else here."""
-    here = not side.beside or not untouched(cursor, (SUBJECT, HISTORY, MEMBERS))
-    if here:
-        side.sync()
-    else:
-        side.commit()
+    here = compare_here(side, cursor, (SUBJECT, HISTORY, MEMBERS))
+    if not here:
+        side.commit()  # the staging tables, for the jobs after it
     ids = Pending(side.name("subject_ids"))
-    create = InlineCopy.create if here else side.create
-    if here:
-        _ids_job(cursor, ids.name, create, staged, ids.counts, freeze=False)
-    else:
-        ids.done = side.submit(_ids_job, ids.name, create, staged, ids.counts)
+    ids.done = job_run(side, cursor, _ids_job, ids.name, staged, ids.counts, here=here)
     return SubjectsPending(staged, ids, here, is_empty(cursor, HISTORY))
 
 
@@ -206,14 +196,15 @@ def subjects_place(cursor, side, pending: SubjectsPending) -> dict[str, int]:
         f"WHERE NOT i.fresh AND t.id = i.id AND {changed}"
     )
     written["subjects_updated"] = cursor.rowcount
-    key, columns = ("subject_id", "seq"), ("subject_id", "seq", *_HISTORY_FIELDS)
-    if pending.empty:  # a first fill
-        history = fill(cursor, HISTORY, _history_source(staged, ids), columns)
-    else:
-        diff = diff_wait(side, pending.history)
-        history = diff_apply(
-            cursor, HISTORY, diff.name, key, _HISTORY_FIELDS, diff.counts, ordered=True
-        )
+    history = diff_place(
+        side,
+        cursor,
+        HISTORY,
+        pending.history,  # None: the table was empty (a first fill)
+        ("subject_id", "seq"),
+        _HISTORY_FIELDS,
+        source=_history_source(staged, ids),
+    )
     for name, n in history.items():
         written[f"history_{name}"] = n
     cursor.execute(

@@ -56,20 +56,17 @@ from grading.engine.ngs.foldout import (
 from grading.engine.ngs.params import NGSParams
 from grading.ledger.replay.merge import (
     current_place,
-    diff_apply,
+    diff_place,
     diff_select,
     diff_start,
-    diff_wait,
     differs,
-    fill,
     float_columns,
     is_empty,
     nan_none,
     partnerships_place,
     tables_analyze,
-    untouched,
 )
-from grading.ledger.replay.side import stage_copier
+from grading.ledger.replay.side import compare_here, stage_copier
 from grading.ledger.replay.subjectsmerge import (
     history_diff_start,
     subjects_place,
@@ -385,19 +382,22 @@ class RefoldWriter:
         select = diff_select(
             cursor, GRADES, self._grades_source(), _GRADE_KEY, _GRADE_VALUES, scope=_GRADED
         )
-        here = not self.side.beside or not untouched(cursor, (GRADES,))
+        here = compare_here(self.side, cursor, (GRADES,))
         return diff_start(
             self.side, cursor, "grades_diff", select, self._gain(), here=here, after=committed
         )
 
     def _grades_place(self, cursor, grades) -> dict[str, int]:
-        if grades is None:  # read straight from the query, not first copied whole
-            self.side.sync()
-            columns = (*_GRADE_KEY, *_GRADE_VALUES)
-            return fill(cursor, GRADES, self._grades_source(), columns, self._gain())
-        diff = diff_wait(self.side, grades)
-        return diff_apply(
-            cursor, GRADES, diff.name, _GRADE_KEY, _GRADE_VALUES, diff.counts, ordered=True
+        # (a first fill, no diff: inserted straight from the query, not first copied whole)
+        return diff_place(
+            self.side,
+            cursor,
+            GRADES,
+            grades,
+            _GRADE_KEY,
+            _GRADE_VALUES,
+            source=self._grades_source(),
+            params=self._gain(),
         )
 
     def _gain(self) -> dict:
