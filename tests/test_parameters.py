@@ -11,6 +11,7 @@ from django.urls import reverse
 from grading.engine.ngs import PARAMETER_SETS
 from grading.engine.ngs.params import NGSParams
 from grading.ledger.replay.check import ledger_check
+from grading.ledger.subjects import tables_marked
 from grading.models import AuditEvent, LedgerHead, SessionGrade, SessionVersion
 from grading.staff.selectors import FIELD_LABELS, SET_DESCRIPTIONS
 from grading.staff.services import ledger_refold_request, parameters_change
@@ -106,14 +107,14 @@ def test_after_a_change_every_worker_grades_with_the_new_set(
     upload, staff, django_capture_on_commit_callbacks
 ):
     """The subject tables a grading step reads are the fold of the ledger with one set
-    (``LedgerHead.tables_params``). Even while the refold has not run, the next operation
+    (``LedgerTables``). Even while the refold has not run, the next operation
     grades with the head's set: it first refills the tables by folding the ledger with it
     (grading/ledger/subjects.py), so its figures are the ones a fold of the whole ledger with
     the new set gives; after a change back, the same, with the old set."""
 
     def tables():
-        head = LedgerHead.objects.get()
-        return head.tables_params, head.tables_seq
+        seq, params = tables_marked()
+        return params, seq
 
     upload(butler())
     assert tables() == ("ngs-15a", 1)

@@ -22,6 +22,7 @@ from grading.ledger import subjects
 from grading.ledger.ops import ledger_ops
 from grading.ledger.replay.check import ledger_check, ledger_refold
 from grading.ledger.step_reads import subjects_state, subjects_step
+from grading.ledger.subjects import tables_mark, tables_marked
 from grading.models import (
     LedgerEntry,
     LedgerHead,
@@ -149,7 +150,7 @@ def test_a_step_rolled_back_leaves_the_tables_as_they_were(graded, send, monkeyp
     failed.refresh_from_db()
     assert failed.status == Upload.Status.FAILED
     assert LedgerHistory.objects.count() == rows
-    assert LedgerHead.objects.get().tables_seq == graded.last_seq
+    assert tables_marked()[0] == graded.last_seq
     monkeypatch.undo()
     send("2026-10-30", numbers=SOUTH)
     assert ledger_check() == [] and tables_problems() == []
@@ -162,10 +163,10 @@ def test_tables_from_before_are_refilled_once(graded, send):
     LedgerHistory.objects.all().delete()
     LedgerLive.objects.all().delete()
     LedgerSubject.objects.all().delete()
-    LedgerHead.objects.update(tables_seq=0, tables_params="")
+    tables_mark(0, "")
     send("2026-10-23")
     head = LedgerHead.objects.get()
-    assert (head.tables_seq, head.tables_params) == (head.last_seq, head.params_name)
+    assert tables_marked() == (head.last_seq, head.params_name)
     assert ledger_check() == [] and tables_problems() == []
     assert SessionVersion.objects.filter(state=SessionVersion.State.GRADED).count() == 7
 

@@ -55,7 +55,7 @@ from grading.lab.bulkload import (
 from grading.lab.payload import payload_json
 from grading.lab.synthetic import iter_synthetic_ledger
 from grading.ledger.replay.check import ledger_refold
-from grading.ledger.subjects import subjects_current
+from grading.ledger.subjects import subjects_current, tables_mark
 from grading.models import (
     CurrentGrade,
     Event,
@@ -404,10 +404,9 @@ def _inputs_copy(inputs: _Inputs, ops, log) -> None:
                 "last_seq": inputs.seq,
                 "reference_date": inputs.latest,
                 "params_name": inputs.params_name,
-                "tables_seq": 0,
-                "tables_params": "",
             },
         )
+        tables_mark(0, "")  # the subject tables are empty until the refold fills them
         sequences_reset(cursor, (Club, Member, *WRITTEN))
         if unchecked:
             cursor.execute("SET LOCAL session_replication_role = origin")

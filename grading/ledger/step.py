@@ -218,5 +218,4 @@ def _append(
     head.last_seq = op.seq
     head.reference_date = step.reference_date
     head.save(update_fields=["last_seq", "reference_date"])
-    head.tables_seq, head.tables_params = op.seq, head.params_name  # the store writes them
     return step, entry

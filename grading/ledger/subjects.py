@@ -6,8 +6,8 @@ Three tables hold exactly what the engine's ``ReplayState`` holds between operat
 ``HistoryEntry``) and ``LedgerLive`` (each live version's sequence number and date). A step loads
 a ``ReplayState`` restricted to its subjects (``step_reads.subjects_state``), the engine's ``apply`` performs
 the operation on it, and ``subjects_store`` writes back what the operation changed. The tables
-are a function of the ledger and the parameter set (``LedgerHead.tables_seq`` and
-``tables_params`` say which); ``subjects_rebuild`` folds the ledger once to refill them (a
+are a function of the ledger and the parameter set (``LedgerTables``, written with them, says
+which); ``subjects_rebuild`` folds the ledger once to refill them (a
 database migrated from before them, or a change of parameter set before its refold).
 """
 
@@ -39,11 +39,12 @@ from grading.engine.ngs.ledger import (
 )
 from grading.engine.ngs.types import CurrentGrade, HistoryEntry, PartnershipKey
 from grading.engine.types import SessionResult
-from grading.models import LedgerHead, LedgerHistory, LedgerLive, LedgerSubject
+from grading.models import LedgerHead, LedgerHistory, LedgerLive, LedgerSubject, LedgerTables
 
 SUBJECT = LedgerSubject._meta.db_table
 HISTORY = LedgerHistory._meta.db_table
 LIVE = LedgerLive._meta.db_table
+TABLES = LedgerTables._meta.db_table
 
 # How many subject and history rows the loads of this process have read: the test that a
 # worker grades without reading the whole ledger counts them (tests/test_worker_warm.py).
@@ -154,7 +155,24 @@ def subjects_store(step: StepResult, state: ReplayState) -> None:
     LedgerLive.objects.filter(version_id=version).delete()
     if step.kind == "process":
         _store_process(step, state, version)
-    LedgerHead.objects.update(tables_seq=step.seq, tables_params=state.params.name)
+    tables_mark(step.seq, state.params.name)
+
+
+def tables_mark(seq: int, params: str) -> None:
+    """Record that the subject tables are the fold of the ledger up to ``seq`` with ``params``,
+    in the transaction that wrote them."""
+    with connection.cursor() as cursor:  # one statement, in whichever transaction is open
+        cursor.execute(
+            f"INSERT INTO {TABLES} (id, seq, params) VALUES (1, %s, %s) ON CONFLICT (id) "
+            "DO UPDATE SET seq = excluded.seq, params = excluded.params",
+            [seq, params],
+        )
+
+
+def tables_marked() -> tuple[int, str]:
+    """(seq, params) of what the subject tables hold; (0, "") before anything was folded."""
+    row = LedgerTables.objects.filter(pk=1).values_list("seq", "params").first()
+    return row if row is not None else (0, "")
 
 
 def _store_process(step: StepResult, state: ReplayState, version: int) -> None:
@@ -222,9 +240,8 @@ def _row(
 
 def subjects_current(head: LedgerHead) -> bool:
     """Whether the subject tables are the fold of the ledger up to its head, with its set."""
-    return head.tables_seq == head.last_seq and (
-        head.tables_params == head.params_name or head.last_seq == 0
-    )
+    seq, params = tables_marked()
+    return seq == head.last_seq and (params == head.params_name or head.last_seq == 0)
 
 
 def subjects_rebuild(head: LedgerHead, ops: Iterable[ProcessOp | WithdrawOp]) -> int:
@@ -241,10 +258,7 @@ def subjects_rebuild(head: LedgerHead, ops: Iterable[ProcessOp | WithdrawOp]) ->
         cursor.execute(f"DELETE FROM {LIVE}")
         cursor.execute(f"DELETE FROM {SUBJECT}")
         subjects_copy(cursor, state, first_id=1)
-    head.tables_seq, head.tables_params = state.last_seq, params.name
-    LedgerHead.objects.filter(pk=head.pk).update(
-        tables_seq=head.tables_seq, tables_params=head.tables_params
-    )
+    tables_mark(state.last_seq, params.name)
     return state.last_seq
 
 
@@ -392,4 +406,6 @@ __all__ = [
     "subjects_rebuild",
     "subjects_copy",
     "subjects_store",
+    "tables_mark",
+    "tables_marked",
 ]

@@ -10,6 +10,7 @@ from grading.models.ledger import (
     LedgerHistory,
     LedgerLive,
     LedgerSubject,
+    LedgerTables,
     PartnershipGrade,
     SessionGrade,
 )
@@ -54,6 +55,7 @@ __all__ = [
     "LedgerHistory",
     "LedgerLive",
     "LedgerSubject",
+    "LedgerTables",
     "Match",
     "Movement",
     "PPIPoint",

@@ -13,12 +13,6 @@ class LedgerHead(models.Model):
     last_seq = models.PositiveBigIntegerField(default=0)
     reference_date = models.DateField(null=True, blank=True)
     params_name = models.CharField(max_length=40, default="ngs-15a")
-    tables_seq = models.PositiveBigIntegerField(
-        default=0, help_text="The last entry the subject tables (LedgerSubject...) reflect."
-    )
-    tables_params = models.CharField(
-        max_length=40, blank=True, help_text="The parameter set the subject tables were built with."
-    )
 
     def __str__(self) -> str:
         return f"ledger at #{self.last_seq}"
@@ -197,6 +191,22 @@ class LedgerHistory(models.Model):
 
     def __str__(self) -> str:
         return f"{self.subject_id} #{self.seq} {self.date}"
+
+
+class LedgerTables(models.Model):
+    """What the subject tables (``LedgerSubject``, ``LedgerHistory``, ``LedgerLive``) hold: the
+    fold of the ledger up to ``seq`` with the set ``params``. One row, written in the same
+    transaction as the tables' rows, whichever transaction that is (a grading step's, a refill's,
+    a refold's or its second connection's: docs/decisions.md), so it always says what they hold."""
+
+    seq = models.PositiveBigIntegerField(default=0)
+    params = models.CharField(max_length=40, blank=True)
+
+    class Meta:
+        verbose_name_plural = "ledger tables"
+
+    def __str__(self) -> str:
+        return f"subject tables at #{self.seq} ({self.params or 'no set'})"
 
 
 class LedgerLive(models.Model):

@@ -36,7 +36,7 @@ def parameters_change(*, params_name: str, user=None, reason: str) -> AuditEvent
 
     No worker needs telling: every ledger
     operation reads ``head.params_name`` under the same lock this change holds, and the subject
-    tables record the set they were folded with (``LedgerHead.tables_params``), so the first
+    tables record the set they were folded with (``LedgerTables``), so the first
     operation after the commit, in any worker, refills them for the new set. Until the refold
     commits, the stored grades are still the old set's.
     """

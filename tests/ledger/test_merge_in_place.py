@@ -8,7 +8,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from grading.ledger.replay import merge as merge_module
-from grading.ledger.replay.merge import merge
+from grading.ledger.replay.merge import merge, rewrite
 
 
 @pytest.fixture
@@ -100,3 +100,47 @@ def test_a_row_moved_after_the_diff_is_still_written(tables, monkeypatch):
     merge(tables, "merge_target", "merge_source", ("a", "b"), ("v", "w"))
     assert _target(tables) == _source(tables)
     assert [s for s in statements if s.startswith("UPDATE")][-1].endswith("t.b = d.b")
+
+
+def test_a_rewrite_writes_every_row_found_and_the_new_and_gone_ones(tables):
+    """A change of set (``rewrite``): every stored row the source gives is written, found by
+    its key; the counts (510 given, 500 stored, 490 matched) say that rows are new and gone,
+    and they are inserted and deleted."""
+    written = rewrite(tables, "merge_target", "merge_source", ("a", "b"), ("v", "w"), staged=510)
+    assert written == {"deleted": 10, "updated": 490, "inserted": 10}
+    assert _target(tables) == _source(tables)
+
+
+def test_a_rewrite_looks_for_new_and_gone_rows_only_where_the_counts_say_so(tables):
+    tables.execute("DELETE FROM merge_source WHERE a >= 49")  # no row new, none gone
+    tables.execute("DELETE FROM merge_target WHERE a >= 49")
+    with CaptureQueriesContext(connection) as queries, connection.cursor() as cursor:
+        written = rewrite(
+            cursor, "merge_target", "merge_source", ("a", "b"), ("v", "w"), staged=490
+        )
+    assert written == {"deleted": 0, "updated": 490, "inserted": 0}
+    assert _target(tables) == _source(tables)
+    statements = [q["sql"] for q in queries]
+    assert not [sql for sql in statements if sql.startswith(("INSERT", "DELETE"))]
+    (update,) = [sql for sql in statements if sql.startswith("UPDATE merge_target")]
+    # found by the key's index, the source read in its order: no hash, no merge join
+    at = statements.index(update)
+    assert statements[at - 2 : at] == [
+        "SET LOCAL enable_hashjoin = off",
+        "SET LOCAL enable_mergejoin = off",
+    ]
+
+
+def test_a_rewrite_leaves_rows_outside_its_scope(tables):
+    tables.execute("INSERT INTO merge_target VALUES (900, 0, 1.0, 'kept')")
+    written = rewrite(
+        tables,
+        "merge_target",
+        "merge_source",
+        ("a", "b"),
+        ("v", "w"),
+        staged=510,
+        scope="t.a < 900",
+    )
+    assert written == {"deleted": 10, "updated": 490, "inserted": 10}
+    assert _target(tables) == {**_source(tables), (900, 0): (1.0, "kept")}

@@ -19,6 +19,7 @@ from grading.ledger.lock import ledger_head_lock
 from grading.ledger.replay import check
 from grading.ledger.replay import run as replay_run
 from grading.ledger.step import versions_grade_pending
+from grading.ledger.subjects import tables_marked
 from grading.models import (
     AuditEvent,
     CurrentGrade,
@@ -110,9 +111,9 @@ def _snapshot() -> dict[str, dict]:
         "subjects": dict(LedgerSubject.objects.values_list("key", "initial")),
         "history": history,
         "live": {v: (s, d) for v, s, d in LedgerLive.objects.values_list("version_id", "seq", "date")},
-        "head": {"head": LedgerHead.objects.values_list(
-            "tables_seq", "tables_params", "last_seq", "reference_date"
-        ).get()},
+        "head": {"head": (
+            *tables_marked(), *LedgerHead.objects.values_list("last_seq", "reference_date").get()
+        )},
     }  # fmt: skip
 
 
@@ -238,7 +239,7 @@ def test_an_interrupted_write_leaves_the_database_as_it_was(world, monkeypatch):
     def boom(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(refold, "subjects_place", boom)
+    monkeypatch.setattr(refold, "subjects_write", boom)
     with pytest.raises(KeyboardInterrupt):
         check.ledger_refold()
     assert _differences(before, _snapshot()) == []
@@ -289,7 +290,7 @@ def test_replay_says_which_engine_and_shows_progress(world, capsys):
 def test_a_refold_of_an_empty_ledger(postgres):
     assert check.ledger_refold() == 0
     assert not CurrentGrade.objects.exists()
-    assert LedgerHead.objects.get().tables_seq == 0
+    assert tables_marked()[0] == 0
 
 
 def test_histories_in_batches_of_subjects_write_the_same_rows(world, ckernel_built, monkeypatch):

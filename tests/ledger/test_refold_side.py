@@ -1,9 +1,10 @@
-"""The bulk refold's rows taken in on a second connection, beside the fold and the merges
-(``grading.ledger.replay.side``, issue 31; S5.4): a refold in a transaction of its own stages
-them there and writes what the step-by-step refold wrote; interrupted, or failing in the
-second connection, it leaves the database as it was and no staging table behind. (The other
-refold tests run inside the test's transaction, where the staging is done on the refold's own
-connection: ``side.stage_copier``.)"""
+"""The bulk refold's rows taken in on a second connection, and the subject tables written there
+in a transaction of their own (``grading.ledger.replay.side``, ``subjectsmerge``; issue 31;
+S5.4): a refold in a transaction of its own writes what the step-by-step refold wrote;
+interrupted, or failing in the second connection, it leaves the grades as they were, the
+subject tables as they were or the fold of the committed ledger marked as such (docs/decisions.md),
+and no staging table behind. (The other refold tests run inside the test's transaction, where
+everything is done on the refold's own connection: ``side.stage_copier``.)"""
 
 import pytest
 from django.db import connection
@@ -11,6 +12,7 @@ from django.db import connection
 from grading.ledger.replay import check, side, subjectsmerge
 from grading.ledger.replay import run as replay_run
 from grading.ledger.replay import write as refold
+from grading.ledger.subjects import subjects_current, tables_marked
 from grading.models import (
     CurrentGrade,
     LedgerEntry,
@@ -57,6 +59,17 @@ def _staging_tables() -> list[str]:
         return [name for (name,) in cursor.fetchall()]
 
 
+STAGED = {"grades", "pairs", "subjects", "history", "live"}
+SUBJECT_TABLES = ("subjects", "history", "live")
+
+
+def _grades(snapshot: dict) -> dict:
+    """A snapshot without the subject tables and what they hold."""
+    out = {k: v for k, v in snapshot.items() if k not in SUBJECT_TABLES + ("head",)}
+    out["head"] = {"head": snapshot["head"]["head"][2:]}  # the ledger's head, not the mark
+    return out
+
+
 def test_a_refold_beside_writes_what_the_stepwise_refold_wrote(world, ckernel_built, sides):
     oracle = _stepwise_oracle()
     SessionGrade.objects.filter(entry__isnull=False).update(session_grade=1.0)
@@ -64,37 +77,71 @@ def test_a_refold_beside_writes_what_the_stepwise_refold_wrote(world, ckernel_bu
     LedgerHistory.objects.update(grade=5.0)
     assert check.ledger_refold() == LedgerEntry.objects.count()
     assert len(sides) == 1
-    assert set(sides[0].names) == {
-        *("grades", "pairs", "pair_ids", "grades_diff"),
-        *("subjects", "history", "live", "subject_ids", "history_diff"),
-    }
-    written = replay_run.last_refold["stats"].written
-    assert written["session_grades_updated"] == SessionGrade.objects.exclude(entry=None).count()
-    assert written["history_updated"] == LedgerHistory.objects.count() > 0
-    # the same set: the history is compared on the refold's own connection
-    assert "history_diff_here" in replay_run.last_refold["stats"].seconds
+    assert set(sides[0].names) == STAGED
+    stats = replay_run.last_refold["stats"]
+    assert (
+        stats.written["session_grades_updated"] == SessionGrade.objects.exclude(entry=None).count()
+    )
+    assert stats.written["history_updated"] == LedgerHistory.objects.count() > 0
+    assert "subjects_beside" in stats.seconds  # the subject tables written on the second connection
     assert _differences(oracle, _snapshot()) == []
     assert _staging_tables() == []
     assert check.ledger_check() == []
 
 
-def test_an_interrupted_refold_beside_leaves_the_database_and_no_staging_table(world, sides):
+def test_a_failure_before_the_subject_tables_commit_leaves_the_database(world, sides, monkeypatch):
     check.ledger_refold()
     before = _snapshot()
     own = LedgerHead.objects.get().params_name
 
-    def boom(*args, **kwargs):
-        raise KeyboardInterrupt
+    def broken(cursor, *args, freeze):
+        subjectsmerge.subjects_write(cursor, args[0], rewrites=args[1], mark=args[2])
+        raise RuntimeError("the second connection failed before its commit")
 
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(refold, "subjects_place", boom)
-        LedgerHead.objects.update(params_name="fr18-factors")  # a change of set, interrupted
-        with pytest.raises(KeyboardInterrupt):
-            check.ledger_refold()
+    monkeypatch.setattr(refold, "subjects_job", broken)
+    LedgerHead.objects.update(params_name="fr18-factors")  # a change of set
+    with pytest.raises(RuntimeError, match="before its commit"):
+        check.ledger_refold()
     LedgerHead.objects.update(params_name=own)
     assert len(sides) == 2
     assert _differences(before, _snapshot()) == []
     assert _staging_tables() == []
+
+
+def test_a_refold_interrupted_after_the_subject_tables_committed_keeps_the_old_grades(
+    world, sides, monkeypatch
+):
+    """The subject tables commit before the refold's transaction: interrupted after that, the
+    grades are the old set's still, and the subject tables the new set's fold of the ledger,
+    marked as such, so a grading step reads them as they are (and, should the set be put back
+    before the next refold, refills them)."""
+    own = LedgerHead.objects.get().params_name
+    LedgerHead.objects.update(params_name="fr18-factors")
+    oracle = _stepwise_oracle()
+    LedgerHead.objects.update(params_name=own)
+    check.ledger_refold()
+    before = _snapshot()
+
+    def interrupted(self, cursor):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(side.SideCopy, "drop", interrupted)  # after the subject tables' commit
+    LedgerHead.objects.update(params_name="fr18-factors")
+    with pytest.raises(KeyboardInterrupt):
+        check.ledger_refold()
+    monkeypatch.undo()
+    after = _snapshot()
+    assert _differences(_grades(before), _grades(after)) == []
+    subject_tables = {k: oracle[k] for k in SUBJECT_TABLES}
+    assert _differences(subject_tables, {k: after[k] for k in SUBJECT_TABLES}) == []
+    head = LedgerHead.objects.get()
+    assert tables_marked() == (head.last_seq, "fr18-factors") and subjects_current(head)
+    assert _staging_tables() == []
+    LedgerHead.objects.update(params_name=own)  # put back: the tables are not its fold
+    assert not subjects_current(LedgerHead.objects.get())
+    LedgerHead.objects.update(params_name="fr18-factors")
+    check.ledger_refold()
+    assert _differences(oracle, _snapshot()) == []
 
 
 def test_a_failure_on_the_second_connection_is_the_refolds(world, sides, monkeypatch):
@@ -111,83 +158,118 @@ def test_a_failure_on_the_second_connection_is_the_refolds(world, sides, monkeyp
     assert _staging_tables() == []
 
 
-def test_subjects_new_to_the_tables_are_inserted_with_ids_drawn_beside(world, sides):
+def test_subjects_new_to_the_tables_are_inserted_beside_with_ids_from_the_sequence(world, sides):
     """Subjects the tables lack (deleted here, committed) get their ids from the table's
-    sequence on the second connection; the refold inserts them and their history."""
+    sequence on the second connection, which inserts them and their history."""
     check.ledger_refold()
     oracle = _snapshot()
     gone = list(LedgerSubject.objects.order_by("-id").values_list("key", flat=True)[:7])
     LedgerHistory.objects.filter(subject__key__in=gone).delete()
     LedgerSubject.objects.filter(key__in=gone).delete()
+    top = LedgerSubject.objects.order_by("-id").values_list("id", flat=True)[0]
     check.ledger_refold()
-    written = replay_run.last_refold["stats"].written
-    assert written["subjects_inserted"] == 7
-    assert written["history_inserted"] > 0
-    assert set(LedgerSubject.objects.filter(key__in=gone).values_list("key", flat=True)) == set(
-        gone
-    )
+    stats = replay_run.last_refold["stats"]
+    assert stats.written["subjects_inserted"] == 7 and stats.written["history_inserted"] > 0
+    assert "subjects_beside" in stats.seconds
+    made = LedgerSubject.objects.filter(key__in=gone)
+    assert set(made.values_list("key", flat=True)) == set(gone)
+    assert min(made.values_list("id", flat=True)) > top
     assert _differences(oracle, _snapshot()) == []
     assert check.ledger_check() == []
 
 
-def test_rows_the_refolds_transaction_wrote_first_are_compared_on_its_own_connection(
+def test_a_refold_whose_transaction_wrote_first_writes_the_subject_tables_itself(
     world, sides, monkeypatch
 ):
     """The second connection sees only what is committed: where the refold's transaction
-    has written the session grades or the history before the refold, the diffs are made on
-    the refold's own connection, and what it wrote is put right too."""
+    has written anything before the refold, the subject tables are written on the refold's
+    own connection, and what it wrote is put right too."""
     oracle = _stepwise_oracle()
     refold_locked = check.refold_ledger_locked
 
-    def written_first(head, progress):
+    def written_first(head, progress, **kwargs):
         SessionGrade.objects.filter(entry__isnull=False).update(session_grade=1.0)
         LedgerHistory.objects.update(grade=5.0)
-        return refold_locked(head, progress)
+        return refold_locked(head, progress, **kwargs)
 
     monkeypatch.setattr(check, "refold_ledger_locked", written_first)
     check.ledger_refold()
     assert len(sides) == 1
-    assert "grades_diff" in sides[0].names and "history_diff" in sides[0].names
-    written = replay_run.last_refold["stats"].written
-    assert written["session_grades_updated"] == SessionGrade.objects.exclude(entry=None).count()
-    assert written["history_updated"] == LedgerHistory.objects.count()
+    stats = replay_run.last_refold["stats"]
+    assert "subjects_beside" not in stats.seconds
+    assert (
+        stats.written["session_grades_updated"] == SessionGrade.objects.exclude(entry=None).count()
+    )
+    assert stats.written["history_updated"] == LedgerHistory.objects.count()
     assert _differences(oracle, _snapshot()) == []
     assert _staging_tables() == []
 
 
-def test_a_first_fill_beside_inserts_what_the_stepwise_refold_wrote(world, sides):
+def test_the_lock_on_the_ledger_head_is_not_a_write(world):
+    """``rows_written`` before and after the refold's lock (SELECT ... FOR UPDATE): the lock
+    alone is not a write, so it leaves the subject tables to the second connection; a row
+    written is one."""
+    from django.db import transaction
+
+    from grading.ledger.lock import ledger_head_lock
+
+    SessionGrade.objects.filter(entry__isnull=False).update(session_grade=1.0)  # just before
+    with transaction.atomic():
+        begun = side.rows_written()
+        ledger_head_lock()
+        assert side.rows_written() == begun
+        LedgerHead.objects.update(reference_date=None)
+        assert side.rows_written() > begun
+        transaction.set_rollback(True)
+
+
+def test_a_first_fill_inserts_what_the_stepwise_refold_wrote(world, sides):
     """Empty tables (the national builder's refold) take the fold's rows with one INSERT
-    each, read from the second connection's staging tables; no diff is made."""
+    each, on the refold's own connection; no diff is made."""
     oracle = _stepwise_oracle()
     SessionGrade.objects.filter(entry__isnull=False).delete()
     for model in (LedgerHistory, LedgerLive, LedgerSubject, CurrentGrade, PartnershipGrade):
         model.objects.all().delete()
     check.ledger_refold()
     assert len(sides) == 1
-    assert not {"grades_diff", "history_diff"} & set(sides[0].names)
-    written = replay_run.last_refold["stats"].written
-    assert written["session_grades_inserted"] == SessionGrade.objects.exclude(entry=None).count()
-    assert written["history_inserted"] == LedgerHistory.objects.count() > 0
-    assert written["subjects_inserted"] == LedgerSubject.objects.count() > 0
+    stats = replay_run.last_refold["stats"]
+    assert "subjects_beside" not in stats.seconds
+    assert (
+        stats.written["session_grades_inserted"] == SessionGrade.objects.exclude(entry=None).count()
+    )
+    assert stats.written["history_inserted"] == LedgerHistory.objects.count() > 0
+    assert stats.written["subjects_inserted"] == LedgerSubject.objects.count() > 0
     assert _differences(oracle, _snapshot()) == []
     assert _staging_tables() == []
     assert check.ledger_check() == []
 
 
-def test_a_change_of_set_beside_writes_what_the_stepwise_refold_wrote(world, sides):
-    """A change of set (every row rewritten): both comparisons are made on the second
-    connection while the refold's connection writes."""
+def test_a_change_of_set_rewrites_every_row_as_the_stepwise_refold_wrote_it(world, sides):
+    """A change of set: the session grades and the history rows are rewritten, found by their
+    keys (``merge.rewrite``), rows the tables lack inserted and rows the fold does not give
+    deleted; the subject tables on the second connection."""
     own = LedgerHead.objects.get().params_name
     LedgerHead.objects.update(params_name="fr18-factors")
     oracle = _stepwise_oracle()
     LedgerHead.objects.update(params_name=own)
     check.ledger_refold()
+    lost = list(SessionGrade.objects.exclude(entry=None).order_by("id")[:3])
+    SessionGrade.objects.filter(pk__in=[g.pk for g in lost]).delete()
+    extra = LedgerHistory.objects.order_by("id").first()
+    extra.pk, extra.seq = None, 10**9  # a row the fold does not give
+    extra.save()
     LedgerHead.objects.update(params_name="fr18-factors")
     check.ledger_refold()
-    assert LedgerHead.objects.get().tables_params == "fr18-factors"
-    written = replay_run.last_refold["stats"].written
-    assert written["session_grades_updated"] > 0 and written["history_updated"] > 0
-    assert "history_diff_here" not in replay_run.last_refold["stats"].seconds
+    assert tables_marked()[1] == "fr18-factors"
+    stats = replay_run.last_refold["stats"]
+    assert stats.written["session_grades_inserted"] == 3
+    assert stats.written["history_deleted"] == 1
+    assert (
+        stats.written["session_grades_updated"]
+        == SessionGrade.objects.exclude(entry=None).count() - 3
+    )
+    assert stats.written["history_updated"] == LedgerHistory.objects.count()
+    assert "subjects_beside" in stats.seconds
     assert _differences(oracle, _snapshot()) == []
     assert _staging_tables() == []
     assert check.ledger_check() == []

@@ -30,7 +30,7 @@ from grading.ledger.replay.beside import snapshot_export
 from grading.ledger.replay.compare import check_compiled
 from grading.ledger.replay.read import Progress
 from grading.ledger.replay.run import refold_ledger_locked
-from grading.ledger.replay.side import staging_tables_drop
+from grading.ledger.replay.side import rows_written, staging_tables_drop
 from grading.models import (
     AuditEvent,
     CurrentGrade,
@@ -199,8 +199,9 @@ def ledger_refold(*, actor=None, progress: Progress | None = None) -> int:
 
     try:
         with transaction.atomic():
+            begun = rows_written()  # the refold's transaction writes nothing before the refold
             head = ledger_head_lock()
-            entries = refold_ledger_locked(head, report)
+            entries = refold_ledger_locked(head, report, written_before=begun)
             member_pages_invalidate()
             audit_record(
                 action=AuditEvent.Action.REFOLD,

@@ -12,45 +12,32 @@ the old rows until the refold's transaction commits: no table is truncated or lo
 reading. A table with no row yet (the national builder's first fill) takes the fold's rows
 with one INSERT (issue 31).
 
-The comparison (a full join of millions of rows, then its rows sorted by their place in the
-table) only reads. For the session grades and the history rows (the two largest tables) it is
-made on the refold's second connection (``side.SideCopy``; ``diff_start``) while the refold's
-own writes the other tables, then the refold's connection writes what it found: on two cores,
-the comparing and the writing of a change of set overlap. It reads the tables as committed,
-which is what the refold's transaction reads of them as long as that transaction has not
-written them (``side.untouched``; every other writer waits for the ledger lock the refold holds);
-otherwise the comparison is made on the refold's own connection.
+A change of set rewrites nearly every row: there ``rewrite`` writes each row found by its key,
+with no comparison first (a full join of millions of rows, then its rows sorted by their place
+in the table, as long as the writing itself nationally).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import math
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-
-from django.conf import settings
 
 from grading.common.pgcopy import table_copy
 from grading.engine.ngs.decay import band
 from grading.engine.ngs.foldout import STATUSES, CurrentOut, PartnershipsOut
 from grading.engine.ngs.ledger import CHECK_TOLERANCE
 from grading.engine.ngs.types import Status
-from grading.ledger.replay.side import Done, job_run, table_create
 from grading.ledger.store import CURRENT_GRADE_FIELDS
 from grading.models import CurrentGrade, PartnershipGrade
 
 __all__ = [
-    "Pending",
     "current_place",
     "diff_apply",
-    "diff_place",
     "diff_select",
-    "diff_start",
-    "diff_wait",
     "merge",
     "partnerships_place",
+    "rewrite",
     "tables_analyze",
 ]
 
@@ -146,7 +133,7 @@ def merge(
         return fill(cursor, target, source, (*key, *values), params)
     select = diff_select(cursor, target, source, key, values, scope=scope)
     counts: dict = {}
-    diff_job(cursor, DIFF, select, params, counts, freeze=False)
+    diff_job(cursor, DIFF, select, params, counts)
     return diff_apply(cursor, target, DIFF, key, values, counts, delete=delete)
 
 
@@ -182,9 +169,7 @@ def diff_select(
 
 
 def diff_counts(cursor, diff: str) -> dict[str, int]:
-    """The diff's rows gone, changed and fresh (read whole: on the second connection, after
-    its commit, the read also marks every row as committed, so the refold's reading of
-    them writes no page); analysed for the statements that read it."""
+    """The diff's rows gone, changed and fresh; analysed for the statements that read it."""
     cursor.execute(
         f"SELECT count(*) FILTER (WHERE gone), count(*) FILTER (WHERE NOT gone AND NOT fresh), "
         f"count(*) FILTER (WHERE fresh) FROM {diff}"
@@ -222,6 +207,57 @@ def diff_apply(
     return out
 
 
+def rewrite(
+    cursor,
+    target: str,
+    source: str,
+    key: Sequence[str],
+    values: Sequence[str],
+    *,
+    staged: int,
+    scope: str = "TRUE",
+    params: dict | None = None,
+) -> dict[str, int]:
+    """Make the rows of ``target`` within ``scope`` (an expression on its columns, as ``t``)
+    those of ``source`` (a table, or a parenthesised query naming its columns, of ``staged``
+    rows in the order the fold gave them), where nearly every row differs: a change of set
+    (issue 31). No comparison first: each stored row is found by its key (its index), in the
+    source's order, which is nearly the order the rows lie in, and written. The source's rows
+    and the stored rows matched, counted, say whether any row is new or gone; only then are
+    they looked for. Returns the rows deleted, updated and inserted.
+
+    Against ``merge`` on a change of set nationally, this leaves out the full join of the two
+    tables and the table of their differences, about as long as the writing itself
+    (docs/benchmarks.md, session 25), and writes the few rows that did not change as well."""
+    cursor.execute(f"SELECT count(*) FROM {target} t WHERE {scope}")
+    stored = cursor.fetchone()[0]
+    sets = ", ".join(f"{c} = s.{c}" for c in values)
+    on = " AND ".join(f"t.{c} = s.{c}" for c in key)
+    # by the key's index, the source read as it lies: no hash of millions of rows, no sort
+    cursor.execute("SET LOCAL enable_hashjoin = off")
+    cursor.execute("SET LOCAL enable_mergejoin = off")
+    cursor.execute(f"UPDATE {target} t SET {sets} FROM {source} s WHERE {on} AND {scope}", params)
+    out = {"deleted": 0, "updated": cursor.rowcount, "inserted": 0}
+    cursor.execute("RESET enable_hashjoin")
+    cursor.execute("RESET enable_mergejoin")
+    if out["updated"] < staged:
+        columns = ", ".join((*key, *values))
+        cursor.execute(
+            f"INSERT INTO {target} ({columns}) SELECT {columns} FROM {source} s "
+            f"WHERE NOT EXISTS (SELECT 1 FROM {target} t WHERE {on})",
+            params,
+        )
+        out["inserted"] = cursor.rowcount
+    if out["updated"] < stored:
+        cursor.execute(
+            f"DELETE FROM {target} t WHERE {scope} AND NOT EXISTS (SELECT 1 FROM {source} s "
+            f"WHERE {on})",
+            params,
+        )
+        out["deleted"] = cursor.rowcount
+    return out
+
+
 def tables_analyze(cursor, tables: Sequence[str], *, freeze: bool) -> None:
     """A side job: the staging tables analysed by the connection that filled them, in its
     transaction (an ANALYZE holds its table until the transaction ends: the refold's own
@@ -230,25 +266,13 @@ def tables_analyze(cursor, tables: Sequence[str], *, freeze: bool) -> None:
         cursor.execute(f"ANALYZE {table}")
 
 
-def diff_job(
-    cursor,
-    name: str,
-    select: str,
-    params: dict | None,
-    counts: dict[str, float],
-    *,
-    freeze: bool,
-) -> None:
-    """The diff table ``name`` made from ``select``, its rows written in the order of their
-    places (so that ``_update`` reads them as they lie), and ``counts`` filled
-    (``diff_counts``, and the seconds it took). A job of the second connection
-    (``side.job_run``), where each statement commits on its own, or of the refold's."""
-    t0 = time.perf_counter()
-    if freeze:  # the second connection: its own memory for the join and the sort
-        cursor.execute(f"SET work_mem = '{settings.LEDGER_REFOLD_WORK_MEM}'")
+def diff_job(cursor, name: str, select: str, params: dict | None, counts: dict[str, int]) -> None:
+    """The diff table ``name`` (temporary, gone with the transaction) made from ``select``,
+    its rows written in the order of their places (so that ``_update`` reads them as they
+    lie), and ``counts`` filled (``diff_counts``)."""
     cursor.execute(f"DROP TABLE IF EXISTS {name}")
-    cursor.execute(f"{table_create(name, beside=freeze)} AS {select} ORDER BY tid", params)
-    counts.update(diff_counts(cursor, name), seconds=time.perf_counter() - t0)
+    cursor.execute(f"CREATE TEMPORARY TABLE {name} ON COMMIT DROP AS {select} ORDER BY tid", params)
+    counts.update(diff_counts(cursor, name))
 
 
 def _update(
@@ -358,48 +382,3 @@ def partnerships_place(cursor, out: PartnershipsOut, seq: int) -> dict[str, int]
         cursor, "refold_partnerships", PARTNERSHIPS, (*key, *_PARTNERSHIP_FIELDS), rows
     )
     return merge(cursor, PARTNERSHIPS, source, key, _PARTNERSHIP_FIELDS)
-
-
-@dataclass
-class Pending:
-    """A diff being made (``diff_start``): its table, its counts once made, and the side's
-    job to wait for (None: made here, already)."""
-
-    name: str
-    counts: dict[str, float] = field(default_factory=dict)  # diff_counts', and "seconds"
-    done: Done | None = None
-
-
-def diff_start(
-    side, cursor, base: str, select: str, params, *, here: bool, after: Done | None = None
-) -> Pending:
-    """``diff_job`` on the second connection, or on this one (``here``; ``side.job_run``)."""
-    pending = Pending(side.name(base))
-    args = (pending.name, select, params, pending.counts)
-    pending.done = job_run(side, cursor, diff_job, *args, here=here, after=after)
-    return pending
-
-
-def diff_wait(side, pending: Pending) -> Pending:
-    if pending.done is not None:
-        side.wait(pending.done)
-    return pending
-
-
-def diff_place(
-    side,
-    cursor,
-    target: str,
-    pending: Pending | None,
-    key: Sequence[str],
-    values: Sequence[str],
-    *,
-    source: str,
-    params=None,
-) -> dict[str, int]:
-    """``pending``'s diff written to ``target`` once made (``diff_apply``); or, where none
-    was made (the table empty: a first fill), ``source``'s rows inserted (``fill``)."""
-    if pending is None:
-        return fill(cursor, target, source, (*key, *values), params)
-    diff = diff_wait(side, pending)
-    return diff_apply(cursor, target, diff.name, key, values, diff.counts)

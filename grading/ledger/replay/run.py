@@ -63,24 +63,27 @@ def refold_engine(params: NGSParams) -> str:
     )
 
 
-def refold_ledger_locked(head, progress: Progress, *, bulk: bool | None = None) -> int:
+def refold_ledger_locked(
+    head, progress: Progress, *, bulk: bool | None = None, written_before: int | None = None
+) -> int:
     """Refold the whole ledger with the head's set (the caller holds the ledger lock in a
-    transaction). Returns the entries folded."""
+    transaction; ``written_before``: ``side.rows_written()`` when it began, if it knows).
+    Returns the entries folded."""
     params = get_params(head.params_name)
     if bulk is None:
         bulk = connection.vendor == "postgresql"
     if bulk:
-        return _refold_bulk(params, progress)
+        return _refold_bulk(params, progress, written_before)
     return _refold_stepwise(head, params, progress)
 
 
-def _refold_bulk(params: NGSParams, progress: Progress) -> int:
+def _refold_bulk(params: NGSParams, progress: Progress, written_before: int | None) -> int:
     stats = RefoldStats()
     t0 = time.perf_counter()
     entries = ledger_entries()
     numbers = member_numbers()
     t0 = stats.timed("read_entries_members", t0)
-    writer = RefoldWriter(params, entries, stats=stats)
+    writer = RefoldWriter(params, entries, stats=stats, written_before=written_before)
     finished = False
     try:
         producer, engine = _writing_fold_class(params)

@@ -1,19 +1,18 @@
-"""The bulk refold's COPYs and comparisons on a second database connection, beside the fold
-and the refold's writes (issue 31). A refold's PostgreSQL work ran on one server process, one
+"""The bulk refold's COPYs and the subject tables on a second database connection, beside the
+fold and the refold's writes (issue 31). A refold's PostgreSQL work ran on one server process, one
 statement after the other, while this process waited: taking in the fold's rows (14.7 million
 session grades, 7.4 million pair figures, 21 million history entries nationally) and reading
-the ledger, then comparing the tables. On two cores the second takes in the rows while the
+the ledger, then writing the tables. On two cores the second takes in the rows while the
 first reads the ledger: the rows go to tables of their own that a thread fills, on its own
 connection, and commits (unlogged: nothing to recover after a crash, so nothing written to the
-write-ahead log). The same thread then compares the largest tables with those rows
-(``merge.diff_start``), reading only, into tables of its own, while the refold's transaction
-writes the others.
+write-ahead log). The same thread then writes the subject tables, in a transaction of its own
+(``subjectsmerge.subjects_job``), while the refold's transaction writes the grades.
 
-What the refold's transaction reads from these tables is what this process put there, or what
-the thread read of the stored tables as committed, which is what the refold's transaction
-reads of them as long as it has not written them (``untouched``; every other writer
-waits for the ledger lock the refold holds). Every table the refold writes is still written in
-its own transaction and rolled back whole if it is interrupted. The staging tables are dropped
+What the refold's transaction reads from these tables is what this process put there. The
+thread reads the stored tables as committed, which is what the refold's transaction reads of
+them where it had written nothing before the refold (``rows_written``; every other writer
+waits for the ledger lock the refold holds). Every grade the refold writes is written in its
+own transaction and rolled back whole if it is interrupted. The staging tables are dropped
 by that transaction when it commits, and by ``stage_drop`` when it does not
 (``ledger_refold``) or, should the process die, when the next refold starts."""
 
@@ -23,7 +22,7 @@ import logging
 import queue
 import secrets
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from django.db import connection
 
@@ -32,13 +31,10 @@ __all__ = [
     "InlineCopy",
     "Done",
     "SideCopy",
-    "compare_here",
-    "job_run",
     "stage_copier",
     "stage_drop",
     "staging_tables_drop",
-    "table_create",
-    "untouched",
+    "rows_written",
 ]
 
 log = logging.getLogger(__name__)
@@ -212,45 +208,22 @@ class SideCopy:
             connection.close()  # this thread's own connection (a transaction open: rolled back)
 
 
-def table_create(name: str, *, beside: bool) -> str:
-    """``CREATE ... TABLE name`` for a table a job makes: on the second connection
-    (``beside``, a job's ``freeze``) unlogged, for the refold's transaction to read once it is
-    committed; on the refold's own connection temporary, gone with its transaction."""
-    if beside:
-        return f"CREATE UNLOGGED TABLE {name}"
-    return f"CREATE TEMPORARY TABLE {name} ON COMMIT DROP"
-
-
-def untouched(cursor, tables: Sequence[str]) -> bool:
-    """Whether this transaction has written none of ``tables`` yet: then what it reads of
-    them is what is committed (the ledger lock keeps every other writer out), and the
-    second connection can read them on its behalf."""
-    cursor.execute(
-        "SELECT COALESCE(sum(n_tup_ins + n_tup_upd + n_tup_del), 0) "
-        "FROM pg_stat_xact_user_tables WHERE relname = ANY(%s)",
-        [list(tables)],
-    )
-    return cursor.fetchone()[0] == 0
-
-
-def compare_here(side, cursor, tables: Sequence[str]) -> bool:
-    """Whether a job reading ``tables`` must run on the refold's own connection: there is
-    no second one, or the refold's transaction has written them (``untouched``)."""
-    return not side.beside or not untouched(cursor, tables)
-
-
-def job_run(side, cursor, job: Callable[..., object], *args, here: bool, after=None):
-    """``job`` on the second connection (returns its ``Done``), or on ``cursor``'s
-    (``here``; returns None) once the side has committed what it reads: after the side's job
-    ``after``, or every job handed so far."""
-    if not here:
-        return side.submit(job, *args)
-    if after is None:
-        side.sync()
-    else:
-        side.wait(after)
-    job(cursor, *args, freeze=False)
-    return None
+def rows_written() -> int | None:
+    """The rows this connection has inserted, updated and deleted that PostgreSQL has not yet
+    added to its statistics (None elsewhere): the current transaction's, and (PostgreSQL 15
+    reports a backend's counts at most once a second) maybe earlier ones'. It grows with
+    every row the current transaction writes (a row lock is not a write), so taken at the
+    start of a transaction and again later, it says whether that transaction wrote anything
+    in between (``RefoldWriter``: what it reads is then what is committed, and the second
+    connection can write the subject tables)."""
+    if connection.vendor != "postgresql":
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT COALESCE(sum(n_tup_ins + n_tup_upd + n_tup_del), 0) "
+            "FROM pg_stat_xact_user_tables"
+        )
+        return cursor.fetchone()[0]
 
 
 def _create(cursor, tables: list[tuple[str, str]], *, freeze: bool) -> None:

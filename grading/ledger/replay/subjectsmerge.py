@@ -2,39 +2,45 @@
 player's and partnership's initial grade (``LedgerSubject``), their live history rows
 (``LedgerHistory``, 21 million nationally) and the live versions (``LedgerLive``), from the
 fold's histories taken in on the refold's second connection (``side``), merged as
-``merge`` merges every table: compared with the stored rows, then only what differs written."""
+``merge`` merges every table: compared with the stored rows, then only what differs written
+(a change of set: rewritten, ``rewrite``).
+
+The tables are a function of the ledger and the set, and ``LedgerTables``, written with them,
+says which: so where the refold's transaction has written nothing before the refold (what it
+reads is what is committed), they are written on the second connection, in the transaction
+that took in the fold's histories, and committed before the refold's own transaction, while
+that one writes the session grades (``subjects_job``; docs/decisions.md). A refold rolled back
+after that leaves them the fold of the committed ledger, marked as such: what a grading step
+reads of them is still what they are.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
+import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+from django.conf import settings
 
 from grading.common.pgcopy import copy_columns, table_copy
 from grading.engine.ngs.foldout import HistoriesOut
 from grading.ledger.replay.merge import (
-    Pending,
     day_of,
-    diff_place,
-    diff_select,
-    diff_start,
-    diff_wait,
     differs,
     float_columns,
     is_empty,
     merge,
+    rewrite,
     tables_analyze,
 )
-from grading.ledger.replay.side import compare_here, job_run, table_create
-from grading.ledger.subjects import HISTORY, LIVE, SUBJECT
+from grading.ledger.subjects import HISTORY, LIVE, SUBJECT, tables_mark
 from members.models import Member
 
 __all__ = [
-    "history_diff_start",
-    "subjects_place",
+    "subjects_job",
     "subjects_stage",
     "subjects_stage_tables",
-    "subjects_start",
+    "subjects_write",
 ]
 
 # the fold's history columns as COPYed (HistoriesOut.entry_<name>, its array type)
@@ -67,7 +73,7 @@ def subjects_stage(side, batches: Iterable[HistoriesOut], numbers: list[str]) ->
     """The fold's subjects, history entries and live versions handed to ``side`` (a
     ``side.SideCopy`` or ``InlineCopy``, which creates ``subjects_stage_tables()``), to be taken in
     beside the refold's other merges; returns the staging tables' names for
-    ``subjects_place``. ``batches``: the fold's histories, whole or in batches of subjects
+    ``subjects_write``. ``batches``: the fold's histories, whole or in batches of subjects
     (``history_batches``: memory holds one batch), read in the side's thread. The history
     rows (21 million nationally) go as the fold's columns, by binary COPY built a block of
     columns at a time; the database finds each row's subject, version, date and partner."""
@@ -110,20 +116,6 @@ def _subjects_copy(
             )
 
 
-@dataclass
-class SubjectsPending:
-    """What ``subjects_start`` began: the staging tables, each subject's id (``ids``),
-    whether this transaction wrote the subject tables first (``here``: everything is
-    compared on its own connection), whether the history is empty (a first fill: no diff)
-    and the history's diff once ``history_diff_start`` began it."""
-
-    staged: dict[str, str]
-    ids: Pending
-    here: bool
-    empty: bool
-    history: Pending | None = None
-
-
 def _history_source(staged: dict[str, str], ids: str) -> str:
     """The fold's history rows as the table's columns (21 million nationally, never copied
     whole: read by the diff, or by the first fill's INSERT)."""
@@ -137,54 +129,34 @@ def _history_source(staged: dict[str, str], ids: str) -> str:
     )
 
 
-def _ids_job(cursor, name: str, staged: dict[str, str], counts: dict, *, freeze: bool) -> None:
+def _ids_make(cursor, name: str, staged: dict[str, str]) -> int:
     """Each subject the fold holds, with the id it has, or the id it will have (drawn from
-    the table's sequence: the refold's transaction inserts it with that id)."""
+    the table's sequence); returns how many are new to the table."""
     cursor.execute(f"DROP TABLE IF EXISTS {name}")
     cursor.execute(
-        f"{table_create(name, beside=freeze)} AS SELECT s.idx, s.key, s.initial, "
+        f"CREATE TEMPORARY TABLE {name} ON COMMIT DROP AS SELECT s.idx, s.key, s.initial, "
         f"COALESCE(t.id, nextval(pg_get_serial_sequence('{SUBJECT}', 'id'))) AS id, "
         f"t.id IS NULL AS fresh "
         f"FROM {staged['subjects']} s LEFT JOIN {SUBJECT} t ON t.key = s.key"
     )
     cursor.execute(f"SELECT count(*) FILTER (WHERE fresh) FROM {name}")
-    counts["fresh"] = cursor.fetchone()[0]
+    fresh = cursor.fetchone()[0]
     cursor.execute(f"ANALYZE {name}")
+    return fresh
 
 
-def subjects_start(side, cursor, staged: dict[str, str]) -> SubjectsPending:
-    """Begin comparing the subject tables with the fold's (``subjects_stage``'s staging
-    tables): each subject's id, then the history's diff, on the second connection where this
-    transaction has not written them (``untouched``), else here."""
-    here = compare_here(side, cursor, (SUBJECT, HISTORY, MEMBERS))
-    if not here:
-        side.commit()  # the staging tables, for the jobs after it
-    ids = Pending(side.name("subject_ids"))
-    ids.done = job_run(side, cursor, _ids_job, ids.name, staged, ids.counts, here=here)
-    return SubjectsPending(staged, ids, here, is_empty(cursor, HISTORY))
-
-
-def history_diff_start(side, cursor, pending: SubjectsPending, *, here: bool = False) -> None:
-    """The history's diff (none for an empty table), on the second connection, or on this
-    one (``here``, or where this transaction wrote the subject tables first)."""
-    if pending.empty:
-        return
-    staged, ids = pending.staged, pending.ids
-    key = ("subject_id", "seq")
-    select = diff_select(cursor, HISTORY, _history_source(staged, ids.name), key, _HISTORY_FIELDS)
-    here = here or pending.here
-    pending.history = diff_start(
-        side, cursor, "history_diff", select, None, here=here, after=ids.done
-    )
-
-
-def subjects_place(cursor, side, pending: SubjectsPending) -> dict[str, int]:
-    """The subject tables as the fold holds them (``subjects_start``'s diffs): subjects
-    matched on their key (a player's number, a partnership's "a+b"), so their ids stay and
-    an unchanged history row is not written again."""
-    staged, ids = pending.staged, diff_wait(side, pending.ids).name
+def subjects_write(
+    cursor, staged: dict[str, str], *, rewrites: bool, mark: tuple[int, str]
+) -> dict[str, int]:
+    """The subject tables made the fold's (``subjects_stage``'s staging tables), and marked
+    as the fold of the ledger up to ``mark``'s sequence number with its set (``tables_mark``),
+    in ``cursor``'s transaction: the refold's own, or its second connection's (``side``).
+    Subjects are matched on their key (a player's number, a partnership's "a+b"), so their
+    ids stay; the history is merged (``merge``: only what differs written), or where a change
+    of set (``rewrites``) rewrites nearly every row, rewritten (``rewrite``)."""
+    ids = "refold_subject_ids"
     written = {"subjects_deleted": 0, "subjects_updated": 0, "subjects_inserted": 0}
-    if pending.ids.counts["fresh"]:
+    if _ids_make(cursor, ids, staged):
         cursor.execute(
             f"INSERT INTO {SUBJECT} (id, key, initial) SELECT id, key, initial FROM {ids} "
             "WHERE fresh"
@@ -196,16 +168,7 @@ def subjects_place(cursor, side, pending: SubjectsPending) -> dict[str, int]:
         f"WHERE NOT i.fresh AND t.id = i.id AND {changed}"
     )
     written["subjects_updated"] = cursor.rowcount
-    history = diff_place(
-        side,
-        cursor,
-        HISTORY,
-        pending.history,  # None: the table was empty (a first fill)
-        ("subject_id", "seq"),
-        _HISTORY_FIELDS,
-        source=_history_source(staged, ids),
-    )
-    for name, n in history.items():
+    for name, n in _history_write(cursor, staged, ids, rewrites).items():
         written[f"history_{name}"] = n
     cursor.execute(
         f"DELETE FROM {SUBJECT} t WHERE NOT EXISTS "
@@ -214,4 +177,38 @@ def subjects_place(cursor, side, pending: SubjectsPending) -> dict[str, int]:
     written["subjects_deleted"] = cursor.rowcount
     for name, n in merge(cursor, LIVE, staged["live"], ("version_id",), ("seq", "date")).items():
         written[f"live_{name}"] = n
+    tables_mark(*mark)
     return written
+
+
+def _history_write(cursor, staged: dict[str, str], ids: str, rewrites: bool) -> dict[str, int]:
+    key = ("subject_id", "seq")
+    source = _history_source(staged, ids)
+    if not rewrites or is_empty(cursor, HISTORY):
+        return merge(cursor, HISTORY, source, key, _HISTORY_FIELDS)
+    # the fold's rows with the table's columns, once, in the fold's order (by subject, as
+    # the table lies): ``rewrite`` finds each stored row by its key from them
+    rows = "refold_history_rows"
+    cursor.execute(f"DROP TABLE IF EXISTS {rows}")
+    cursor.execute(f"CREATE TEMPORARY TABLE {rows} ON COMMIT DROP AS SELECT * FROM {source} s")
+    staged_rows = cursor.rowcount
+    return rewrite(cursor, HISTORY, rows, key, _HISTORY_FIELDS, staged=staged_rows)
+
+
+def subjects_job(
+    cursor,
+    staged: dict[str, str],
+    rewrites: bool,
+    mark: tuple[int, str],
+    written: dict[str, int],
+    seconds: dict[str, float],
+    *,
+    freeze: bool,
+) -> None:
+    """``subjects_write`` as a job of the second connection (``side.SideCopy``), in the
+    transaction that took in the staging tables; ``written`` filled, and ``seconds`` with
+    how long it took (``subjects_beside``)."""
+    t0 = time.perf_counter()
+    cursor.execute(f"SET LOCAL work_mem = '{settings.LEDGER_REFOLD_WORK_MEM}'")
+    written.update(subjects_write(cursor, staged, rewrites=rewrites, mark=mark))
+    seconds["subjects_beside"] = time.perf_counter() - t0

@@ -16,7 +16,7 @@ What is written, as the step-by-step refold (``run._refold_stepwise``) wrote it:
   the national builder and the nightly refresh store; the step-by-step refold left each as of
   the last step that touched it);
 * the subject tables a grading step reads (``LedgerSubject``, ``LedgerHistory``,
-  ``LedgerLive``) and ``LedgerHead.tables_seq``/``tables_params``.
+  ``LedgerLive``) and what they hold (``LedgerTables``).
 
 The fold's rows go to staging tables by binary COPY as they come (a chunk at a time:
 memory holds one chunk, not the ledger), on a second connection beside the fold where the
@@ -42,7 +42,6 @@ from grading.common.pgcopy import (
     bulk_memory,
     copy_columns,
     gathered,
-    table_copy,
 )
 from grading.engine.ngs.foldout import (
     PAIR_FIGURES,
@@ -56,27 +55,21 @@ from grading.engine.ngs.foldout import (
 from grading.engine.ngs.params import NGSParams
 from grading.ledger.replay.merge import (
     current_place,
-    diff_place,
-    diff_select,
-    diff_start,
     differs,
     float_columns,
     is_empty,
+    merge,
     nan_none,
     partnerships_place,
+    rewrite,
     tables_analyze,
 )
-from grading.ledger.replay.side import compare_here, stage_copier
-from grading.ledger.replay.subjectsmerge import (
-    history_diff_start,
-    subjects_place,
-    subjects_stage,
-    subjects_start,
-)
+from grading.ledger.replay.side import rows_written, stage_copier
+from grading.ledger.replay.subjectsmerge import subjects_job, subjects_stage, subjects_write
+from grading.ledger.subjects import HISTORY, tables_marked
 from grading.models import (
     CurrentGrade,
     LedgerEntry,
-    LedgerHead,
     PairResult,
     PartnershipGrade,
     SessionGrade,
@@ -192,25 +185,31 @@ class RefoldWriter:
     """The sink of a bulk refold (a ``VersionSink``) and the statements that put its rows in
     place. PostgreSQL only: the caller holds the ledger lock in one transaction."""
 
-    def __init__(self, params: NGSParams, entries: LedgerEntries, *, stats: RefoldStats) -> None:
+    def __init__(
+        self,
+        params: NGSParams,
+        entries: LedgerEntries,
+        *,
+        stats: RefoldStats,
+        written_before: int | None = None,
+    ) -> None:
         self.params, self.entries, self.stats = params, entries, stats
         self.grades = GatheredColumns(_GRADE_LAYOUT)
         self.pairs = GatheredColumns(_PAIR_LAYOUT)
         self.versions: list[tuple] = []
         # each distinct pair id (a few hundred nationally: "1" to "40", "3NS"...) by a code the
-        # rows carry, so that a pair's id is found in a table of that size, not of every pair
+        # rows carry, so that a pair's id is found in an array of that size, not a join
         self.pair_codes: dict[str, int] = {}
+        # whether this transaction has written nothing since it began (``written_before``:
+        # ``rows_written()`` then): what it reads is what is committed, and the subject
+        # tables can be written beside it (subjectsmerge)
+        self.pristine = written_before is not None and rows_written() == written_before
         # the fold's rows are taken in beside it, on a connection of their own (side.py)
         self.side = stage_copier()
         names = self.side.open(
-            {
-                "grades": self.grades.columns_sql(),
-                "pairs": self.pairs.columns_sql(),
-                "pair_ids": "code integer, pair_id varchar(20)",
-            }
+            {"grades": self.grades.columns_sql(), "pairs": self.pairs.columns_sql()}
         )
         self.raw_grades, self.raw_pairs = names["grades"], names["pairs"]
-        self.pair_ids = names["pair_ids"]
 
     # ------------------------------------------------------------------ the sink
 
@@ -296,38 +295,34 @@ class RefoldWriter:
         numbers: list[str],
     ) -> None:
         """Everything into place: session grades, pair figures, current and partnership
-        grades, the subject tables, the ledger head.
+        grades, the subject tables.
 
-        Where the refold is a transaction of its own (``side.SideCopy``), the second
-        connection compares the session grades and then the history with the fold's rows
-        (reading them as committed: this transaction has not written them yet) while this
-        one writes the pair figures, the current and partnership grades, then each table's
-        rows that differ, where they lie (issue 31)."""
+        Where the refold is a transaction of its own that had written nothing before it, the
+        subject tables are written on the second connection, in a transaction of its own
+        (``subjectsmerge.subjects_job``), while this one writes the pair figures, the current
+        and partnership grades and the session grades (issue 31); it commits first, and this
+        transaction waits for it."""
         self.flush()
         stats, written, seq = self.stats, self.stats.written, self.entries.last_seq
         t0 = time.perf_counter()
-        pair_ids = [(code, pid) for pid, code in self.pair_codes.items()]
-        self.side.submit(_rows_copy, self.pair_ids, ("code", "pair_id"), pair_ids)
         # analysed by the connection that wrote them, in its transaction: an ANALYZE holds its
         # table until the transaction ends, so the refold's would keep the side's waiting
-        self.side.submit(tables_analyze, (self.raw_grades, self.raw_pairs, self.pair_ids))
+        self.side.submit(tables_analyze, (self.raw_grades, self.raw_pairs))
         committed = self.side.commit()
-        # the histories are taken in beside the writes of the pair figures, current and
-        # partnership grades, before the comparisons
+        # a change of set rewrites nearly every row (``rewrite``); otherwise few rows change
+        rewrites = tables_marked()[1] != self.params.name
+        mark = (seq, self.params.name)
         staged = subjects_stage(self.side, histories, numbers)
-        # a change of set rewrites every row: this connection has the writing to do and the
-        # second one compares both tables; otherwise few rows change, and each connection
-        # compares one of them
-        tables = LedgerHead.objects.filter(pk=1).values_list("tables_params", flat=True).first()
-        rewrites = tables != self.params.name
+        with connection.cursor() as cursor:  # (a first fill stays here: docs/decisions.md)
+            beside = self.side.beside and self.pristine and not is_empty(cursor, HISTORY)
+        subjects: dict[str, int] = {}
+        if beside:
+            self.side.submit(subjects_job, staged, rewrites, mark, subjects, stats.seconds)
+        subjects_done = self.side.commit()
         with connection.cursor() as cursor:
             # the joins of millions of rows hash in memory, not in batches on disk (this
             # transaction only)
             bulk_memory(cursor, settings.LEDGER_REFOLD_WORK_MEM)
-            subjects = subjects_start(self.side, cursor, staged)
-            grades = self._grades_start(cursor, committed)
-            if rewrites:
-                history_diff_start(self.side, cursor, subjects)
             self.side.wait(committed)  # the fold's records and pair figures are in
             t0 = stats.timed("copy_wait", t0)
             self._pair_figures(cursor)
@@ -337,71 +332,60 @@ class RefoldWriter:
             for name, n in partnerships_place(cursor, partnerships, seq).items():
                 written[f"partnerships_{name}"] = n
             t0 = stats.timed("current_partnerships", t0)
-            if not rewrites:
-                history_diff_start(self.side, cursor, subjects, here=True)
-                t0 = stats.timed("history_diff_here", t0)
-            for name, n in self._grades_place(cursor, grades).items():
+            for name, n in self._grades_write(cursor, rewrites).items():
                 written[f"session_grades_{name}"] = n
             t0 = stats.timed("session_grades", t0)
-            written.update(subjects_place(cursor, self.side, subjects))
+            self.side.wait(subjects_done)  # beside: the subject tables committed
+            if not beside:
+                subjects = subjects_write(cursor, staged, rewrites=rewrites, mark=mark)
+            written.update(subjects)
             t0 = stats.timed("subjects", t0)
-            for name, pending in (("session_grades", grades), ("history", subjects.history)):
-                if pending is not None:  # how long the comparison took, beside or here
-                    stats.seconds[f"{name}_diff"] = pending.counts["seconds"]
-            self.side.sync()
             self.side.drop(cursor)
-        LedgerHead.objects.filter(pk=1).update(tables_seq=seq, tables_params=self.params.name)
 
     def _converted(self) -> str:
         """The fold's records as SessionGrade's columns (NaN is None; the pair's id and the
-        reason's words looked up)."""
+        reason's words looked up), in the order the fold gave them."""
         figures = [
             f"NULLIF(r.{name}, 'NaN')" if name != "factor" else "r.factor"
             for name in RECORD_FIGURES
         ]
         f = dict(zip(RECORD_FIGURES, figures, strict=True))
         return (
-            "SELECT r.entry, r.version, r.member, NULLIF(r.partner, -1), r.date, p.pair_id, "
+            "SELECT r.entry, r.version, r.member, NULLIF(r.partner, -1), r.date, "
+            "(%(pair_ids)s::text[])[r.pair + 1], "
             f"r.grade_before, {f['partner_grade']}, {f['sopp']}, {f['score_term']}, "
             f"{f['excess']}, r.regular_adjustment, %(gain)s::double precision, {f['par']}, "
             f"r.boards, r.reported, r.factor, {f['session_grade']}, {f['grade_after']}, "
             "(%(reasons)s::text[])[r.reason + 1], r.live "
-            f"FROM {self.raw_grades} r JOIN {self.pair_ids} p ON p.code = r.pair"
+            f"FROM {self.raw_grades} r"
         )
 
     def _grades_source(self) -> str:
         return f"(SELECT * FROM ({self._converted()}) AS c ({', '.join(_GRADE_COLUMNS)}))"
 
-    def _grades_start(self, cursor, committed):
-        """Begin comparing the ledger's session grades with the fold's (a not-graded
-        version's rows, which have no ledger entry, are not touched): on the second
-        connection where this transaction has not written them; None where there is none
-        yet (a first fill)."""
-        if is_empty(cursor, GRADES, _GRADED):
-            return None
-        select = diff_select(
-            cursor, GRADES, self._grades_source(), _GRADE_KEY, _GRADE_VALUES, scope=_GRADED
-        )
-        here = compare_here(self.side, cursor, (GRADES,))
-        return diff_start(
-            self.side, cursor, "grades_diff", select, self._gain(), here=here, after=committed
-        )
-
-    def _grades_place(self, cursor, grades) -> dict[str, int]:
-        # (a first fill, no diff: inserted straight from the query, not first copied whole)
-        return diff_place(
-            self.side,
-            cursor,
-            GRADES,
-            grades,
-            _GRADE_KEY,
-            _GRADE_VALUES,
-            source=self._grades_source(),
-            params=self._gain(),
+    def _grades_write(self, cursor, rewrites: bool) -> dict[str, int]:
+        """The ledger's session grades made the fold's (a not-graded version's rows, which
+        have no ledger entry, are not touched): merged, or rewritten on a change of set."""
+        source, params = self._grades_source(), self._params()
+        if rewrites and not is_empty(cursor, GRADES, _GRADED):
+            return rewrite(
+                cursor,
+                GRADES,
+                source,
+                _GRADE_KEY,
+                _GRADE_VALUES,
+                staged=self.stats.records,
+                scope=f"t.{_GRADED}",
+                params=params,
+            )
+        return merge(
+            cursor, GRADES, source, _GRADE_KEY, _GRADE_VALUES, scope=_GRADED, params=params
         )
 
-    def _gain(self) -> dict:
-        return {"gain": self.params.gain, "reasons": list(REASONS)}
+    def _params(self) -> dict:
+        """The arrays the fold's codes index: the pair ids, the reasons' words; the gain."""
+        ids = sorted(self.pair_codes, key=self.pair_codes.__getitem__)
+        return {"gain": self.params.gain, "reasons": list(REASONS), "pair_ids": ids}
 
     def _pair_figures(self, cursor) -> None:
         names = ("score_term", "sopp", "par", "excess")
@@ -410,19 +394,16 @@ class RefoldWriter:
         fold = ", ".join(f"NULLIF(t.{n}, 'NaN') AS {n}" for n in names)
         cursor.execute(
             f"UPDATE {PAIRS} r SET ({', '.join(names)}) = ({', '.join(f'n.{c}' for c in names)}) "
-            f"FROM (SELECT t.version, p.pair_id, {fold} FROM {self.raw_pairs} t "
-            f"JOIN {self.pair_ids} p ON p.code = t.pair) n "
-            f"WHERE r.version_id = n.version AND r.pair_id = n.pair_id AND {changed}"
+            f"FROM (SELECT t.version, (%(pair_ids)s::text[])[t.pair + 1] AS pair_id, {fold} "
+            f"FROM {self.raw_pairs} t) n "
+            f"WHERE r.version_id = n.version AND r.pair_id = n.pair_id AND {changed}",
+            self._params(),
         )
         self.stats.written["pair_figures_updated"] = cursor.rowcount
 
 
 def _columns_copy(cursor, table: str, columns: list[array], *, freeze: bool) -> None:
     copy_columns(cursor.cursor, table, columns, freeze=freeze)
-
-
-def _rows_copy(cursor, table: str, columns, rows: list[tuple], *, freeze: bool) -> None:
-    table_copy(cursor, table, columns, rows, freeze=freeze)
 
 
 def _version_states(cursor, rows: list[tuple], stats: RefoldStats) -> None:
