@@ -6,6 +6,8 @@ subject tables as they were or the fold of the committed ledger marked as such (
 and no staging table behind. (The other refold tests run inside the test's transaction, where
 everything is done on the refold's own connection: ``side.stage_copier``.)"""
 
+import time
+
 import pytest
 from django.db import connection
 
@@ -273,3 +275,29 @@ def test_a_change_of_set_rewrites_every_row_as_the_stepwise_refold_wrote_it(worl
     assert _differences(oracle, _snapshot()) == []
     assert _staging_tables() == []
     assert check.ledger_check() == []
+
+
+def test_the_subject_tables_commit_after_the_grades_are_written(world, sides, monkeypatch):
+    """The second connection's transaction commits once the refold's own writes are done,
+    just before the refold's commit: a snapshot taken between the two commits (``replay
+    --check`` takes one without the ledger lock) would see the new subject tables beside the
+    old grades."""
+    events: list[str] = []
+    grades_write = refold.RefoldWriter._grades_write
+    side_commit = side._commit
+
+    def grades_written(self, cursor, rewrites):
+        out = grades_write(self, cursor, rewrites)
+        time.sleep(1.0)  # the second connection has long finished writing the subject tables
+        events.append("grades written")
+        return out
+
+    def committed(cursor, *, freeze):
+        side_commit(cursor, freeze=freeze)
+        events.append("side committed")
+
+    monkeypatch.setattr(refold.RefoldWriter, "_grades_write", grades_written)
+    monkeypatch.setattr(side, "_commit", committed)
+    check.ledger_refold()
+    assert "subjects_beside" in replay_run.last_refold["stats"].seconds
+    assert events[-2:] == ["grades written", "side committed"]

@@ -8,10 +8,10 @@ fold's histories taken in on the refold's second connection (``side``), merged a
 The tables are a function of the ledger and the set, and ``LedgerTables``, written with them,
 says which: so where the refold's transaction has written nothing before the refold (what it
 reads is what is committed), they are written on the second connection, in the transaction
-that took in the fold's histories, and committed before the refold's own transaction, while
-that one writes the session grades (``subjects_job``; docs/decisions.md). A refold rolled back
-after that leaves them the fold of the committed ledger, marked as such: what a grading step
-reads of them is still what they are.
+that took in the fold's histories, while the refold's own writes the grades, and committed
+once those are written, just before the refold's own (``subjects_job``; docs/decisions.md). A
+refold rolled back after that commit leaves them the fold of the committed ledger, marked as
+such: what a grading step reads of them is still what they are.
 """
 
 from __future__ import annotations

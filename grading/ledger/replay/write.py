@@ -300,8 +300,8 @@ class RefoldWriter:
         Where the refold is a transaction of its own that had written nothing before it, the
         subject tables are written on the second connection, in a transaction of its own
         (``subjectsmerge.subjects_job``), while this one writes the pair figures, the current
-        and partnership grades and the session grades (issue 31); it commits first, and this
-        transaction waits for it."""
+        and partnership grades and the session grades (issue 31); it commits once those are
+        written, just before this transaction."""
         self.flush()
         stats, written, seq = self.stats, self.stats.written, self.entries.last_seq
         t0 = time.perf_counter()
@@ -316,9 +316,12 @@ class RefoldWriter:
         with connection.cursor() as cursor:  # (a first fill stays here: docs/decisions.md)
             beside = self.side.beside and self.pristine and not is_empty(cursor, HISTORY)
         subjects: dict[str, int] = {}
-        if beside:
-            self.side.submit(subjects_job, staged, rewrites, mark, subjects, stats.seconds)
-        subjects_done = self.side.commit()
+        if beside:  # left uncommitted until this transaction's own writes are done
+            subjects_done = self.side.submit(
+                subjects_job, staged, rewrites, mark, subjects, stats.seconds
+            )
+        else:
+            subjects_done = self.side.commit()  # the staging tables, for this connection
         with connection.cursor() as cursor:
             # the joins of millions of rows hash in memory, not in batches on disk (this
             # transaction only)
@@ -335,8 +338,12 @@ class RefoldWriter:
             for name, n in self._grades_write(cursor, rewrites).items():
                 written[f"session_grades_{name}"] = n
             t0 = stats.timed("session_grades", t0)
-            self.side.wait(subjects_done)  # beside: the subject tables committed
-            if not beside:
+            self.side.wait(subjects_done)
+            if beside:
+                # committed just before this transaction: a snapshot taken in between (a
+                # ``replay --check``) would see the new tables beside the old grades
+                self.side.sync()
+            else:
                 subjects = subjects_write(cursor, staged, rewrites=rewrites, mark=mark)
             written.update(subjects)
             t0 = stats.timed("subjects", t0)
