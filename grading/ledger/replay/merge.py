@@ -22,6 +22,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Sequence
+from contextlib import contextmanager
 
 from grading.common.pgcopy import table_copy
 from grading.engine.ngs.decay import band
@@ -118,7 +119,7 @@ def merge(
     delete: bool = True,
     params: dict | None = None,
 ) -> dict[str, int]:
-    """Make the rows of ``target`` within ``scope`` (an expression on its columns) those of
+    """Make the rows of ``target`` within ``scope`` (an expression on its columns, as ``t``) those of
     ``source`` (a table, or a parenthesised query naming its columns, with ``params``),
     matched on ``key``. One full join finds what differs (``differs``: a figure by more than
     :data:`SAME`; kept in a temporary table: nothing, for a replay with the same set); then
@@ -132,13 +133,12 @@ def merge(
     if is_empty(cursor, target, scope):
         return fill(cursor, target, source, (*key, *values), params)
     select = diff_select(cursor, target, source, key, values, scope=scope)
-    counts: dict = {}
-    diff_job(cursor, DIFF, select, params, counts)
+    counts = diff_make(cursor, DIFF, select, params)
     return diff_apply(cursor, target, DIFF, key, values, counts, delete=delete)
 
 
 def is_empty(cursor, target: str, scope: str = "TRUE") -> bool:
-    cursor.execute(f"SELECT EXISTS (SELECT 1 FROM {target} WHERE {scope})")
+    cursor.execute(f"SELECT EXISTS (SELECT 1 FROM {target} t WHERE {scope})")
     return not cursor.fetchone()[0]
 
 
@@ -163,7 +163,7 @@ def diff_select(
         + ", ".join(f"COALESCE(s.{c}, t.{c}) AS {c}" for c in key)
         + f", {', '.join(f's.{c}' for c in values)}, t.{k0} IS NULL AS fresh, "
         f"s.{k0} IS NULL AS gone, t.ctid AS tid FROM (SELECT ctid, {', '.join((*key, *values))} "
-        f"FROM {target} WHERE {scope}) t FULL JOIN {source} s ON {on} "
+        f"FROM {target} t WHERE {scope}) t FULL JOIN {source} s ON {on} "
         f"WHERE t.{k0} IS NULL OR s.{k0} IS NULL OR {changed}"
     )
 
@@ -190,7 +190,7 @@ def diff_apply(
     *,
     delete: bool = True,
 ) -> dict[str, int]:
-    """``diff`` (``diff_job``'s table, ``counts`` its counts) written to ``target``: the rows
+    """``diff`` (``diff_make``'s table, ``counts`` its counts) written to ``target``: the rows
     gone deleted (unless not ``delete``), those changed updated where they lie, the new ones
     inserted. Returns the rows deleted, updated and inserted."""
     gone, changed, fresh = counts["gone"], counts["changed"], counts["fresh"]
@@ -227,19 +227,21 @@ def rewrite(
     they looked for. Returns the rows deleted, updated and inserted.
 
     Against ``merge`` on a change of set nationally, this leaves out the full join of the two
-    tables and the table of their differences, about as long as the writing itself
-    (docs/benchmarks.md, session 25), and writes the few rows that did not change as well."""
+    tables and the table of their differences (35.0 s for the session grades, against 60.4 s
+    for their UPDATE: docs/benchmarks.md, session 25), and writes the few rows that did not
+    change as well. An empty target is filled (``fill``)."""
     cursor.execute(f"SELECT count(*) FROM {target} t WHERE {scope}")
     stored = cursor.fetchone()[0]
+    if not stored:  # a first fill
+        return fill(cursor, target, source, (*key, *values), params)
     sets = ", ".join(f"{c} = s.{c}" for c in values)
     on = " AND ".join(f"t.{c} = s.{c}" for c in key)
     # by the key's index, the source read as it lies: no hash of millions of rows, no sort
-    cursor.execute("SET LOCAL enable_hashjoin = off")
-    cursor.execute("SET LOCAL enable_mergejoin = off")
-    cursor.execute(f"UPDATE {target} t SET {sets} FROM {source} s WHERE {on} AND {scope}", params)
-    out = {"deleted": 0, "updated": cursor.rowcount, "inserted": 0}
-    cursor.execute("RESET enable_hashjoin")
-    cursor.execute("RESET enable_mergejoin")
+    with _joined_by_nested_loop(cursor):
+        cursor.execute(
+            f"UPDATE {target} t SET {sets} FROM {source} s WHERE {on} AND {scope}", params
+        )
+        out = {"deleted": 0, "updated": cursor.rowcount, "inserted": 0}
     if out["updated"] < staged:
         columns = ", ".join((*key, *values))
         cursor.execute(
@@ -266,13 +268,25 @@ def tables_analyze(cursor, tables: Sequence[str], *, freeze: bool) -> None:
         cursor.execute(f"ANALYZE {table}")
 
 
-def diff_job(cursor, name: str, select: str, params: dict | None, counts: dict[str, int]) -> None:
+def diff_make(cursor, name: str, select: str, params: dict | None) -> dict[str, int]:
     """The diff table ``name`` (temporary, gone with the transaction) made from ``select``,
     its rows written in the order of their places (so that ``_update`` reads them as they
-    lie), and ``counts`` filled (``diff_counts``)."""
+    lie); returns its counts (``diff_counts``)."""
     cursor.execute(f"DROP TABLE IF EXISTS {name}")
     cursor.execute(f"CREATE TEMPORARY TABLE {name} ON COMMIT DROP AS {select} ORDER BY tid", params)
-    counts.update(diff_counts(cursor, name))
+    return diff_counts(cursor, name)
+
+
+@contextmanager
+def _joined_by_nested_loop(cursor):
+    """A statement whose planner may only loop (no hash, no merge join): it then reads its
+    source as it lies and finds each target row by its place or its key's index. Set for the
+    statement's transaction, and back to what the session had after it."""
+    cursor.execute("SET LOCAL enable_hashjoin = off")
+    cursor.execute("SET LOCAL enable_mergejoin = off")
+    yield
+    cursor.execute("RESET enable_hashjoin")
+    cursor.execute("RESET enable_mergejoin")
 
 
 def _update(
@@ -287,7 +301,7 @@ def _update(
     """The ``changed`` rows of ``diff`` written to ``target``, in the order they lie in it.
 
     Each diff row carries the place of the stored row it was compared with (its ``ctid``),
-    and ``diff_job`` wrote the diff sorted by that place: the UPDATE reads it as it lies and
+    and ``diff_make`` wrote the diff sorted by that place: the UPDATE reads it as it lies and
     finds each row at its place (a TID scan), so it goes through the table's pages once,
     front to back. Joined on the key instead, the
     rows were visited in the order of the join the planner chose: a hash join's (nationally
@@ -304,16 +318,12 @@ def _update(
     # the key compared in a form no index can use: the planner must go by the place
     mine, theirs = (", ".join(f"{alias}.{c}" for c in key) for alias in ("t", "d"))
     same_key = f"({mine}) IS NOT DISTINCT FROM ({theirs})"
-    cursor.execute("SET LOCAL enable_hashjoin = off")
-    cursor.execute("SET LOCAL enable_mergejoin = off")
-    cursor.execute(
-        f"UPDATE {target} t SET {sets} FROM {diff} d "
-        f"WHERE NOT d.gone AND NOT d.fresh AND t.ctid = d.tid AND {same_key}"
-    )
-    updated = cursor.rowcount
-    # back to what the session had, for the statements after this one
-    cursor.execute("RESET enable_hashjoin")
-    cursor.execute("RESET enable_mergejoin")
+    with _joined_by_nested_loop(cursor):
+        cursor.execute(
+            f"UPDATE {target} t SET {sets} FROM {diff} d "
+            f"WHERE NOT d.gone AND NOT d.fresh AND t.ctid = d.tid AND {same_key}"
+        )
+        updated = cursor.rowcount
     if updated != changed:
         on = " AND ".join(f"t.{c} = d.{c}" for c in key)
         cursor.execute(

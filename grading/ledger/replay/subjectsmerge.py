@@ -117,8 +117,9 @@ def _subjects_copy(
 
 
 def _history_source(staged: dict[str, str], ids: str) -> str:
-    """The fold's history rows as the table's columns (21 million nationally, never copied
-    whole: read by the diff, or by the first fill's INSERT)."""
+    """The fold's history rows as the table's columns (21 million nationally): read by the
+    diff, by the first fill's INSERT, or copied once for ``rewrite`` (its joins would stop
+    the rewrite's plan from being one loop)."""
     return (
         "(SELECT i.id AS subject_id, r.seq::bigint AS seq, l.version_id, "
         "r.pos::smallint AS pos, DATE '0001-01-01' + (r.date - 1) AS date, r.boards, r.grade, "
@@ -184,7 +185,7 @@ def subjects_write(
 def _history_write(cursor, staged: dict[str, str], ids: str, rewrites: bool) -> dict[str, int]:
     key = ("subject_id", "seq")
     source = _history_source(staged, ids)
-    if not rewrites or is_empty(cursor, HISTORY):
+    if not rewrites or is_empty(cursor, HISTORY):  # (a first fill: not copied first)
         return merge(cursor, HISTORY, source, key, _HISTORY_FIELDS)
     # the fold's rows with the table's columns, once, in the fold's order (by subject, as
     # the table lies): ``rewrite`` finds each stored row by its key from them
@@ -209,6 +210,7 @@ def subjects_job(
     transaction that took in the staging tables; ``written`` filled, and ``seconds`` with
     how long it took (``subjects_beside``)."""
     t0 = time.perf_counter()
+    # ``bulk_memory``'s setting, which skips a transaction Django did not open (``open``'s BEGIN)
     cursor.execute(f"SET LOCAL work_mem = '{settings.LEDGER_REFOLD_WORK_MEM}'")
     written.update(subjects_write(cursor, staged, rewrites=rewrites, mark=mark))
     seconds["subjects_beside"] = time.perf_counter() - t0

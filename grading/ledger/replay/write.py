@@ -105,7 +105,7 @@ _PAIR_LAYOUT = (
     gathered("block", "d", *PAIR_FIGURES),
 )
 
-_GRADED = "entry_id IS NOT NULL"  # a not-graded version's rows are not the refold's
+_GRADED = "t.entry_id IS NOT NULL"  # a not-graded version's rows are not the refold's
 _GRADE_COLUMNS = (
     "entry_id",
     "version_id",
@@ -201,8 +201,8 @@ class RefoldWriter:
         # rows carry, so that a pair's id is found in an array of that size, not a join
         self.pair_codes: dict[str, int] = {}
         # whether this transaction has written nothing since it began (``written_before``:
-        # ``rows_written()`` then): what it reads is what is committed, and the subject
-        # tables can be written beside it (subjectsmerge)
+        # ``rows_written()`` then), checked as the refold begins to read: what it reads is
+        # what is committed, and the subject tables can be written beside it (subjectsmerge)
         self.pristine = written_before is not None and rows_written() == written_before
         # the fold's rows are taken in beside it, on a connection of their own (side.py)
         self.side = stage_copier()
@@ -373,21 +373,10 @@ class RefoldWriter:
     def _grades_write(self, cursor, rewrites: bool) -> dict[str, int]:
         """The ledger's session grades made the fold's (a not-graded version's rows, which
         have no ledger entry, are not touched): merged, or rewritten on a change of set."""
-        source, params = self._grades_source(), self._params()
-        if rewrites and not is_empty(cursor, GRADES, _GRADED):
-            return rewrite(
-                cursor,
-                GRADES,
-                source,
-                _GRADE_KEY,
-                _GRADE_VALUES,
-                staged=self.stats.records,
-                scope=f"t.{_GRADED}",
-                params=params,
-            )
-        return merge(
-            cursor, GRADES, source, _GRADE_KEY, _GRADE_VALUES, scope=_GRADED, params=params
-        )
+        args = (cursor, GRADES, self._grades_source(), _GRADE_KEY, _GRADE_VALUES)
+        if rewrites:
+            return rewrite(*args, staged=self.stats.records, scope=_GRADED, params=self._params())
+        return merge(*args, scope=_GRADED, params=self._params())
 
     def _params(self) -> dict:
         """The arrays the fold's codes index: the pair ids, the reasons' words; the gain."""
