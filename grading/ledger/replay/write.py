@@ -317,11 +317,9 @@ class RefoldWriter:
             beside = self.side.beside and self.pristine and not is_empty(cursor, HISTORY)
         subjects: dict[str, int] = {}
         if beside:  # left uncommitted until this transaction's own writes are done
-            subjects_done = self.side.submit(
-                subjects_job, staged, rewrites, mark, subjects, stats.seconds
-            )
+            self.side.submit(subjects_job, staged, rewrites, mark, subjects, stats.seconds)
         else:
-            subjects_done = self.side.commit()  # the staging tables, for this connection
+            staged_committed = self.side.commit()  # the staging tables, for this connection
         with connection.cursor() as cursor:
             # the joins of millions of rows hash in memory, not in batches on disk (this
             # transaction only)
@@ -338,12 +336,12 @@ class RefoldWriter:
             for name, n in self._grades_write(cursor, rewrites).items():
                 written[f"session_grades_{name}"] = n
             t0 = stats.timed("session_grades", t0)
-            self.side.wait(subjects_done)
             if beside:
-                # committed just before this transaction: a snapshot taken in between (a
-                # ``replay --check``) would see the new tables beside the old grades
+                # the job run, then committed just before this transaction: a snapshot taken
+                # in between (a ``replay --check``) would see the new tables beside the old grades
                 self.side.sync()
             else:
+                self.side.wait(staged_committed)
                 subjects = subjects_write(cursor, staged, rewrites=rewrites, mark=mark)
             written.update(subjects)
             t0 = stats.timed("subjects", t0)
