@@ -61,7 +61,7 @@ def _staging_tables() -> list[str]:
         return [name for (name,) in cursor.fetchall()]
 
 
-STAGED = {"grades", "pairs", "subjects", "history", "live"}
+STAGED = {"grades", "subjects", "history", "live"}
 SUBJECT_TABLES = ("subjects", "history", "live")
 
 

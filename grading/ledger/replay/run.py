@@ -89,7 +89,7 @@ def _refold_bulk(params: NGSParams, progress: Progress, written_before: int | No
         producer, engine = _writing_fold_class(params)
         fold = producer(params, sink=writer)
         fold.register(numbers)
-        folded = fold_ledger(fold, progress=progress, every=PROGRESS_EVERY)
+        folded = fold_ledger(fold, progress=progress, every=PROGRESS_EVERY, ahead=True)
         t0 = stats.timed("fold_and_copy", t0)
         stats.seconds["fold_read"] = folded.read_seconds
         stats.entries = folded.entries
