@@ -61,7 +61,7 @@ def _staging_tables() -> list[str]:
         return [name for (name,) in cursor.fetchall()]
 
 
-STAGED = {"grades", "subjects", "history", "live"}
+STAGED = {"grades", "pairs", "subjects", "history", "live"}
 SUBJECT_TABLES = ("subjects", "history", "live")
 
 

@@ -36,7 +36,6 @@ __all__ = [
     "current_place",
     "diff_apply",
     "diff_select",
-    "joined_by_nested_loop",
     "merge",
     "partnerships_place",
     "rewrite",
@@ -238,7 +237,7 @@ def rewrite(
     sets = ", ".join(f"{c} = s.{c}" for c in values)
     on = " AND ".join(f"t.{c} = s.{c}" for c in key)
     # by the key's index, the source read as it lies: no hash of millions of rows, no sort
-    with joined_by_nested_loop(cursor):
+    with _joined_by_nested_loop(cursor):
         cursor.execute(
             f"UPDATE {target} t SET {sets} FROM {source} s WHERE {on} AND {scope}", params
         )
@@ -279,7 +278,7 @@ def diff_make(cursor, name: str, select: str, params: dict | None) -> dict[str, 
 
 
 @contextmanager
-def joined_by_nested_loop(cursor):
+def _joined_by_nested_loop(cursor):
     """A statement whose planner may only loop (no hash, no merge join): it then reads its
     source as it lies and finds each target row by its place or its key's index. Set for the
     statement's transaction, and back to what the session had after it."""
@@ -319,7 +318,7 @@ def _update(
     # the key compared in a form no index can use: the planner must go by the place
     mine, theirs = (", ".join(f"{alias}.{c}" for c in key) for alias in ("t", "d"))
     same_key = f"({mine}) IS NOT DISTINCT FROM ({theirs})"
-    with joined_by_nested_loop(cursor):
+    with _joined_by_nested_loop(cursor):
         cursor.execute(
             f"UPDATE {target} t SET {sets} FROM {diff} d "
             f"WHERE NOT d.gone AND NOT d.fresh AND t.ctid = d.tid AND {same_key}"

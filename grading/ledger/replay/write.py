@@ -18,14 +18,12 @@ What is written, as the step-by-step refold (``run._refold_stepwise``) wrote it:
 * the subject tables a grading step reads (``LedgerSubject``, ``LedgerHistory``,
   ``LedgerLive``) and what they hold (``LedgerTables``).
 
-The fold's records go to a staging table by binary COPY as they come (a chunk at a time:
+The fold's rows go to staging tables by binary COPY as they come (a chunk at a time:
 memory holds one chunk, not the ledger), on a second connection beside the fold where the
 refold is a transaction of its own (``grading.ledger.replay.side``), then each table is merged
 with them by set-based statements (``grading.ledger.replay.merge``): only a row that changed
 is written, in place. A replay with the same set writes (nearly) nothing; a change of set
-updates each row once. The pair figures and the versions' states are written as the fold
-gives them, a chunk at a time, by a thread on the refold's own connection
-(``grading.ledger.replay.ownwrite``), while the fold goes on.
+updates each row once.
 """
 
 from __future__ import annotations
@@ -60,14 +58,12 @@ from grading.ledger.replay.merge import (
     differs,
     float_columns,
     is_empty,
-    joined_by_nested_loop,
     merge,
     nan_none,
     partnerships_place,
     rewrite,
     tables_analyze,
 )
-from grading.ledger.replay.ownwrite import OwnWriter
 from grading.ledger.replay.side import rows_written, stage_copier
 from grading.ledger.replay.subjectsmerge import subjects_job, subjects_stage, subjects_write
 from grading.ledger.subjects import HISTORY, tables_marked
@@ -88,8 +84,6 @@ PAIRS = PairResult._meta.db_table
 VERSIONS = SessionVersion._meta.db_table
 CURRENT = CurrentGrade._meta.db_table
 PARTNERSHIPS = PartnershipGrade._meta.db_table
-_PAIR_CHUNK = "refold_pair_chunk"  # a chunk of the fold's pair figures (ownwrite.py)
-_PAIR_NAMES = ("score_term", "sopp", "par", "excess")
 
 # the fold's records and pair figures as their temporary tables' columns
 _GRADE_LAYOUT = (
@@ -210,19 +204,12 @@ class RefoldWriter:
         # ``rows_written()`` then), checked as the refold begins to read: what it reads is
         # what is committed, and the subject tables can be written beside it (subjectsmerge)
         self.pristine = written_before is not None and rows_written() == written_before
-        # the fold's records are taken in beside it, on a connection of their own (side.py)
+        # the fold's rows are taken in beside it, on a connection of their own (side.py)
         self.side = stage_copier()
-        self.raw_grades = self.side.open({"grades": self.grades.columns_sql()})["grades"]
-        # the pair figures and the versions' states written as the fold goes, on this
-        # connection (ownwrite.py), a chunk at a time through a temporary table
-        with connection.cursor() as cursor:
-            cursor.execute(f"DROP TABLE IF EXISTS {_PAIR_CHUNK}")
-            cursor.execute(
-                f"CREATE TEMPORARY TABLE {_PAIR_CHUNK} ({self.pairs.columns_sql()}) ON COMMIT DROP"
-            )
-            self._pairs_changed = differs("r", "n", _PAIR_NAMES, float_columns(cursor, PAIRS))
-        self.own = OwnWriter()
-        self.stats.written["pair_figures_updated"] = 0
+        names = self.side.open(
+            {"grades": self.grades.columns_sql(), "pairs": self.pairs.columns_sql()}
+        )
+        self.raw_grades, self.raw_pairs = names["grades"], names["pairs"]
 
     # ------------------------------------------------------------------ the sink
 
@@ -270,17 +257,17 @@ class RefoldWriter:
         if self.grades.rows:
             self.side.submit(_columns_copy, self.raw_grades, self.grades.take(), rows=True)
         if self.pairs.rows:
-            self.own.submit(self._pair_figures, self.pairs.take(), self._params())
+            self.side.submit(_columns_copy, self.raw_pairs, self.pairs.take(), rows=True)
         if self.versions:
-            self.own.submit(_version_states, self._versions_taken(), self.stats)
+            with connection.cursor() as cursor:
+                self._versions_copy(cursor)
 
     def close(self, *, cancel: bool = False) -> None:
-        """Stop the threads (after ``finish``; ``cancel``: the refold failed, what the side
-        runs is cancelled and what is left to write is let go)."""
-        self.own.close(cancel=cancel)
+        """Stop the side connection's thread (after ``finish``; ``cancel``: the refold
+        failed, what the thread runs is cancelled)."""
         self.side.close(cancel=cancel)
 
-    def _versions_taken(self) -> list[tuple]:
+    def _versions_copy(self, cursor) -> None:
         withdrawn = self.entries.withdrawn
         rows = [
             (
@@ -296,7 +283,7 @@ class RefoldWriter:
             for v, graded, reason, sof, known, total in self.versions
         ]
         self.versions = []
-        return rows
+        _version_states(cursor, rows, self.stats)
 
     # ------------------------------------------------------------------ into place
 
@@ -320,7 +307,7 @@ class RefoldWriter:
         t0 = time.perf_counter()
         # analysed by the connection that wrote them, in its transaction: an ANALYZE holds its
         # table until the transaction ends, so the refold's would keep the side's waiting
-        self.side.submit(tables_analyze, (self.raw_grades,))
+        self.side.submit(tables_analyze, (self.raw_grades, self.raw_pairs))
         committed = self.side.commit()
         # a change of set rewrites nearly every row (``rewrite``); otherwise few rows change
         rewrites = tables_marked()[1] != self.params.name
@@ -337,10 +324,10 @@ class RefoldWriter:
             # the joins of millions of rows hash in memory, not in batches on disk (this
             # transaction only)
             bulk_memory(cursor, settings.LEDGER_REFOLD_WORK_MEM)
-            self.own.drain()  # the pair figures and versions' states written
-            t0 = stats.timed("pair_figures_wait", t0)
-            self.side.wait(committed)  # the fold's records are in
+            self.side.wait(committed)  # the fold's records and pair figures are in
             t0 = stats.timed("copy_wait", t0)
+            self._pair_figures(cursor)
+            t0 = stats.timed("pair_figures", t0)
             for name, n in current_place(cursor, current, seq).items():
                 written[f"current_{name}"] = n
             for name, n in partnerships_place(cursor, partnerships, seq).items():
@@ -394,23 +381,19 @@ class RefoldWriter:
         ids = sorted(self.pair_codes, key=self.pair_codes.__getitem__)
         return {"gain": self.params.gain, "reasons": list(REASONS), "pair_ids": ids}
 
-    def _pair_figures(self, cursor, columns: list[array], params: dict) -> None:
-        """A chunk of the fold's pair figures written where they differ (NaN stored as
-        NULL), each stored pair found by its key's index (a job of ``self.own``)."""
-        cursor.execute(f"TRUNCATE {_PAIR_CHUNK}")
-        copy_columns(cursor, _PAIR_CHUNK, columns)
-        fold = ", ".join(f"NULLIF(t.{n}, 'NaN') AS {n}" for n in _PAIR_NAMES)
-        with joined_by_nested_loop(cursor):
-            cursor.execute(
-                f"UPDATE {PAIRS} r SET ({', '.join(_PAIR_NAMES)}) = "
-                f"({', '.join(f'n.{c}' for c in _PAIR_NAMES)}) "
-                f"FROM (SELECT t.version, (%(pair_ids)s::text[])[t.pair + 1] AS pair_id, {fold} "
-                f"FROM {_PAIR_CHUNK} t) n "
-                f"WHERE r.version_id = n.version AND r.pair_id = n.pair_id "
-                f"AND {self._pairs_changed}",
-                params,
-            )
-            self.stats.written["pair_figures_updated"] += cursor.rowcount
+    def _pair_figures(self, cursor) -> None:
+        names = ("score_term", "sopp", "par", "excess")
+        # n: the fold's figures, NaN stored as NULL
+        changed = differs("r", "n", names, float_columns(cursor, PAIRS))
+        fold = ", ".join(f"NULLIF(t.{n}, 'NaN') AS {n}" for n in names)
+        cursor.execute(
+            f"UPDATE {PAIRS} r SET ({', '.join(names)}) = ({', '.join(f'n.{c}' for c in names)}) "
+            f"FROM (SELECT t.version, (%(pair_ids)s::text[])[t.pair + 1] AS pair_id, {fold} "
+            f"FROM {self.raw_pairs} t) n "
+            f"WHERE r.version_id = n.version AND r.pair_id = n.pair_id AND {changed}",
+            self._params(),
+        )
+        self.stats.written["pair_figures_updated"] = cursor.rowcount
 
 
 def _columns_copy(cursor, table: str, columns: list[array], *, freeze: bool) -> None:
