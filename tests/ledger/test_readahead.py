@@ -78,11 +78,14 @@ def test_a_refold_reads_ahead_on_postgresql_in_its_own_transaction(
         pytest.skip("the fold reads ahead on PostgreSQL only")
     made = []
 
-    def small_batches(rows):
-        made.append(ReadAhead(rows, batch=3, depth=1))
-        return made[-1]
+    class Small(ReadAhead):
+        def __init__(self, rows):
+            super().__init__(rows, batch=3, depth=1)
+            made.append(self)
 
-    monkeypatch.setattr(read, "read_ahead", small_batches)
+    monkeypatch.setattr(read, "ReadAhead", Small)
+    # a few rows a fetch: the reader's thread, not the first batch, fetches most of them
+    monkeypatch.setattr(read, "CHUNK_ROWS", 4)
     assert ledger_refold() == LedgerEntry.objects.count() > 3
     assert len(made) == 1
     folded = last_refold["fold"]

@@ -35,7 +35,7 @@ from grading.engine import codec
 from grading.engine.ngs import ProcessOp, WithdrawOp
 from grading.engine.ngs.cfold import DIRECTION_CODES, INLINE_SCORING, RecordsReplay
 from grading.engine.types import Movement, Scoring, SessionResult
-from grading.ledger.replay.readahead import ReadAhead, read_ahead
+from grading.ledger.replay.readahead import ReadAhead
 from grading.models import LedgerEntry, Match, PairResult
 from members.models import Member
 
@@ -135,7 +135,10 @@ class _Timed:
             self.seconds += time.perf_counter() - t0
 
     def close(self) -> None:
-        pass
+        """As ``ReadAhead.close``: a generator's cursors closed here, not by the collector."""
+        close = getattr(self.it, "close", None)
+        if close is not None:
+            close()
 
 
 def _entries() -> Iterator[tuple[tuple, list[tuple]]]:
@@ -172,7 +175,7 @@ def fold_ledger(
     if not fold.numbers:
         fold.register(member_numbers())
     if ahead and connection.vendor == "postgresql":
-        entries: ReadAhead | _Timed = read_ahead(_entries())
+        entries: ReadAhead | _Timed = ReadAhead(_entries())
     else:
         entries = _Timed(_entries())
     try:

@@ -19,11 +19,12 @@ from collections.abc import Iterator
 from itertools import islice
 from typing import Generic, TypeVar
 
-__all__ = ["ReadAhead", "read_ahead"]
+__all__ = ["ReadAhead"]
 
 T = TypeVar("T")
 BATCH = 500  # rows handed over at a time
 DEPTH = 8  # batches read ahead: what memory holds beyond the fold's own
+_NOTHING = object()
 
 
 class _End:
@@ -71,12 +72,7 @@ class ReadAhead(Generic[T]):
             self._batch = iter(item)
 
     def close(self) -> None:
-        self._stop.set()
-        while self._thread.is_alive():  # make room for a thread waiting to hand over
-            try:
-                self._queue.get(timeout=0.05)
-            except queue.Empty:
-                pass
+        self._stop.set()  # a thread waiting to hand a batch over sees it within 0.05 s
         self._thread.join()
         close = getattr(self._rows, "close", None)
         if close is not None:  # a generator: its cursors closed here, not by the collector
@@ -105,10 +101,3 @@ class ReadAhead(Generic[T]):
                 return
             except queue.Full:
                 continue
-
-
-_NOTHING = object()
-
-
-def read_ahead(rows: Iterator[T], *, batch: int = BATCH, depth: int = DEPTH) -> ReadAhead[T]:
-    return ReadAhead(rows, batch=batch, depth=depth)
