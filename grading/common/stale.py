@@ -16,11 +16,12 @@ sees it at once, whatever the cache. The writes, and what each makes stale:
 | a login tied to a member, a member edited in the admin | that member's pages |
 """
 
+import time
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 
-from django.db import transaction
+from django.db import OperationalError, connection, transaction
 from django.db.models import Q, QuerySet
 
 from clubs.models import Club, ClubRole
@@ -104,15 +105,57 @@ def pages_renewed_after() -> Iterator[None]:
         _renew(numbers=held[0], member_ids=held[1])
 
 
+# How long a renewal waits for a member's or club's row another transaction holds before it
+# lets go of the rows it holds and tries again, and how many times it tries so; the last try
+# waits as long as it must. A grading step holds its clubs' rows and then wants its players':
+# a renewal holding some of those players and wanting one of those clubs would otherwise
+# deadlock with it, and the server's check (after a second) rolled the step back, which graded
+# again (one upload of 2-3 s on each scale in the benchmark, docs/benchmarks.md, session 28).
+RENEW_LOCK_WAIT_MS = 50
+RENEW_TRIES = 30
+_LOCK_NOT_AVAILABLE = "55P03"  # PostgreSQL's SQLSTATE for a lock_timeout
+
+
 def _renew(*, numbers: set[str], member_ids: set[int]) -> None:
-    with transaction.atomic():
-        members = Member.objects.filter(Q(national_number__in=numbers) | Q(pk__in=member_ids))
-        # FOR NO KEY UPDATE, as the UPDATE itself takes: it orders the writers of these rows
-        # and leaves them free to another transaction's foreign-key check (FOR KEY SHARE). A
-        # FOR UPDATE lock blocked a grading step's commit, which checks its rows' members,
-        # while this renewal waited for the clubs that step had bumped: a deadlock (two in
-        # the national bench of session 18, docs/benchmarks.md).
-        ids = list(
-            members.order_by("pk").select_for_update(no_key=True).values_list("pk", flat=True)
+    """The members' pages renewed, giving way to any transaction that holds their rows."""
+    for attempt in range(RENEW_TRIES):
+        bounded = attempt < RENEW_TRIES - 1
+        try:
+            with transaction.atomic(), _lock_wait_bounded() if bounded else nullcontext():
+                _renew_once(numbers=numbers, member_ids=member_ids)
+            return
+        except OperationalError as exc:
+            if not bounded or getattr(exc.__cause__, "sqlstate", None) != _LOCK_NOT_AVAILABLE:
+                raise
+        time.sleep(min(0.01 * 2**attempt, 0.5))
+
+
+@contextmanager
+def _lock_wait_bounded() -> Iterator[None]:
+    """Inside a transaction: waits for a row lock end with an error after
+    ``RENEW_LOCK_WAIT_MS`` (PostgreSQL; SQLite locks the whole database at once). The
+    setting is the transaction's, put back as it was when the block ends without an error
+    (with one, the rollback puts it back)."""
+    if connection.vendor != "postgresql":
+        yield
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT current_setting('lock_timeout'), set_config('lock_timeout', %s, true)",
+            [f"{RENEW_LOCK_WAIT_MS}ms"],
         )
-        member_pages_invalidate(member_ids=ids)
+        before = cursor.fetchone()[0]
+    yield
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT set_config('lock_timeout', %s, true)", [before])
+
+
+def _renew_once(*, numbers: set[str], member_ids: set[int]) -> None:
+    members = Member.objects.filter(Q(national_number__in=numbers) | Q(pk__in=member_ids))
+    # FOR NO KEY UPDATE, as the UPDATE itself takes: it orders the writers of these rows
+    # and leaves them free to another transaction's foreign-key check (FOR KEY SHARE). A
+    # FOR UPDATE lock blocked a grading step's commit, which checks its rows' members,
+    # while this renewal waited for the clubs that step had bumped: a deadlock (two in
+    # the national bench of session 18, docs/benchmarks.md).
+    ids = list(members.order_by("pk").select_for_update(no_key=True).values_list("pk", flat=True))
+    member_pages_invalidate(member_ids=ids)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import psycopg
 import pytest
-from django.db import connection, transaction
+from django.db import transaction
 
 from grading.common.stale import member_pages_invalidate, pages_renewed_after
 from grading.models import PPIRating
@@ -17,6 +17,7 @@ from grading.uploads.services import upload_create
 from members.models import Member
 from tests.csvfiles import csv_bytes, mp_session_rows
 from tests.factories import ClubFactory, MemberFactory
+from tests.otherconn import other_connection
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -24,15 +25,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def _other_connection_at_once(sql: str, member_id: int) -> bool:
     """Whether another connection (a grading step's) can run ``sql`` on the member's row at
     once, or would have to wait for a lock."""
-    db = connection.settings_dict
-    with psycopg.connect(
-        dbname=db["NAME"],
-        host=db["HOST"] or None,
-        port=db["PORT"] or None,
-        user=db["USER"] or None,
-        password=db["PASSWORD"] or None,
-        autocommit=True,
-    ) as other:
+    with other_connection(autocommit=True) as other:
         other.execute("SET lock_timeout = '300ms'")
         try:
             other.execute(sql, (member_id,))
