@@ -110,7 +110,7 @@ def pages_renewed_after() -> Iterator[None]:
 # waits as long as it must. A grading step holds its clubs' rows and then wants its players':
 # a renewal holding some of those players and wanting one of those clubs would otherwise
 # deadlock with it, and the server's check (after a second) rolled the step back, which graded
-# again (one upload of 2-3 s on each scale in the benchmark, docs/benchmarks.md, session 28).
+# again (one upload of 2.4-3.4 s at each scale of the benchmark: docs/benchmarks.md, session 28).
 RENEW_LOCK_WAIT_MS = 50
 RENEW_TRIES = 30
 _LOCK_NOT_AVAILABLE = "55P03"  # PostgreSQL's SQLSTATE for a lock_timeout
