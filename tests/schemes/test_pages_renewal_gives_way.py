@@ -24,11 +24,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 STEP_VALUE = 1  # the pages_version the "grading step" writes
 
 
-def _step_connection(*, autocommit: bool = False) -> psycopg.Connection:
-    """Another connection, in a transaction: a grading step's."""
-    return other_connection(autocommit=autocommit)
-
-
 def _step_bumps(step: psycopg.Connection, table: str, row_id: int) -> None:
     step.execute(f"UPDATE {table} SET pages_version = %s WHERE id = %s", [STEP_VALUE, row_id])
 
@@ -51,10 +46,11 @@ def _wait_for_waiting_on(table: str, seconds: float = 10.0) -> None:
     """Until some backend waits for a row lock while updating ``table`` (looked at from a
     connection of its own: a transaction sees one picture of the server's activity)."""
     deadline = time.monotonic() + seconds
-    with _step_connection(autocommit=True) as watcher:
+    with other_connection(autocommit=True) as watcher:
         while time.monotonic() < deadline:
             row = watcher.execute(
-                "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE %s",
+                "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() "
+                "AND wait_event_type = 'Lock' AND query LIKE %s",
                 [f'UPDATE "{table}"%'],
             ).fetchone()
             if row:
@@ -71,7 +67,7 @@ def test_a_renewal_gives_way_to_a_grading_step_holding_its_club(postgres):
     member = MemberFactory()
     ClubRoleFactory(club=club, member=member)
     failures: list[BaseException] = []
-    with _step_connection() as step:
+    with other_connection() as step:  # a grading step's transaction
         _step_bumps(step, "clubs_club", club.pk)
         renewal = _renewal_in_thread(member.pk, failures)
         try:
@@ -93,7 +89,7 @@ def test_a_renewal_waits_as_long_as_it_must_on_its_last_try(postgres, monkeypatc
     monkeypatch.setattr(stale, "RENEW_TRIES", 3)  # about 0.2 s of bounded tries
     member = MemberFactory()
     failures: list[BaseException] = []
-    with _step_connection() as step:
+    with other_connection() as step:  # a grading step's transaction
         _step_bumps(step, "members_member", member.pk)
         renewal = _renewal_in_thread(member.pk, failures)
         try:
