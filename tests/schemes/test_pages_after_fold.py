@@ -109,3 +109,30 @@ def test_the_schemes_fold_leaves_its_members_rows_free(
     assert seen and all(free for free, _ in seen)
     rated = seen[0][1]
     assert _pages_version(rated) != 1  # the other connection's value, renewed after the fold
+
+
+def test_a_quarter_closed_by_the_quarterly_task_leaves_its_members_rows_free(
+    postgres, monkeypatch, django_capture_on_commit_callbacks
+):
+    """The quarterly close at a club renews its members' pages once it has committed: a
+    grading step renewing one of theirs meanwhile does not wait."""
+    from grading.models import BrambledownGrade
+    from grading.schemes.brambledown import update
+
+    club = ClubFactory(keeps_brambledown=True)
+    rows = mp_session_rows(event_id="MON", date="2026-10-05")
+    with django_capture_on_commit_callbacks(execute=True):
+        upload_create(club=club, filename="results.csv", data=csv_bytes(rows))
+    seen: list[tuple[bool, int]] = []
+    real = update.brambledown_club_update
+
+    def close_then_look(*, club, through):
+        closed = real(club=club, through=through)
+        graded = BrambledownGrade.objects.filter(club=club).values_list("member_id", flat=True)
+        seen.append((_other_connection_renews(graded.first()), graded.first()))
+        return closed
+
+    monkeypatch.setattr(update, "brambledown_club_update", close_then_look)
+    update.brambledown_regrade_club(club=club, quarter="2026Q4")
+    assert seen and all(free for free, _ in seen)
+    assert _pages_version(seen[0][1]) != 1  # renewed after the close committed

@@ -26,6 +26,7 @@ from django.db import transaction
 from django.db.models import F, Max
 
 from clubs.models import Club
+from grading.common.stale import pages_renewed_after
 from grading.engine.brambledown import (
     BrambledownState,
     Quarter,
@@ -248,7 +249,9 @@ def brambledown_regrade_club(*, club: Club, quarter: Quarter | str) -> Brambledo
     """Close ``quarter`` at ``club`` (and any quarter before it still open): new grades and
     the A, B and pairs lists (S11). A quarter already closed is left as it is."""
     quarter = Quarter.parse(quarter) if isinstance(quarter, str) else quarter
-    with transaction.atomic():
+    # the members' pages renewed once the close has committed, as after a fold: a grading
+    # step renewing some of theirs meanwhile neither waits for it nor deadlocks with it
+    with pages_renewed_after(), transaction.atomic():
         # No other fold of the log meanwhile: the club's entries not folded yet are folded
         # after it (a session of the closed quarter then replays the club), or before it
         # when the caller first catches the schemes up (``schemes_catch_up``), as the
