@@ -149,6 +149,32 @@ def test_ledger_check_finds_a_tampered_grade(upload):
     assert any(p.startswith("member 1005: stored 12.0") for p in problems)
 
 
+def test_ledger_check_finds_a_tampered_and_an_invented_partnership_grade(upload):
+    """S5.4: every stored partnership grade is the fold's (compared a chunk at a time)."""
+    upload(csv_bytes(mp_session_rows()))
+    tampered = PartnershipGrade.objects.order_by("pk").first()
+    assert tampered is not None
+    PartnershipGrade.objects.filter(pk=tampered.pk).update(grade=77.0)
+    pairs = set(PartnershipGrade.objects.values_list("member_a_id", "member_b_id"))
+    a, b = next(
+        (x, y)
+        for x in Member.objects.order_by("pk").values_list("pk", flat=True)
+        for y in Member.objects.order_by("pk").values_list("pk", flat=True)
+        if x < y and (x, y) not in pairs and (y, x) not in pairs
+    )
+    PartnershipGrade.objects.create(
+        member_a_id=a, member_b_id=b, grade=50.0, first_value=50.0, as_of=tampered.as_of
+    )
+    problems = ledger_check()
+    key_a, key_b = (tampered.member_a.national_number, tampered.member_b.national_number)
+    assert any(
+        p.startswith("partnership ") and key_a in p and key_b in p and "stored 77.0" in p
+        for p in problems
+    )
+    assert sum("stored but never graded" in p for p in problems) == 1
+    assert len(problems) == 2
+
+
 def test_invalid_file_is_refused_and_nothing_is_stored(upload):
     rows = mp_session_rows()
     rows[3]["score"] = "lots"

@@ -27,6 +27,7 @@ from typing import Any
 from grading.lab.bench import peak_rss_mb
 from grading.ledger.replay import check
 from grading.ledger.replay import run as replay_run
+from grading.ledger.replay.compare import last_stats
 from grading.models import LedgerHead, SessionGrade
 
 OTHER_SET = "fr18-factors"  # differs from ngs-15a in the Butler, cross-IMP and Swiss factors
@@ -123,6 +124,9 @@ def bench_step(step: str, params: str = "") -> dict[str, Any]:
     if step == "check":
         problems: list = []
         out = _timed(lambda: problems.extend(check.ledger_check()))
+        fold = last_stats.get("check")
+        if fold is not None:
+            out["phases"] = {"read": round(fold.read_seconds, 3), **fold.extra.get("phases", {})}
         return {"params": found, "found": found, "problems": len(problems), **out}
     if step == "refold_same":
         return {"params": found, "found": found, **_timed(check.ledger_refold)}

@@ -12,6 +12,8 @@ every test here is skipped (the product then uses the Python kernel).
 from __future__ import annotations
 
 import datetime as dt
+import math
+from array import array
 
 import pytest
 from hypothesis import given, settings
@@ -160,6 +162,37 @@ def test_ckernel_equals_python_kernel_without_record():
         a = history.grade(latest, NGS_DEFAULT, subject=partnership_subject(key))
         b = ck.partnership_grade(key, latest.toordinal())
         assert b is not None and abs(a.grade - b[0]) <= 1e-9 and a.boards_in_window == b[2]
+
+
+def test_partnership_grades_at_once_equal_them_one_by_one():
+    """``partnership_grades_of`` (replay --check's chunks) asks each partnership as
+    ``partnership_grade`` does, in the same order, dates going forward and back; a pair that
+    never played together is not found."""
+    ledger = synthetic_ledger(150, 400, seed=11)
+    one, many = CKernelReplay(), CKernelReplay()
+    for op in ledger:
+        one.apply(op)
+        many.apply(op)
+    latest = one.latest()
+    assert latest is not None
+    keys = sorted(one.partnerships)
+    assert len(keys) > 50
+    days = [latest + (0, 400, 30, 1200)[i % 4] for i in range(len(keys))]
+    a = [many.ids[x] for x, _ in keys]
+    b = [many.ids[y] for _, y in keys]
+    never = next(
+        (x, y) for x in many.players for y in many.players if x < y and (x, y) not in set(keys)
+    )
+    a.append(many.ids[never[1]])  # (either order)
+    b.append(many.ids[never[0]])
+    days.append(latest)
+    grades, found = many.partnership_grades_of(array("i", a), array("i", b), array("i", days))
+    for j, (key, day) in enumerate(zip(keys, days, strict=False)):
+        single = one.partnership_grade(key, day)
+        assert single is not None and found[j] == 1
+        assert grades[j] == single[0]  # the same arithmetic, bit for bit
+    assert found[-1] == 0 and math.isnan(grades[-1])
+    assert one.partnership_grade(never, latest) is None
 
 
 def test_ledger_errors_match_the_python_kernel():

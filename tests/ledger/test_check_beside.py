@@ -10,11 +10,11 @@ import threading
 import pytest
 from django.db import connection, transaction
 
-from grading.ledger.replay import compare
+from grading.ledger.replay import compare, tablecheck
 from grading.ledger.replay.beside import SubjectsCheckBeside, snapshot_export
 from grading.ledger.replay.check import ledger_check
 from grading.ledger.replay.tablecheck import subjects_check
-from grading.models import LedgerHistory
+from grading.models import LedgerHistory, LedgerSubject
 
 
 def _history(key: str):
@@ -46,6 +46,41 @@ def test_the_check_compares_the_tables_beside_the_fold(
     assert len(started) == 2
     assert problems == subjects_check()  # the same list as the comparison after the fold
     assert {p.split(" seq")[0] for p in problems} == {"player 1001", "player 1005"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_checks_connection_takes_the_comparisons_left_over(
+    on_postgres, ledger, ckernel_built, monkeypatch
+):
+    """Each comparison runs once, on one of the two connections; the problems are those of the
+    comparisons run one after the other, in the same order."""
+    _history("1001").update(grade=1.0)  # a player's row
+    LedgerHistory.objects.filter(subject__key__contains="+").filter(
+        pk=LedgerHistory.objects.filter(subject__key__contains="+").order_by("pk").first().pk
+    ).update(boards=1)  # a partnership's row
+    LedgerSubject.objects.filter(key="1005").update(initial=1.0)  # a player's initial grade
+    expected = subjects_check()
+    assert len({p.split(":")[0].split(" seq")[0] for p in expected}) == 3
+    ran: list[tuple[str, str]] = []
+    taken = threading.Event()
+
+    def watched(name, compare):
+        def run(cursor, tol):
+            ran.append((name, threading.current_thread().name))
+            if name == "partnerships":  # the second connection's first: wait for the other
+                taken.wait(10)
+            else:
+                taken.set()
+            return compare(cursor, tol)
+
+        return name, run
+
+    monkeypatch.setattr(tablecheck, "CHECKS", tuple(watched(*job) for job in tablecheck.CHECKS))
+    assert ledger_check() == expected
+    assert sorted(name for name, _ in ran) == sorted(name for name, _ in tablecheck.CHECKS)
+    threads = dict(ran)
+    assert threads["partnerships"] == "subjects-check"
+    assert threads["live"] == threading.main_thread().name
 
 
 @pytest.mark.django_db(transaction=True)

@@ -25,7 +25,7 @@ from grading.engine.ngs.params import NGSParams
 HERE = Path(__file__).resolve().parent / "csrc"
 SOURCE = HERE / "ngs_kernel.c"
 _SUFFIX = ".dll" if sys.platform == "win32" else ".so"
-ABI = 8
+ABI = 9
 REC_VALUES = 8  # per member record: grade before, SOpp, excess, session grade, adjustment,
 # score term, par, partner's grade (ngs_kernel.c)
 
@@ -252,6 +252,8 @@ def load_library() -> Any:
     lib.ck_version.argtypes = [P, I32, P, I32, P]
     lib.ck_grades.restype = None
     lib.ck_grades.argtypes = [P, I32, P, I32, P]
+    lib.ck_pship_grades.restype = None
+    lib.ck_pship_grades.argtypes = [P, I32, P, P, P, ctypes.c_double, P, P]
     lib.ck_dump_players.restype = I32
     lib.ck_dump_players.argtypes = [P, I32, *[P] * 7]
     lib.ck_dump_pships.restype = I32

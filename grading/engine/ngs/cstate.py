@@ -163,6 +163,24 @@ class CState:
         self._lib.ck_pship_info(self._k, pid, as_of, value, ctypes.byref(g), addr(info))
         return g.value, info[0], info[1], info[2]
 
+    def partnership_grades_of(
+        self, a: array[int], b: array[int], as_of: array[int], restart: float | None = None
+    ) -> tuple[array[float], array[int]]:
+        """``partnership_grade`` of the partnerships of the players of integer ids ``a[j]``
+        and ``b[j]`` (in either order) on ``as_of[j]``, asked in that order, in one call:
+        their grades and whether each was found (a grade not found is NaN)."""
+        self.flush()
+        n = len(a)
+        if not n == len(b) == len(as_of):
+            raise ValueError("a, b and as_of differ in length")
+        a, b, as_of = (x if x.typecode == "i" else array("i", x) for x in (a, b, as_of))
+        out, found = array("d", bytes(8 * n)), array("b", bytes(n))
+        value = _NAN if restart is None else restart
+        self._lib.ck_pship_grades(
+            self._k, n, addr(a), addr(b), addr(as_of), value, addr(out), addr(found)
+        )
+        return out, found
+
     def latest(self) -> int | None:
         """The latest date of play (ordinal) among live versions (S14.6)."""
         self.flush()

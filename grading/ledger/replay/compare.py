@@ -11,6 +11,7 @@ Current and partnership grades are then streamed and each compared with the fold
 from __future__ import annotations
 
 import math
+import time
 from array import array
 from collections.abc import Iterator
 
@@ -202,6 +203,8 @@ def check_compiled(
     merged in Python. ``snapshot``: the check's exported snapshot, when it has one; the subject
     tables are then compared on a second connection in that snapshot, beside the fold
     (``grading.ledger.replay.beside``), else after it."""
+    laps: dict[str, float] = {}
+    t0 = time.perf_counter()
     beside = SubjectsCheckBeside(snapshot, tol) if snapshot else None
     numbers = member_numbers()
     if in_database is None:
@@ -209,12 +212,24 @@ def check_compiled(
     merge = (_SessionGradeTable if in_database else _SessionGradeMerge)(numbers, tol)
     fold = RecordsReplay(params, sink=merge)
     fold.register(numbers)
-    last_stats["check"] = fold_ledger(fold, progress=progress)
+    last_stats["check"] = stats = fold_ledger(fold, progress=progress)
+    t0 = _lap(laps, "fold", t0)
     problems = merge.finish()
+    t0 = _lap(laps, "session_grades", t0)
     problems += _current_grades(fold, tol)
+    t0 = _lap(laps, "current", t0)
     problems += _partnerships(fold, tol)
+    t0 = _lap(laps, "partnerships", t0)
     problems += beside.result() if beside is not None else subjects_check(tol)
+    _lap(laps, "subjects_wait" if beside is not None else "subjects", t0)
+    stats.extra["phases"] = laps  # where the check's time went (the bench reports it)
     return problems
+
+
+def _lap(laps: dict[str, float], name: str, t0: float) -> float:
+    now = time.perf_counter()
+    laps[name] = round(now - t0, 3)
+    return now
 
 
 def _current_grades(fold: RecordsReplay, tol: float) -> list[str]:
@@ -239,14 +254,34 @@ def _current_grades(fold: RecordsReplay, tol: float) -> list[str]:
 
 
 def _partnerships(fold: RecordsReplay, tol: float) -> list[str]:
-    problems = []
-    numbers = fold.numbers
+    """Every stored partnership grade against the fold's, a chunk of rows per call into the
+    kernel (``partnership_grades_of``): 1.3 million nationally, asked one by one through ctypes
+    they took 9 s of the check (docs/benchmarks.md, session 29). The stored ends are member
+    keys, which are the fold's ids (``register``)."""
+    problems: list[str] = []
     rows = PartnershipGrade.objects.values_list("member_a_id", "member_b_id", "grade", "as_of")
-    for a, b, grade, as_of in rows.iterator(CHUNK_ROWS):
-        key = partnership_key(numbers[a], numbers[b])
-        computed = fold.partnership_grade(key, as_of.toordinal())
-        if computed is None:
+    chunk: list[tuple] = []
+    for row in rows.iterator(CHUNK_ROWS):
+        chunk.append(row)
+        if len(chunk) == CHUNK_ROWS:
+            problems += _partnerships_chunk(fold, chunk, tol)
+            chunk = []
+    return problems + _partnerships_chunk(fold, chunk, tol)
+
+
+def _partnerships_chunk(fold: RecordsReplay, rows: list[tuple], tol: float) -> list[str]:
+    a = array("i", [row[0] for row in rows])
+    b = array("i", [row[1] for row in rows])
+    days = array("i", [row[3].toordinal() for row in rows])
+    computed, found = fold.partnership_grades_of(a, b, days)
+    problems = []
+    for j, (x, y, grade, _) in enumerate(rows):
+        # (a NaN computed is never "differs": as the grades were compared one by one)
+        if found[j] and not abs(grade - computed[j]) > tol:
+            continue
+        key = partnership_key(fold.numbers[x], fold.numbers[y])
+        if not found[j]:
             problems.append(f"partnership {key}: stored but never graded")
-        elif abs(grade - computed[0]) > tol:
-            problems.append(f"partnership {key}: stored {grade}, computed {computed[0]}")
+        else:
+            problems.append(f"partnership {key}: stored {grade}, computed {computed[j]}")
     return problems

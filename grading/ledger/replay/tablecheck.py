@@ -20,6 +20,10 @@ What a whole fold keeps per subject, and where the stored grades hold it (gradin
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
+from typing import Any
+
 from django.db import connection
 
 from grading.engine.ngs.ledger import CHECK_TOLERANCE
@@ -34,7 +38,7 @@ from grading.models import (
 )
 from members.models import Member
 
-__all__ = ["subjects_check"]
+__all__ = ["SubjectJobs", "subjects_check"]
 
 _T = {
     "history": LedgerHistory._meta.db_table,
@@ -165,36 +169,42 @@ def _pairs_gather(cursor) -> None:
     cursor.execute(f"ANALYZE {PAIRS_TABLE}")
 
 
-def subjects_check(tol: float = CHECK_TOLERANCE) -> list[str]:
-    """Every difference between the subject tables and the stored session grades (see the
-    module): an empty list, with the session grades equal to the fold's, means the next
-    grading step reads what a whole fold would hold."""
-    with connection.cursor() as cursor:
-        players = _fetch(cursor, _PLAYER_ROWS, [tol, tol])
-        initials = _fetch(cursor, _PLAYER_INITIALS, [tol])
-        _pairs_gather(cursor)
-        partnerships = _fetch(cursor, _PARTNERSHIP_ROWS, [tol, tol])
-        partnerships += [
-            (k, None, a, b) for k, _, a, b in _fetch(cursor, _PARTNERSHIP_INITIALS, [tol])
-        ]
-        cursor.execute(f"DROP TABLE {PAIRS_TABLE}")
-        operation, graded = LedgerEntry.Operation.PROCESS.value, SessionVersion.State.GRADED.value
-        live = _fetch(cursor, _LIVE, [operation, graded])
-    ids = {row[0] for row in players + initials}
-    numbers = dict(Member.objects.filter(pk__in=ids).values_list("pk", "national_number"))
-    problems = [
+def _players(cursor, tol: float) -> list[str]:
+    """The players' history rows against their live session grades."""
+    rows = _fetch(cursor, _PLAYER_ROWS, [tol, tol])
+    numbers = _numbers({row[0] for row in rows})
+    return [
         _problem("player", key or numbers.get(member, member), seq, no_table, no_grade)
-        for member, key, seq, no_table, no_grade in players
+        for member, key, seq, no_table, no_grade in rows
     ]
-    problems += [
+
+
+def _player_initials(cursor, tol: float) -> list[str]:
+    rows = _fetch(cursor, _PLAYER_INITIALS, [tol])
+    numbers = _numbers({row[0] for row in rows})
+    return [
         _problem("player", key or numbers.get(member, member), None, no_table, no_grade)
-        for member, key, _, no_table, no_grade in initials
+        for member, key, _, no_table, no_grade in rows
     ]
-    problems += [
+
+
+def _partnerships(cursor, tol: float) -> list[str]:
+    """The partnerships' history rows and initial grades (both from the pairs gathered once,
+    in a temporary table of this connection)."""
+    _pairs_gather(cursor)
+    rows = _fetch(cursor, _PARTNERSHIP_ROWS, [tol, tol])
+    rows += [(k, None, a, b) for k, _, a, b in _fetch(cursor, _PARTNERSHIP_INITIALS, [tol])]
+    cursor.execute(f"DROP TABLE {PAIRS_TABLE}")
+    return [
         _problem("partnership", key, seq, no_table, no_grade)
-        for key, seq, no_table, no_grade in partnerships
+        for key, seq, no_table, no_grade in rows
     ]
-    for version, no_table, no_ledger in live:
+
+
+def _live(cursor, tol: float) -> list[str]:
+    operation, graded = LedgerEntry.Operation.PROCESS.value, SessionVersion.State.GRADED.value
+    problems = []
+    for version, no_table, no_ledger in _fetch(cursor, _LIVE, [operation, graded]):
         if no_table:
             problems.append(f"version {version}: live in the ledger, not in the subject tables")
         elif no_ledger:
@@ -202,6 +212,60 @@ def subjects_check(tol: float = CHECK_TOLERANCE) -> list[str]:
         else:
             problems.append(f"version {version}: seq or date differs in the subject tables")
     return problems
+
+
+# The comparisons, largest first (nationally about 59, 35, 11 and 0.2 s alone: docs/
+# benchmarks.md, session 29): ``SubjectJobs`` hands them out from both ends. Their problems are
+# listed in ``REPORTED``'s order, whichever connection ran them.
+CHECKS: tuple[tuple[str, Callable[[Any, float], list[str]]], ...] = (
+    ("partnerships", _partnerships),
+    ("players", _players),
+    ("player_initials", _player_initials),
+    ("live", _live),
+)
+REPORTED = ("players", "player_initials", "partnerships", "live")
+
+
+class SubjectJobs:
+    """The comparisons shared by two connections in one snapshot: one takes them largest
+    first (``run(first=True)``), the other, once its own work is done, smallest first; each
+    comparison runs once, on whichever connection takes it."""
+
+    def __init__(self, tol: float = CHECK_TOLERANCE) -> None:
+        self.tol = tol
+        self._left = list(CHECKS)
+        self._done: dict[str, list[str]] = {}
+        self._lock = threading.Lock()
+
+    def _take(self, first: bool) -> tuple[str, Callable[[Any, float], list[str]]] | None:
+        with self._lock:
+            if not self._left:
+                return None
+            return self._left.pop(0 if first else -1)
+
+    def run(self, *, first: bool) -> None:
+        """Run comparisons on this thread's connection until none is left."""
+        with connection.cursor() as cursor:
+            while (job := self._take(first)) is not None:
+                name, compare = job
+                self._done[name] = compare(cursor, self.tol)
+
+    def problems(self) -> list[str]:
+        """Every comparison's problems (each must have run)."""
+        return [p for name in REPORTED for p in self._done[name]]
+
+
+def subjects_check(tol: float = CHECK_TOLERANCE) -> list[str]:
+    """Every difference between the subject tables and the stored session grades (see the
+    module): an empty list, with the session grades equal to the fold's, means the next
+    grading step reads what a whole fold would hold."""
+    jobs = SubjectJobs(tol)
+    jobs.run(first=True)
+    return jobs.problems()
+
+
+def _numbers(ids: set) -> dict:
+    return dict(Member.objects.filter(pk__in=ids).values_list("pk", "national_number"))
 
 
 def _fetch(cursor, template: str, params: list) -> list[tuple]:
