@@ -126,7 +126,8 @@ def bench_step(step: str, params: str = "") -> dict[str, Any]:
         out = _timed(lambda: problems.extend(check.ledger_check()))
         fold = last_stats.get("check")
         if fold is not None:
-            out["phases"] = {"read": round(fold.read_seconds, 3), **fold.extra.get("phases", {})}
+            phases = {"read": fold.read_seconds, **fold.seconds}
+            out["phases"] = {name: round(value, 3) for name, value in phases.items()}
         return {"params": found, "found": found, "problems": len(problems), **out}
     if step == "refold_same":
         return {"params": found, "found": found, **_timed(check.ledger_refold)}

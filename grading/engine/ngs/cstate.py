@@ -164,7 +164,7 @@ class CState:
         return g.value, info[0], info[1], info[2]
 
     def partnership_grades_of(
-        self, a: array[int], b: array[int], as_of: array[int], restart: float | None = None
+        self, a: array[int], b: array[int], as_of: array[int]
     ) -> tuple[array[float], array[int]]:
         """``partnership_grade`` of the partnerships of the players of integer ids ``a[j]``
         and ``b[j]`` (in either order) on ``as_of[j]``, asked in that order, in one call:
@@ -175,9 +175,8 @@ class CState:
             raise ValueError("a, b and as_of differ in length")
         a, b, as_of = (x if x.typecode == "i" else array("i", x) for x in (a, b, as_of))
         out, found = array("d", bytes(8 * n)), array("b", bytes(n))
-        value = _NAN if restart is None else restart
         self._lib.ck_pship_grades(
-            self._k, n, addr(a), addr(b), addr(as_of), value, addr(out), addr(found)
+            self._k, n, addr(a), addr(b), addr(as_of), _NAN, addr(out), addr(found)
         )
         return out, found
 

@@ -14,6 +14,7 @@ import math
 import time
 from array import array
 from collections.abc import Iterator
+from itertools import islice
 
 from django.db import connection
 
@@ -203,7 +204,6 @@ def check_compiled(
     merged in Python. ``snapshot``: the check's exported snapshot, when it has one; the subject
     tables are then compared on a second connection in that snapshot, beside the fold
     (``grading.ledger.replay.beside``), else after it."""
-    laps: dict[str, float] = {}
     t0 = time.perf_counter()
     beside = SubjectsCheckBeside(snapshot, tol) if snapshot else None
     numbers = member_numbers()
@@ -212,24 +212,18 @@ def check_compiled(
     merge = (_SessionGradeTable if in_database else _SessionGradeMerge)(numbers, tol)
     fold = RecordsReplay(params, sink=merge)
     fold.register(numbers)
+    # the check's phases go with the fold's figures (the bench prints them)
     last_stats["check"] = stats = fold_ledger(fold, progress=progress)
-    t0 = _lap(laps, "fold", t0)
+    t0 = stats.timed("fold", t0)
     problems = merge.finish()
-    t0 = _lap(laps, "session_grades", t0)
+    t0 = stats.timed("session_grades", t0)
     problems += _current_grades(fold, tol)
-    t0 = _lap(laps, "current", t0)
+    t0 = stats.timed("current", t0)
     problems += _partnerships(fold, tol)
-    t0 = _lap(laps, "partnerships", t0)
+    t0 = stats.timed("partnerships", t0)
     problems += beside.result() if beside is not None else subjects_check(tol)
-    _lap(laps, "subjects_wait" if beside is not None else "subjects", t0)
-    stats.extra["phases"] = laps  # where the check's time went (the bench reports it)
+    stats.timed("subjects_left" if beside is not None else "subjects", t0)
     return problems
-
-
-def _lap(laps: dict[str, float], name: str, t0: float) -> float:
-    now = time.perf_counter()
-    laps[name] = round(now - t0, 3)
-    return now
 
 
 def _current_grades(fold: RecordsReplay, tol: float) -> list[str]:
@@ -258,15 +252,12 @@ def _partnerships(fold: RecordsReplay, tol: float) -> list[str]:
     kernel (``partnership_grades_of``): 1.3 million nationally, asked one by one through ctypes
     they took 9 s of the check (docs/benchmarks.md, session 29). The stored ends are member
     keys, which are the fold's ids (``register``)."""
-    problems: list[str] = []
     rows = PartnershipGrade.objects.values_list("member_a_id", "member_b_id", "grade", "as_of")
-    chunk: list[tuple] = []
-    for row in rows.iterator(CHUNK_ROWS):
-        chunk.append(row)
-        if len(chunk) == CHUNK_ROWS:
-            problems += _partnerships_chunk(fold, chunk, tol)
-            chunk = []
-    return problems + _partnerships_chunk(fold, chunk, tol)
+    stored = rows.iterator(CHUNK_ROWS)
+    problems: list[str] = []
+    while chunk := list(islice(stored, CHUNK_ROWS)):
+        problems += _partnerships_chunk(fold, chunk, tol)
+    return problems
 
 
 def _partnerships_chunk(fold: RecordsReplay, rows: list[tuple], tol: float) -> list[str]:

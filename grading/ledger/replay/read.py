@@ -25,7 +25,7 @@ import math
 import time
 from array import array
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection
@@ -35,6 +35,7 @@ from grading.engine import codec
 from grading.engine.ngs import ProcessOp, WithdrawOp
 from grading.engine.ngs.cfold import DIRECTION_CODES, INLINE_SCORING, RecordsReplay
 from grading.engine.types import Movement, Scoring, SessionResult
+from grading.ledger.replay.phases import PhaseTimes
 from grading.ledger.replay.readahead import ReadAhead
 from grading.models import LedgerEntry, Match, PairResult
 from members.models import Member
@@ -47,15 +48,15 @@ Progress = Callable[[int, int], None]
 
 
 @dataclass
-class FoldStats:
-    """What a columnar fold read and did."""
+class FoldStats(PhaseTimes):
+    """What a columnar fold read and did (``seconds``: the phases of the operation around it,
+    where it times them: ``replay --check``)."""
 
     entries: int = 0
     pairs: int = 0
     by_columns: int = 0  # versions graded by C from the pair columns
     by_payload: int = 0  # versions decoded from their payload (other scoring types)
     read_seconds: float = 0.0  # time spent waiting for the database's rows
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def member_numbers() -> list[str]:

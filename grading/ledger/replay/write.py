@@ -64,6 +64,7 @@ from grading.ledger.replay.merge import (
     rewrite,
     tables_analyze,
 )
+from grading.ledger.replay.phases import PhaseTimes
 from grading.ledger.replay.side import rows_written, stage_copier
 from grading.ledger.replay.subjectsmerge import subjects_job, subjects_stage, subjects_write
 from grading.ledger.subjects import HISTORY, tables_marked
@@ -136,19 +137,13 @@ _GRADE_VALUES = _GRADE_COLUMNS[:1] + _GRADE_COLUMNS[3:]
 
 
 @dataclass
-class RefoldStats:
-    """What a bulk refold wrote, and where its time went (seconds)."""
+class RefoldStats(PhaseTimes):
+    """What a bulk refold wrote, and where its time went (``seconds``)."""
 
     entries: int = 0
     versions: int = 0
     records: int = 0
     written: dict[str, int] = field(default_factory=dict)
-    seconds: dict[str, float] = field(default_factory=dict)
-
-    def timed(self, name: str, t0: float) -> float:
-        now = time.perf_counter()
-        self.seconds[name] = self.seconds.get(name, 0.0) + now - t0
-        return now
 
 
 @dataclass(frozen=True)
