@@ -16,6 +16,7 @@ $(STAMP): pyproject.toml
 	# The optional compiled replay kernel (docs/ngs.md); without a C compiler the Python
 	# kernel is used.
 	$(PY) -m grading.engine.ngs.ckernel --build || true
+	$(PY) -m grading.engine.ppi.cbulk --build || true
 	@touch $(STAMP)
 
 migrate: install

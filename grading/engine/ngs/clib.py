@@ -11,15 +11,12 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
-import os
-import shutil
-import subprocess
 import sys
-import tempfile
 from array import array
 from pathlib import Path
 from typing import Any
 
+from grading.engine.cbuild import c_compiler, compile_library
 from grading.engine.ngs.params import NGSParams
 
 HERE = Path(__file__).resolve().parent / "csrc"
@@ -107,46 +104,16 @@ def library_path() -> Path:
     return HERE / f"libngs_kernel-{digest}{_SUFFIX}"
 
 
-def _compiler() -> str | None:
-    return os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
-
-
-def _compile(cmd: list[str], target: Path, builds: str, name: str, quiet: bool) -> Path | None:
-    """Run the compiler ``cmd`` (its output file added) into a temporary file beside ``target``,
-    then move it into place and remove the older builds (``builds``: their glob). None on
-    failure; the error is printed unless ``quiet``."""
-    fd, tmp = tempfile.mkstemp(prefix=".build-", suffix=_SUFFIX, dir=HERE)
-    os.close(fd)
-    error = None
-    try:
-        done = subprocess.run(
-            [*cmd, "-o", tmp], capture_output=True, text=True, timeout=120, check=False
-        )
-        error = done.stderr if done.returncode != 0 else None
-    except (OSError, subprocess.SubprocessError) as exc:
-        error = f"{name}: {exc}"
-    if error is not None:
-        os.unlink(tmp)
-        if not quiet:
-            print(error, file=sys.stderr)
-        return None
-    os.replace(tmp, target)
-    for old in HERE.glob(builds):
-        if old != target:
-            old.unlink(missing_ok=True)
-    return target
-
-
 def build_ckernel(*, quiet: bool = True) -> Path | None:
     """Compile ``ngs_kernel.c`` with the system C compiler into ``library_path()``; None on
     failure (no compiler, compile error). Written atomically; older builds are removed."""
     global _lib, _load_failed
-    compiler = _compiler()
+    compiler = c_compiler()
     if compiler is None or not SOURCE.exists():
         return None
     target = library_path()
     cmd = [compiler, "-O2", "-std=c99", "-shared", "-fPIC", str(SOURCE), "-lm"]
-    if _compile(cmd, target, f"libngs_kernel-*{_SUFFIX}", "ngs_ckernel", quiet) is None:
+    if compile_library(cmd, target, f"libngs_kernel-*{_SUFFIX}", "ngs_ckernel", quiet) is None:
         return None
     _lib = None
     _load_failed = False
@@ -176,7 +143,7 @@ def build_marshal(*, quiet: bool = True) -> Path | None:
     import sysconfig
 
     include = sysconfig.get_paths().get("include")
-    compiler = _compiler()
+    compiler = c_compiler()
     if (
         sys.implementation.name != "cpython"
         or compiler is None
@@ -188,7 +155,10 @@ def build_marshal(*, quiet: bool = True) -> Path | None:
     target = marshal_path()
     cmd = [compiler, "-O2", "-shared", "-fPIC", f"-I{include}", str(MARSHAL_SOURCE)]
     tag = sys.implementation.cache_tag or "none"
-    if _compile(cmd, target, f"libngs_marshal-*-{tag}{_SUFFIX}", "ngs_marshal", quiet) is None:
+    if (
+        compile_library(cmd, target, f"libngs_marshal-*-{tag}{_SUFFIX}", "ngs_marshal", quiet)
+        is None
+    ):
         return None
     _marshal = None
     _marshal_failed = False

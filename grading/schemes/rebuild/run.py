@@ -7,8 +7,9 @@ A database graded step by step keeps these tables by one ORM step per upload
 (``grading.schemes.after_step``); a national database built in bulk (``manage.py national``) has
 none, and replaying 400,000 uploads one step at a time would take hours. ``schemes_rebuild``
 reads the stored versions as columns (``grading.schemes.rebuild.read``), folds them with the
-pure engines (PPI with :class:`~grading.engine.ppi.bulk.PPIBulkFold`, Brambledown club by
-club with ``brambledown_replay_bulk``), and replaces every table with COPY, in one transaction under
+pure engines (PPI with the compiled fold ``grading.engine.ppi.cbulk.CPPIFold``, its pair rows
+as columns, or :class:`~grading.engine.ppi.bulk.PPIBulkFold` when the library is not built: the
+same figures; Brambledown club by club with ``brambledown_replay_bulk``), and replaces every table with COPY, in one transaction under
 the ledger lock. It is streamed (issue 31 item 4): PPI reads, folds and copies the history of
 2,000 versions at a time, and each club keeping Brambledown has its own versions read when its
 turn comes, so memory holds one chunk, the members' PPI tables and a club or two. With
@@ -39,6 +40,7 @@ from grading.engine.brambledown.bulk import brambledown_replay_bulk
 from grading.engine.brambledown.replay import session_order
 from grading.engine.ppi import ppi_suit
 from grading.engine.ppi.bulk import PPIBulkFold
+from grading.engine.ppi.cbulk import CPPIFold, ppi_bulk_fold
 from grading.ledger.lock import ledger_head_lock
 from grading.models import BrambledownClubState, BrambledownListEntry
 from grading.schemes.brambledown.state import member_rows, pair_rows, player_fields, state_dump
@@ -48,6 +50,7 @@ from grading.schemes.log import scheme_head_lock
 from grading.schemes.rebuild.folder import READ_COUNTS, ClubFolder, ClubJob, brambledown_jobs
 from grading.schemes.rebuild.read import (
     LogRow,
+    PairsSpan,
     PairsVersion,
     SessionReader,
     log_derive,
@@ -61,6 +64,7 @@ from grading.schemes.rebuild.write import (
     JSON_COLUMNS,
     as_json,
     indexes_built_once,
+    ppi_columns_write,
     ppi_points_write,
     table_write,
     tables_clear,
@@ -146,29 +150,23 @@ def schemes_rebuild(
             stages.to("write")
             counts = _write_log(log, copy_seconds)
             clubs.feed()  # a second process folds the first club while PPI is folded here
-            fold = PPIBulkFold(keep_history=False)
+            ppi = _PPI(members)
             counts["ppi_points"] = 0
             for start in range(0, len(live), chunk):
                 part = live[start : start + chunk]
                 stages.to("read")
-                versions = reader.read_ppi(e.version_id for e in part)
+                versions = ppi.read(reader, [e.version_id for e in part])
                 stages.to("ppi_fold")
                 events: dict[int, tuple[int, dt.date]] = {}  # seq -> (version, date)
                 for entry in part:
                     version = versions.get(entry.version_id)
-                    if version is None:
-                        continue
-                    host = entry.host_pair or None
-                    if isinstance(version, PairsVersion):
-                        fold.apply_rows(
-                            entry.seq, version.date, version.two_winner, version.rows, host
-                        )
-                    else:
-                        fold.apply(entry.seq, version.session, host)
-                    events[entry.seq] = (entry.version_id, version.date)
+                    if version is not None:
+                        ppi.apply(entry, version)
+                        events[entry.seq] = (entry.version_id, version.date)
+                ppi.flush()
                 stages.to("write")
                 t0 = time.perf_counter()
-                counts["ppi_points"] += ppi_points_write(fold.points_take(), members, events)
+                counts["ppi_points"] += ppi.points_write(events)
                 _add(copy_seconds, "ppi_points", time.perf_counter() - t0)
                 for club in clubs.folded():
                     _write_club(club, counts, copy_seconds)
@@ -181,12 +179,12 @@ def schemes_rebuild(
             read = {name: getattr(reader, name) - clubs.read[name] for name in READ_COUNTS}
             read = {"sessions": read["by_columns"] + read["by_payload"], **read}
             say(f"read {read['sessions']} sessions ({read['pairs']} pairs)")
-            say(f"PPI: {len(fold)} members rated")
+            say(f"PPI: {len(ppi.fold)} members rated")
             stages.to("write")
             t0 = time.perf_counter()
-            counts["ppi_ratings"] = table_write("ppi_ratings", _ppi_rows(fold, members))
+            counts["ppi_ratings"] = table_write("ppi_ratings", _ppi_rows(ppi.fold, members))
             _add(copy_seconds, "ppi_ratings", time.perf_counter() - t0)
-            del fold
+            del ppi
             # The clubs left, each read while the one before it is folded.
             for club in clubs.rest():
                 stages.to("write")
@@ -420,10 +418,68 @@ def _grade_rows(out: _Club, state: BrambledownState, regraded: str, members) -> 
 
 
 # --------------------------------------------------------------------------------------------
+# PPI (S10): the compiled fold when its library is built, else PPIBulkFold (the same figures)
+
+
+class _PPI:
+    """PPI's fold for the rebuild: the compiled one when its library is built (the pair rows
+    read as columns, the members as ids), else PPIBulkFold; the same figures."""
+
+    def __init__(self, members: dict[str, int]) -> None:
+        numbers = sorted(members)  # (the ids in the numbers' order: PPIBulkFold's points order)
+        self.fold = ppi_bulk_fold(numbers)
+        self.members = members
+        self.ids = [-1] * (max(members.values(), default=0) + 1)  # by key; 0: an unknown player
+        for i, number in enumerate(numbers):
+            self.ids[members[number]] = i
+        self.member_of = [members[number] for number in numbers]  # by id in the fold
+
+    def read(self, reader: SessionReader, version_ids: list[int]) -> dict:
+        """A chunk's versions, as the fold takes them."""
+        if not isinstance(self.fold, CPPIFold):
+            return reader.read_ppi(version_ids)
+        versions, block = reader.read_ppi_columns(version_ids, self.ids)
+        self.fold.use_block(block)
+        return versions
+
+    def apply(self, entry: LogRow, version) -> None:
+        """One live version as the log's event ``entry.seq`` (rows, or a session to decode)."""
+        host = entry.host_pair or None
+        if isinstance(version, PairsSpan):
+            assert isinstance(self.fold, CPPIFold)
+            self.fold.add_session(
+                entry.seq,
+                version.date,
+                version.two_winner,
+                version.first,
+                version.count,
+                host,
+                version.marked,
+            )
+        elif isinstance(version, PairsVersion):
+            self.fold.apply_rows(entry.seq, version.date, version.two_winner, version.rows, host)
+        else:
+            self.fold.apply(entry.seq, version.session, host)
+
+    def flush(self) -> None:
+        if isinstance(self.fold, CPPIFold):
+            self.fold.flush()  # (the chunk folded now, timed as the fold)
+
+    def points_write(self, events: dict[int, tuple[int, dt.date]]) -> int:
+        """The points of the chunk just folded."""
+        fold = self.fold
+        if not isinstance(fold, CPPIFold):
+            return ppi_points_write(fold.points_take(), self.members, events)
+        for number in fold.numbers[len(self.member_of) :]:  # (from a payload: maybe none)
+            self.member_of.append(self.members.get(number, -1))
+        return ppi_columns_write(fold.points_take(), self.member_of, events)
+
+
+# --------------------------------------------------------------------------------------------
 # The writes
 
 
-def _ppi_rows(fold: PPIBulkFold, members: dict[str, int]) -> Iterator[tuple]:
+def _ppi_rows(fold: CPPIFold | PPIBulkFold, members: dict[str, int]) -> Iterator[tuple]:
     """Each rated member's ``PPIRating`` (``ppi._ppi_fill``), from the fold's tables."""
     for number, player, (seq, as_of) in fold.rated():
         member = members.get(number)

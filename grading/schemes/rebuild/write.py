@@ -14,6 +14,7 @@ from itertools import compress
 from django.db import connection
 
 from grading.common.pgcopy import DATE_EPOCH, copy_columns, table_copy
+from grading.engine.ppi.cbulk import PointColumns
 from grading.models import (
     BrambledownClubState,
     BrambledownGrade,
@@ -180,8 +181,26 @@ def ppi_points_write(
         return 0
     numbers, seqs, ppis, boards, totals = zip(*points, strict=True)
     ids: Sequence[int | None] = list(map(members.get, numbers))
-    if None in ids:  # a number with no member: its points are left out
-        kept = [member is not None for member in ids]
+    return _points_write(ids, seqs, ppis, boards, totals, events, None)
+
+
+def ppi_columns_write(
+    points: PointColumns, member_of: Sequence[int], events: dict[int, tuple[int, dt.date]]
+) -> int:
+    """:func:`ppi_points_write` for the compiled fold's points (``CPPIFold.points_take``),
+    columns whose members are the fold's ids: ``member_of`` the member id of each fold id (-1:
+    a number with no member, left out). Returns the rows written."""
+    if not points.member:
+        return 0
+    ids = array("q", map(member_of.__getitem__, points.member))
+    return _points_write(ids, *points[1:], events, -1)
+
+
+def _points_write(ids, seqs, ppis, boards, totals, events, absent) -> int:
+    """The points' columns written (``absent``: the member id of a number with no member,
+    whose points are left out)."""
+    if absent in ids:
+        kept = [member != absent for member in ids]
         ids, seqs, ppis, boards, totals = (
             tuple(compress(column, kept)) for column in (ids, seqs, ppis, boards, totals)
         )
@@ -195,7 +214,7 @@ def ppi_points_write(
         )
     version_of = {seq: version for seq, (version, _) in events.items()}
     day_of = {seq: date.toordinal() - DATE_EPOCH for seq, (_, date) in events.items()}
-    columns = [
+    columns = [  # (an array of the same type is copied whole: a memcpy)
         array("q", ids),
         array("q", map(version_of.__getitem__, seqs)),
         array("q", seqs),

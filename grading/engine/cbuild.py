@@ -1,0 +1,48 @@
+"""Building the engine's optional C libraries with the system C compiler (the NGS kernel and
+its pair reader, ``grading.engine.ngs.clib``; PPI's fold, ``grading.engine.ppi.cbulk``)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+__all__ = ["c_compiler", "compile_library"]
+
+
+def c_compiler() -> str | None:
+    """The compiler ``CC`` names, else ``cc`` or ``gcc`` on the path; None without one."""
+    return os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+
+
+def compile_library(
+    cmd: list[str], target: Path, builds: str, name: str, quiet: bool
+) -> Path | None:
+    """Run the compiler ``cmd`` (its output file added) into a temporary file beside ``target``,
+    then move it into place (a process never loads a half-written library) and remove the
+    older builds (``builds``: their glob beside it). None on failure; the error is printed
+    unless ``quiet``."""
+    here = target.parent
+    fd, tmp = tempfile.mkstemp(prefix=".build-", suffix=target.suffix, dir=here)
+    os.close(fd)
+    error = None
+    try:
+        done = subprocess.run(
+            [*cmd, "-o", tmp], capture_output=True, text=True, timeout=120, check=False
+        )
+        error = done.stderr if done.returncode != 0 else None
+    except (OSError, subprocess.SubprocessError) as exc:
+        error = f"{name}: {exc}"
+    if error is not None:
+        os.unlink(tmp)
+        if not quiet:
+            print(error, file=sys.stderr)
+        return None
+    os.replace(tmp, target)
+    for old in here.glob(builds):
+        if old != target:
+            old.unlink(missing_ok=True)
+    return target
