@@ -3,14 +3,16 @@ its pair reader, ``grading.engine.ngs.clib``; PPI's fold, ``grading.engine.ppi.c
 
 from __future__ import annotations
 
+import ctypes
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
-__all__ = ["c_compiler", "compile_library"]
+__all__ = ["c_compiler", "compile_library", "library_open"]
 
 
 def c_compiler() -> str | None:
@@ -46,3 +48,17 @@ def compile_library(
         if old != target:
             old.unlink(missing_ok=True)
     return target
+
+
+def library_open(path: Path, abi_symbol: str, abi: int, *, loader: Any = ctypes.CDLL) -> Any:
+    """The library at ``path`` (loaded by ``loader``) when its ``abi_symbol()`` returns ``abi``;
+    None when it is missing, cannot be loaded or was built from another interface."""
+    try:
+        lib = loader(str(path))
+        check = getattr(lib, abi_symbol)
+        check.restype = ctypes.c_int
+        if check() != abi:
+            return None
+    except (OSError, AttributeError):
+        return None
+    return lib

@@ -16,7 +16,7 @@ from array import array
 from pathlib import Path
 from typing import Any
 
-from grading.engine.cbuild import c_compiler, compile_library
+from grading.engine.cbuild import c_compiler, compile_library, library_open
 from grading.engine.ngs.params import NGSParams
 
 HERE = Path(__file__).resolve().parent / "csrc"
@@ -170,12 +170,8 @@ def load_marshal() -> Any:
     global _marshal, _marshal_failed
     if _marshal is not None or _marshal_failed:
         return _marshal
-    try:
-        lib = ctypes.PyDLL(str(marshal_path()))
-        lib.cm_abi.restype = ctypes.c_int
-        if lib.cm_abi() != MARSHAL_ABI:
-            raise OSError("stale library")
-    except (OSError, AttributeError):
+    lib = library_open(marshal_path(), "cm_abi", MARSHAL_ABI, loader=ctypes.PyDLL)
+    if lib is None:
         _marshal_failed = True
         return None
     fn = lib.cm_pairs
@@ -190,12 +186,8 @@ def load_library() -> Any:
     global _lib, _load_failed
     if _lib is not None or _load_failed:
         return _lib
-    try:
-        lib = ctypes.CDLL(str(library_path()))
-        lib.ck_abi.restype = ctypes.c_int
-        if lib.ck_abi() != ABI:
-            raise OSError("stale library")
-    except (OSError, AttributeError):
+    lib = library_open(library_path(), "ck_abi", ABI)
+    if lib is None:
         _load_failed = True
         return None
     lib.ck_new.restype = P

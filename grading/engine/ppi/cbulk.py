@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from grading.engine.cbuild import c_compiler, compile_library
+from grading.engine.cbuild import c_compiler, compile_library, library_open
 from grading.engine.ngs.session import host_pair_among, host_pair_of
 from grading.engine.ppi.bulk import PairRow, PPIBulkFold, pair_rows
 from grading.engine.ppi.fold import board_by_board, why_not_rated
@@ -97,12 +97,8 @@ def load_library() -> Any:
     global _lib, _load_failed
     if _lib is not None or _load_failed:
         return _lib
-    try:
-        lib = ctypes.CDLL(str(library_path()))
-        lib.pf_abi.restype = ctypes.c_int
-        if lib.pf_abi() != ABI:
-            raise OSError("stale library")
-    except (OSError, AttributeError):
+    lib = library_open(library_path(), "pf_abi", ABI)
+    if lib is None:
         _load_failed = True
         return None
     for name, restype, argtypes in (
