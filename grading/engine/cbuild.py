@@ -9,10 +9,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from array import array
 from pathlib import Path
 from typing import Any
 
-__all__ = ["c_compiler", "compile_library", "library_open"]
+__all__ = ["addr", "c_compiler", "compile_library", "library_open", "zeros"]
 
 
 def c_compiler() -> str | None:
@@ -62,3 +63,13 @@ def library_open(path: Path, abi_symbol: str, abi: int, *, loader: Any = ctypes.
     except (OSError, AttributeError):
         return None
     return lib
+
+
+def addr(buf: array[Any]) -> int:
+    """The address a C function reads ``buf`` at (0 for an empty array)."""
+    return buf.buffer_info()[0] if len(buf) else 0
+
+
+def zeros(code: str, n: int) -> array[Any]:
+    """An array of ``n`` zeros of type ``code``, for a C function to fill."""
+    return array(code, [0]) * n

@@ -32,13 +32,13 @@ from array import array
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from grading.engine.cbuild import addr
 from grading.engine.ngs import clib
 from grading.engine.ngs.clib import (
     REC_VALUES,
     SOURCE,
     Batch,
     CKernelUnavailable,
-    addr,
     build_ckernel,
     ckernel_available,
     ckernel_supports,

@@ -258,10 +258,6 @@ def ckernel_supports(params: NGSParams) -> bool:
     )
 
 
-def addr(buf: array[Any]) -> int:
-    return buf.buffer_info()[0] if len(buf) else 0
-
-
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args == ["--build"]:

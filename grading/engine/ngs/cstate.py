@@ -9,7 +9,7 @@ from array import array
 from collections.abc import Iterator
 from typing import Any
 
-from grading.engine.ngs.clib import addr
+from grading.engine.cbuild import addr
 from grading.engine.ngs.types import PartnershipKey, PlayerStanding
 from grading.engine.ngs.windowrules import STATUS_CODES
 from grading.engine.types import SessionResult

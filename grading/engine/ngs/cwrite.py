@@ -23,9 +23,10 @@ from itertools import accumulate
 from operator import attrgetter
 from typing import Any
 
+from grading.engine.cbuild import addr, zeros
 from grading.engine.ngs.cfold import RecordsReplay
 from grading.engine.ngs.ckernel import CHUNK
-from grading.engine.ngs.clib import CKernelUnavailable, addr, ckernel_available, ckernel_supports
+from grading.engine.ngs.clib import CKernelUnavailable, ckernel_available, ckernel_supports
 from grading.engine.ngs.foldout import (
     PAIR_FIGURES,
     RECORD_FIGURES,
@@ -65,10 +66,6 @@ _OUTPUTS = (
     ("pair_known", "b", 0, 1, 0),
     ("pair_host", "b", 0, 1, 0),
 )
-
-
-def _zeros(code: str, n: int) -> array[Any]:
-    return array(code, [0]) * n
 
 
 def _no_records(*args: object) -> None:
@@ -154,7 +151,7 @@ class WritingReplay(RecordsReplay):
         self._vdate.append(op.session.date.toordinal())
         ids = self.ids
         members = array("i", [ids[r.number] for r in outcome.players])
-        after = _zeros("d", len(members))
+        after = zeros("d", len(members))
         self._lib.ck_grades(self._k, len(members), addr(members), ref, addr(after))
         grades = {r.number: g for r, g in zip(outcome.players, after, strict=True) if g == g}
         self._out(version_out(op.seq, op.version, ref, outcome, grades, ids))
@@ -177,7 +174,7 @@ class WritingReplay(RecordsReplay):
         for name, code, per_op, per_pair, per_rec in _OUTPUTS:
             need = per_op * n_ops + per_pair * n_pairs + per_rec * 2 * n_pairs
             if name not in out or len(out[name]) < need:
-                out[name] = _zeros(code, need + need // 4)
+                out[name] = zeros(code, need + need // 4)
         return out
 
     def _hand_out(self, todo: list[tuple], out: dict[str, array[Any]], n_rec: int) -> None:
@@ -230,7 +227,7 @@ class WritingReplay(RecordsReplay):
         partnership's ends by number)."""
         numbers = self.numbers
         if len(self._rank) != len(numbers):  # computed once per set of members
-            rank = self._rank = _zeros("i", len(numbers))
+            rank = self._rank = zeros("i", len(numbers))
             for place, i in enumerate(sorted(range(len(numbers)), key=numbers.__getitem__)):
                 rank[i] = place
         return self._rank
@@ -240,7 +237,7 @@ class WritingReplay(RecordsReplay):
         than the latest date of play), in member id order."""
         self.flush()
         n = len(self.numbers)
-        cols = [_zeros(t, n) for t in ("i", "d", "b", "i", "i", "d", "i")]
+        cols = [zeros(t, n) for t in ("i", "d", "b", "i", "i", "d", "i")]
         m = self._lib.ck_dump_players(self._k, as_of, *map(addr, cols))
         for c in cols:
             del c[m:]
@@ -250,7 +247,7 @@ class WritingReplay(RecordsReplay):
         """Every partnership with a live session, its grade on ``as_of``, in the order the
         fold met them (``a``, ``b`` in the order of their numbers)."""
         n = self._stats()[4]
-        cols = [_zeros(t, n) for t in ("i", "i", "d", "b", "d", "i", "i", "i", "i")]
+        cols = [zeros(t, n) for t in ("i", "i", "d", "b", "d", "i", "i", "i", "i")]
         rank = self._ranks()
         m = self._lib.ck_dump_pships(self._k, as_of, addr(rank), *map(addr, cols))
         for c in cols:
@@ -275,7 +272,7 @@ class WritingReplay(RecordsReplay):
             yield self._histories(first, last)
 
     def _history_counts(self) -> array[int]:
-        counts = _zeros("i", int(self._history_size(0, 0)[0]))
+        counts = zeros("i", int(self._history_size(0, 0)[0]))
         self._lib.ck_history_counts(self._k, addr(counts))
         return counts
 
@@ -288,8 +285,8 @@ class WritingReplay(RecordsReplay):
         self.flush()
         total, n_entries = self._history_size(s0, s1)
         n = max(0, min(s1, total) - s0)
-        subjects = [_zeros(t, n) for t in ("i", "i", "d")]
-        entries = [_zeros(t, n_entries) for t in ("i", "i", "i", "i", "i", "d", "d", "i", "d")]
+        subjects = [zeros(t, n) for t in ("i", "i", "d")]
+        entries = [zeros(t, n_entries) for t in ("i", "i", "i", "i", "i", "d", "d", "i", "d")]
         done = self._lib.ck_dump_histories(
             self._k, addr(self._ranks()), s0, s1, *map(addr, subjects), *map(addr, entries)
         )

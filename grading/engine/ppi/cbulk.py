@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from grading.engine.cbuild import c_compiler, compile_library, library_open
+from grading.engine.cbuild import addr, c_compiler, compile_library, library_open, zeros
 from grading.engine.ngs.session import host_pair_among, host_pair_of
 from grading.engine.ppi.bulk import PairRow, PPIBulkFold, pair_rows
 from grading.engine.ppi.fold import board_by_board, why_not_rated
@@ -124,14 +124,6 @@ def cbulk_available() -> bool:
     return load_library() is not None
 
 
-def _addr(buf: array[Any]) -> int:
-    return buf.buffer_info()[0] if len(buf) else 0
-
-
-def _zeros(code: str, n: int) -> array[Any]:
-    return array(code, bytes(array(code).itemsize * n))
-
-
 # ------------------------------------------------------------------ the rows
 
 
@@ -163,7 +155,7 @@ class RowBlock:
         self.boards = boards if boards is not None else array("i")
         self.direction = direction if direction is not None else array("b")
         self.pair_ids = list(pair_ids)
-        self.host = _zeros("b", len(self.a))
+        self.host = zeros("b", len(self.a))
         columns = (self.a, self.b, self.score, self.boards, self.direction)
         if tuple(column.typecode for column in columns) != self.TYPECODES:
             raise ValueError(f"a row block's columns are arrays of types {self.TYPECODES}")
@@ -334,7 +326,7 @@ class CPPIFold:
                 counted.append(n)
         day = session.date.toordinal()
         done = self._lib.pf_record(
-            self._fold, seq, day, month, len(ids), _addr(ids), _addr(deltas), _addr(counted)
+            self._fold, seq, day, month, len(ids), addr(ids), addr(deltas), addr(counted)
         )
         if done < 0:
             raise MemoryError("pf_record")
@@ -364,7 +356,7 @@ class CPPIFold:
             block.host,
         )
         done = self._lib.pf_apply(
-            self._fold, len(q[0]), *map(_addr, q), len(block), *map(_addr, columns)
+            self._fold, len(q[0]), *map(addr, q), len(block), *map(addr, columns)
         )
         if done == _BAD_INPUT:
             raise ValueError("a row out of its block, a member id below -1 or a bad direction")
@@ -382,10 +374,10 @@ class CPPIFold:
         self.flush()
         n = self._lib.pf_points(self._fold)
         points = PointColumns(
-            _zeros("i", n), _zeros("q", n), _zeros("d", n), _zeros("i", n), _zeros("i", n)
+            zeros("i", n), zeros("q", n), zeros("d", n), zeros("i", n), zeros("i", n)
         )
         if n:
-            self._lib.pf_points_take(self._fold, *(_addr(c) for c in points))
+            self._lib.pf_points_take(self._fold, *(addr(c) for c in points))
         return points
 
     def rated(self) -> Iterator[tuple[str, PPIPlayer, tuple[int, dt.date]]]:
@@ -393,11 +385,11 @@ class CPPIFold:
         (without history) and the member's last event ``(seq, date)``."""
         self.flush()
         n = self._lib.pf_rated(self._fold)
-        ids, ppis, boards = _zeros("i", n), _zeros("d", n), _zeros("q", n)
-        seqs, days, n_months = _zeros("q", n), _zeros("i", n), _zeros("i", n)
-        months = _zeros("i", 2 * self._lib.pf_months(self._fold))
+        ids, ppis, boards = zeros("i", n), zeros("d", n), zeros("q", n)
+        seqs, days, n_months = zeros("q", n), zeros("i", n), zeros("i", n)
+        months = zeros("i", 2 * self._lib.pf_months(self._fold))
         columns = (ids, ppis, boards, seqs, days, n_months, months)
-        self._lib.pf_dump(self._fold, *(_addr(c) for c in columns))
+        self._lib.pf_dump(self._fold, *(addr(c) for c in columns))
         at, members = 0, []
         for i in range(n):
             end = at + 2 * n_months[i]
