@@ -29,15 +29,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse, urlunparse
 
-from grading.lab.bench import Scale, percentile
-from grading.lab.bench_setup import (
-    SIM_SEED,
-    UPLOAD_TABLES,
-    club_upload_files,
-    multipart,
-    sim_start,
-    upload_files,
-)
+from grading.lab.bench import Scale
+from grading.lab.bench_setup import SIM_SEED, multipart, sim_start
 from grading.lab.broker import pages_ahead_drop, queue_wait
 from grading.lab.wrk import parse_wrk, wrk_script
 
@@ -225,7 +218,7 @@ class BenchStack:
             "--concurrency",
             "1",
             "--loglevel",
-            "WARNING",
+            os.environ.get("BENCH_WORKER_LOGLEVEL", "WARNING"),  # INFO: each task's timing
             "--without-gossip",
             "--without-mingle",
             "--without-heartbeat",
@@ -383,37 +376,7 @@ class BenchStack:
             time.sleep(0.01)
             made = self._request("GET", f"/api/v1/clubs/{slug}/uploads/{made['id']}/")
 
-    def upload_benchmark(self, count: int) -> dict[str, Any]:
-        """Starts the workers (``start_worker``) once the files and their players' logins are
-        made, so the cold start is the workers' own: process start to first upload graded."""
-        if self.scale.name == "national":
-            slug, files = club_upload_files(self.state["club"], self.state["numbers"], count + 1)
-        else:
-            slug, files = upload_files(self.scale, count + 1)
-        self.log(
-            f"bench: {count} uploads of {UPLOAD_TABLES}-table USEBIO files to {slug} with "
-            f"{self.workers} workers (one more first: the workers' cold start)"
-        )
-        self._burst_logins(files)
-        self.start_worker()
-        cold = self.upload_once(slug, *files[0], timeout=600.0)
-        started = time.perf_counter() - self.worker_spawned
-        times = [self.upload_once(slug, name, data) for name, data in files[1:]]
-        return {
-            "uploads": len(times),
-            "tables": UPLOAD_TABLES,
-            "format": "usebio",
-            "workers": self.workers,
-            "cold_first_ms": cold,
-            "worker_start_s": started,
-            "worker_rss_mb": self.worker_rss_mb(),
-            "times_ms": times,
-            "p50_ms": percentile(times, 50),
-            "p95_ms": percentile(times, 95),
-            "max_ms": max(times) if times else None,
-        }
-
-    def _burst_logins(self, files: list[tuple[str, bytes]]) -> None:
+    def burst_logins(self, files: list[tuple[str, bytes]]) -> None:
         """Logins for the players of the files about to be uploaded, made before them (as the
         members an email after grading sends to their pages have theirs)."""
         self.state["burst_files"] = [players_of(data) for _, data in files]

@@ -18,8 +18,8 @@ from grading.lab.bench import (
     replay_benchmark,
     synthetic_ledger,
 )
-from grading.lab.bench_setup import club_upload_files
-from grading.lab.load import players_of, sim_start, upload_files
+from grading.lab.bench_setup import club_upload_files, sim_start, upload_files
+from grading.lab.load import players_of
 from grading.lab.wrk import parse_wrk, wrk_script
 
 KEYS = {

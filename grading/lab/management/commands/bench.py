@@ -10,8 +10,9 @@
    Django view on the same gunicorn (the machine's floor).
 
 ``--scale national`` builds its database with the national builder (``manage.py national``,
-COPY) instead of the upload pipeline, and times the uploads on the region database first, in
-the same run, so that growth is a ratio (issue 17).
+COPY) instead of the upload pipeline, and times its uploads in turns with a region database's,
+in the same run, so that growth is a ratio (issue 17) taken on the same minutes of the machine
+(``grading/lab/uploadbench.py``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import platform
 import subprocess
 import time
 from pathlib import Path
+from urllib.parse import urlparse, urlunparse
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -31,6 +33,15 @@ from grading.lab.bench import SCALES, replay_suite
 from grading.lab.evening import empty_report as evening_empty_report
 
 BASE_DIR = Path(__file__).resolve().parents[3]
+
+
+def _broker_after(url: str, offset: int) -> str:
+    """The Redis URL ``offset`` databases after ``url``'s (a second stack's own broker)."""
+    if not offset:
+        return url
+    parsed = urlparse(url)
+    number = int(parsed.path.strip("/") or 0) + offset
+    return urlunparse(parsed._replace(path=f"/{number}"))
 
 
 def machine() -> dict:
@@ -190,10 +201,6 @@ class Command(BaseCommand):
             **evening_empty_report(),
         )
         if not (options["skip_upload"] and options["skip_pages"]):
-            if scale.name == "national" and not options["skip_upload"]:
-                region = self._services(SCALES["region"], options, {}, log, pages=False)
-                report["upload_p95_region_ms"] = region.get("upload_p95_ms")
-                report["region"] = region
             self._services(scale, options, report, log)
         report["total_seconds"] = time.perf_counter() - began
         if as_json:
@@ -201,18 +208,67 @@ class Command(BaseCommand):
         else:
             self._print(report)
 
-    def _services(self, scale, options, report: dict, log, pages: bool = True) -> dict:
-        from grading.lab.load import NATIONAL_CLUBS, BenchStack
+    def _services(self, scale, options, report: dict, log) -> dict:
+        """The service benchmarks on a stack of ``scale``. Nationally the uploads are timed in
+        turns with a region stack's (``uploads_paired``): their ratio is a target."""
+        from grading.lab.uploadbench import upload_benchmark, uploads_paired
 
-        def figures(phase: str, keys: dict) -> None:
-            # Each phase's figures as they come, so that a run stopped before its end (a
-            # national run is hours on a slow machine) still leaves what it measured.
-            log(f"bench: {scale.name} {phase}: {json.dumps(keys, default=_jsonable)}")
+        stack = region = None
+        try:
+            stack = self._stack(scale, options, report, log)
+            if scale.name == "national" and not options["skip_upload"]:
+                report["region"] = {}
+                region = self._stack(
+                    SCALES["region"], options, report["region"], log, broker_after=1
+                )
+            if region is not None:
+                figures, national = uploads_paired(
+                    region, stack, options["uploads"] or scale.uploads
+                )
+                if not options["skip_refold"]:  # the whole-ledger operations at its size
+                    from grading.lab.refoldbench import refold_figures
+
+                    report["region"].update(refold_figures(region, log))
+                region.close()  # before the pages: its processes idle, but they hold memory
+                region = None
+                self._uploaded(report["region"], figures, "region", log)
+                report["upload_p95_region_ms"] = figures["p95_ms"]
+                self._uploaded(report, national, scale.name, log)
+            elif not options["skip_upload"]:
+                upload = upload_benchmark(stack, options["uploads"] or scale.uploads)
+                self._uploaded(report, upload, scale.name, log)
+            self._after_uploads(stack, scale, options, report, log)
+        except KeyboardInterrupt:
+            raise
+        except Exception as exc:
+            raise CommandError(f"bench: {exc}") from exc
+        finally:
+            for opened in (region, stack):
+                if opened is not None:
+                    opened.close()
+        return report
+
+    @staticmethod
+    def _uploaded(report: dict, upload: dict, label: str, log) -> None:
+        report.update(
+            upload_p50_ms=upload["p50_ms"],
+            upload_p95_ms=upload["p95_ms"],
+            worker_start_s=upload["worker_start_s"],
+            worker_rss_mb=upload["worker_rss_mb"],
+            upload=upload,
+        )
+        shown = {k: v for k, v in upload.items() if not isinstance(v, list)}
+        log(f"bench: {label} upload: {json.dumps(shown, default=_jsonable)}")
+
+    def _stack(self, scale, options, report: dict, log, broker_after: int = 0):
+        """A benchmark stack of ``scale``, its database made and gunicorn started;
+        ``broker_after``: its broker that many Redis databases after the option's."""
+        from grading.lab.load import NATIONAL_CLUBS, BenchStack
 
         stack = BenchStack(
             scale,
             pg_url=options["pg_url"],
-            redis_url=options["redis_url"],
+            redis_url=_broker_after(options["redis_url"], broker_after),
             log=log,
             keep=options["keep"],
             template=options["from_database"] if scale.name == "national" else "",
@@ -238,61 +294,55 @@ class Command(BaseCommand):
                 report["national_build"] = stack.build
             report["db_session_grades"] = stack.state["counts"]["session_grades"]
             stack.start_gunicorn()
-            if not options["skip_upload"]:
-                upload = stack.upload_benchmark(options["uploads"] or scale.uploads)
-                report.update(
-                    upload_p50_ms=upload["p50_ms"],
-                    upload_p95_ms=upload["p95_ms"],
-                    worker_start_s=upload["worker_start_s"],
-                    worker_rss_mb=upload["worker_rss_mb"],
-                    upload=upload,
-                )
-                figures("upload", {k: v for k, v in upload.items() if not isinstance(v, list)})
-            if pages and not options["skip_pages"]:
-                measured = stack.page_benchmark(
-                    options["page_seconds"] or scale.page_seconds,
-                    options["clients"] or scale.clients,
-                )
-                report.update(
-                    page_p50_ms=measured["p50_ms"],
-                    page_p95_ms=measured["p95_ms"],
-                    page_rps=measured["rps"],
-                    page_floor_p95_ms=measured["floor"]["p95_ms"],
-                    page_floor_rps=measured["floor"]["rps"],
-                    page_warm_p95_ms=measured["warm"]["p95_ms"],
-                    page_warm_rps=measured["warm"]["rps"],
-                    page_burst_p95_ms=measured["burst"].get("p95_ms"),
-                    page_burst_rps=measured["burst"].get("rps"),
-                    pages=measured,
-                )
-                figures("pages", measured)
-            if pages and not options["skip_evening"]:  # not in the region pass
-                from grading.lab.evening import evening_run
-
-                evening = evening_run(stack, options["evening_sessions"], log=log)
-                report.update(evening)
-                figures("evening", evening)
-            # Last, the passes that rewrite (or write and roll back) every grade: the tables
-            # they leave behind, full of dead rows until vacuumed, are not the ones the uploads
-            # and pages above were measured on. A merge of two numbers (issue 27), then
-            # replay --check and the refolds (issue 31).
-            if pages and not options["skip_merge"]:
-                from grading.lab.mergebench import merge_bench_on
-
-                merged = merge_bench_on(stack)
-                report.update(merged)
-                figures("merge", merged)
-            if not options["skip_refold"]:
-                from grading.lab.refoldbench import refold_figures
-
-                report.update(refold_figures(stack, log))
-        except KeyboardInterrupt:
-            raise
-        except Exception as exc:
-            raise CommandError(f"bench: {exc}") from exc
-        finally:
+        except BaseException:
             stack.close()
-        return report
+            raise
+        return stack
+
+    def _after_uploads(self, stack, scale, options, report: dict, log) -> None:
+        def figures(phase: str, keys: dict) -> None:
+            # Each phase's figures as they come, so that a run stopped before its end (a
+            # national run is hours on a slow machine) still leaves what it measured.
+            log(f"bench: {scale.name} {phase}: {json.dumps(keys, default=_jsonable)}")
+
+        if not options["skip_pages"]:
+            measured = stack.page_benchmark(
+                options["page_seconds"] or scale.page_seconds,
+                options["clients"] or scale.clients,
+            )
+            report.update(
+                page_p50_ms=measured["p50_ms"],
+                page_p95_ms=measured["p95_ms"],
+                page_rps=measured["rps"],
+                page_floor_p95_ms=measured["floor"]["p95_ms"],
+                page_floor_rps=measured["floor"]["rps"],
+                page_warm_p95_ms=measured["warm"]["p95_ms"],
+                page_warm_rps=measured["warm"]["rps"],
+                page_burst_p95_ms=measured["burst"].get("p95_ms"),
+                page_burst_rps=measured["burst"].get("rps"),
+                pages=measured,
+            )
+            figures("pages", measured)
+        if not options["skip_evening"]:
+            from grading.lab.evening import evening_run
+
+            evening = evening_run(stack, options["evening_sessions"], log=log)
+            report.update(evening)
+            figures("evening", evening)
+        # Last, the passes that rewrite (or write and roll back) every grade: the tables
+        # they leave behind, full of dead rows until vacuumed, are not the ones the uploads
+        # and pages above were measured on. A merge of two numbers (issue 27), then
+        # replay --check and the refolds (issue 31).
+        if not options["skip_merge"]:
+            from grading.lab.mergebench import merge_bench_on
+
+            merged = merge_bench_on(stack)
+            report.update(merged)
+            figures("merge", merged)
+        if not options["skip_refold"]:
+            from grading.lab.refoldbench import refold_figures
+
+            report.update(refold_figures(stack, log))
 
     def _print(self, r: dict) -> None:
         def f(value, fmt="{:,.1f}"):
