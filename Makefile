@@ -7,17 +7,24 @@ PORT ?= 8000
 
 .PHONY: install run test test-fast services worker worker-grading beat lint bench migrate
 
-install: $(STAMP)
+LIBS_STAMP := $(VENV)/.libs-stamp
+C_SOURCES := $(wildcard grading/engine/*/csrc/*.c)
+
+install: $(STAMP) $(LIBS_STAMP)
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check --upgrade pip
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test]'
-	# The optional compiled replay kernel (docs/ngs.md); without a C compiler the Python
-	# kernel is used.
+	@touch $(STAMP)
+
+# The optional compiled NGS kernel and PPI fold (docs/ngs.md, docs/schemes.md), built again
+# whenever their C source changes (a library that no longer matches its source is not loaded,
+# and the Python fold runs instead, correct and slower); without a C compiler Python is used.
+$(LIBS_STAMP): $(STAMP) $(C_SOURCES)
 	$(PY) -m grading.engine.ngs.ckernel --build || true
 	$(PY) -m grading.engine.ppi.cbulk --build || true
-	@touch $(STAMP)
+	@touch $(LIBS_STAMP)
 
 migrate: install
 	$(PY) manage.py migrate --noinput

@@ -273,3 +273,26 @@ def test_a_national_run_refuses_to_start_without_the_compiled_kernel(monkeypatch
     monkeypatch.setattr(bench, "ckernel_available", lambda: False)
     with pytest.raises(CommandError, match="compiled kernel is not built"):
         call_command("bench", "--scale", "national", "--json", stdout=io.StringIO())
+
+
+def test_a_national_run_without_ppis_compiled_fold_warns_and_says_so(monkeypatch):
+    """PPI's fold in Python is correct and slower (the schemes' rebuild of a national build):
+    the run goes on, warns, and its report says which fold ran."""
+    from grading.lab.management.commands import bench
+
+    monkeypatch.setattr(bench, "ckernel_available", lambda: True)
+    monkeypatch.setattr(bench, "cbulk_available", lambda: False)
+    out, err = io.StringIO(), io.StringIO()
+    call_command(
+        "bench",
+        "--scale",
+        "national",
+        "--json",
+        "--skip-replay",
+        "--skip-upload",
+        "--skip-pages",
+        stdout=out,
+        stderr=err,
+    )
+    assert "PPI's compiled fold is not built" in err.getvalue()
+    assert json.loads(out.getvalue())["ppi_compiled"] is False
