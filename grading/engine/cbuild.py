@@ -4,6 +4,7 @@ its pair reader, ``grading.engine.ngs.clib``; PPI's fold, ``grading.engine.ppi.c
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import os
 import shutil
 import subprocess
@@ -13,7 +14,23 @@ from array import array
 from pathlib import Path
 from typing import Any
 
-__all__ = ["addr", "c_compiler", "compile_library", "library_open", "zeros"]
+__all__ = [
+    "SUFFIX",
+    "addr",
+    "c_compiler",
+    "compile_library",
+    "library_open",
+    "source_digest",
+    "zeros",
+]
+
+SUFFIX = ".dll" if sys.platform == "win32" else ".so"  # a shared library's file name ending
+
+
+def source_digest(source: Path) -> str:
+    """The first 12 hex digits of the source's SHA-1 ("none" without it): a library's name
+    carries it, so an edited source is never served by a stale library."""
+    return hashlib.sha1(source.read_bytes()).hexdigest()[:12] if source.exists() else "none"
 
 
 def c_compiler() -> str | None:

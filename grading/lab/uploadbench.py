@@ -3,9 +3,9 @@ through the API and polled until graded, after one more that measures the worker
 start.
 
 Nationally the ratio of the national p95 to the region's is a target (issue 31 item 2), and
-this virtual machine's speed drifts by a third over minutes (other machines on its host, and
-the writeback of the 20 GB copy of the national database, as far as could be seen): timed one
-scale after the other, the same upload code gave ratios from 0.78 to 1.37 in four runs
+this virtual machine's speed drifts by a third over minutes (why was not established; the
+national uploads followed the 20 GB copy of the national database at once): timed one scale
+after the other, the same upload code gave ratios from 0.78 to 1.37 in four runs
 (docs/benchmarks.md, session 31).
 ``uploads_paired`` times the two stacks in turns, so each pair of uploads meets the same
 machine: the ratio is then the databases', not the minutes'."""

@@ -13,7 +13,7 @@ from grading.lab.management.commands.bench import _broker_after
 
 
 class FakeStack:
-    """What ``uploadbench`` asks of a ``BenchStack``; every upload is recorded in ``log``."""
+    """What ``uploadbench`` asks of a ``BenchStack``; every upload is recorded in ``order``."""
 
     def __init__(self, name: str, redis_url: str, order: list) -> None:
         self.name = name
@@ -28,6 +28,7 @@ class FakeStack:
         pass
 
     def burst_logins(self, files) -> None:
+        assert not self.started, "the players' logins made after the workers started"
         self.burst = [name for name, _ in files]
 
     def start_worker(self) -> None:
@@ -74,6 +75,7 @@ def test_uploads_alternate_which_stack_goes_first(files):
         ("region", "f4"),
     ]
     assert files == [region.redis_url, national.redis_url]
+    assert region.burst == national.burst == ["f0", "f1", "f2", "f3", "f4"]
     assert first["times_ms"] == [3.0, 6.0, 7.0, 10.0]
     assert second["times_ms"] == [4.0, 5.0, 8.0, 9.0]
     assert first["uploads"] == second["uploads"] == 4

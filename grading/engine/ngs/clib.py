@@ -10,18 +10,16 @@ Python, with the same values."""
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import sys
 from array import array
 from pathlib import Path
 from typing import Any
 
-from grading.engine.cbuild import c_compiler, compile_library, library_open
+from grading.engine.cbuild import SUFFIX, c_compiler, compile_library, library_open, source_digest
 from grading.engine.ngs.params import NGSParams
 
 HERE = Path(__file__).resolve().parent / "csrc"
 SOURCE = HERE / "ngs_kernel.c"
-_SUFFIX = ".dll" if sys.platform == "win32" else ".so"
 ABI = 9
 REC_VALUES = 8  # per member record: grade before, SOpp, excess, session grade, adjustment,
 # score term, par, partner's grade (ngs_kernel.c)
@@ -100,8 +98,7 @@ def library_path() -> Path:
     """Where the library built from the current ``ngs_kernel.c`` lives: the name carries a
     hash of the source, so an edited source is never served by a stale library (and a
     process that loaded one library never mistakes a rebuilt one for it)."""
-    digest = hashlib.sha1(SOURCE.read_bytes()).hexdigest()[:12] if SOURCE.exists() else "none"
-    return HERE / f"libngs_kernel-{digest}{_SUFFIX}"
+    return HERE / f"libngs_kernel-{source_digest(SOURCE)}{SUFFIX}"
 
 
 def build_ckernel(*, quiet: bool = True) -> Path | None:
@@ -113,7 +110,7 @@ def build_ckernel(*, quiet: bool = True) -> Path | None:
         return None
     target = library_path()
     cmd = [compiler, "-O2", "-std=c99", "-shared", "-fPIC", str(SOURCE), "-lm"]
-    if compile_library(cmd, target, f"libngs_kernel-*{_SUFFIX}", "ngs_ckernel", quiet) is None:
+    if compile_library(cmd, target, f"libngs_kernel-*{SUFFIX}", "ngs_ckernel", quiet) is None:
         return None
     _lib = None
     _load_failed = False
@@ -130,10 +127,8 @@ _marshal_failed = False
 def marshal_path() -> Path:
     """Where the pair reader built from the current ``ngs_marshal.c`` for this interpreter
     lives (the name carries the source's hash and the interpreter's tag)."""
-    src = MARSHAL_SOURCE.read_bytes() if MARSHAL_SOURCE.exists() else b""
-    digest = hashlib.sha1(src).hexdigest()[:12] if src else "none"
     tag = sys.implementation.cache_tag or "none"
-    return HERE / f"libngs_marshal-{digest}-{tag}{_SUFFIX}"
+    return HERE / f"libngs_marshal-{source_digest(MARSHAL_SOURCE)}-{tag}{SUFFIX}"
 
 
 def build_marshal(*, quiet: bool = True) -> Path | None:
@@ -156,7 +151,7 @@ def build_marshal(*, quiet: bool = True) -> Path | None:
     cmd = [compiler, "-O2", "-shared", "-fPIC", f"-I{include}", str(MARSHAL_SOURCE)]
     tag = sys.implementation.cache_tag or "none"
     if (
-        compile_library(cmd, target, f"libngs_marshal-*-{tag}{_SUFFIX}", "ngs_marshal", quiet)
+        compile_library(cmd, target, f"libngs_marshal-*-{tag}{SUFFIX}", "ngs_marshal", quiet)
         is None
     ):
         return None

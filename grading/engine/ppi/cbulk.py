@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import ctypes
 import datetime as dt
-import hashlib
 import math
 import sys
 from array import array
@@ -27,7 +26,15 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from grading.engine.cbuild import addr, c_compiler, compile_library, library_open, zeros
+from grading.engine.cbuild import (
+    SUFFIX,
+    addr,
+    c_compiler,
+    compile_library,
+    library_open,
+    source_digest,
+    zeros,
+)
 from grading.engine.ngs.session import host_pair_among, host_pair_of
 from grading.engine.ppi.bulk import PairRow, PPIBulkFold, pair_rows
 from grading.engine.ppi.fold import board_by_board, why_not_rated
@@ -48,7 +55,6 @@ __all__ = [
 
 HERE = Path(__file__).resolve().parent / "csrc"
 SOURCE = HERE / "ppi_fold.c"
-_SUFFIX = ".dll" if sys.platform == "win32" else ".so"
 ABI = 2
 CHUNK = 4096  # sessions per C call
 _BAD_INPUT = -2  # (ppi_fold.c's BAD_INPUT)
@@ -72,8 +78,7 @@ _load_failed = False
 def library_path() -> Path:
     """Where the library built from the current ``ppi_fold.c`` lives: the name carries a hash
     of the source, so an edited source is never served by a stale library."""
-    digest = hashlib.sha1(SOURCE.read_bytes()).hexdigest()[:12] if SOURCE.exists() else "none"
-    return HERE / f"libppi_fold-{digest}{_SUFFIX}"
+    return HERE / f"libppi_fold-{source_digest(SOURCE)}{SUFFIX}"
 
 
 def build_cbulk(*, quiet: bool = True) -> Path | None:
@@ -86,7 +91,7 @@ def build_cbulk(*, quiet: bool = True) -> Path | None:
         return None
     target = library_path()
     cmd = [compiler, "-O2", "-std=c99", "-ffp-contract=off", "-shared", "-fPIC", str(SOURCE), "-lm"]
-    if compile_library(cmd, target, f"libppi_fold-*{_SUFFIX}", "ppi_fold", quiet) is None:
+    if compile_library(cmd, target, f"libppi_fold-*{SUFFIX}", "ppi_fold", quiet) is None:
         return None
     _lib, _load_failed = None, False
     return target

@@ -148,19 +148,16 @@ class Command(BaseCommand):
         def log(message: str) -> None:
             (self.stderr if as_json else self.stdout).write(message)
 
-        if scale.name == "national" and not cbulk_available():
+        ppi_compiled = cbulk_available()
+        if scale.name == "national" and not ppi_compiled:
             # the schemes' rebuild (the build's last phase, a merge's) then folds PPI in Python
             log(
                 "bench: warning: PPI's compiled fold is not built (`python -m "
-                "grading.engine.ppi.cbulk --build`): the schemes' rebuild folds it in Python, "
-                "about 45 s slower nationally"
+                "grading.engine.ppi.cbulk --build`): the schemes' rebuild folds it in Python "
+                "(163 s against 129 s nationally, docs/benchmarks.md session 30)"
             )
         began = time.perf_counter()
-        report: dict = {
-            "scale": scale.name,
-            "machine": machine(),
-            "ppi_compiled": cbulk_available(),
-        }
+        report: dict = {"scale": scale.name, "machine": machine(), "ppi_compiled": ppi_compiled}
         if not options["skip_replay"]:
             replay = replay_suite(
                 scale, seed=options["seed"], fraction=options["replay_fraction"], log=log
@@ -225,6 +222,7 @@ class Command(BaseCommand):
         turns with a region stack's (``uploads_paired``): their ratio is a target."""
         from grading.lab.uploadbench import upload_benchmark, uploads_paired
 
+        count = options["uploads"] or scale.uploads
         stack = region = None
         try:
             stack = self._stack(scale, options, report, log)
@@ -233,22 +231,18 @@ class Command(BaseCommand):
                 region = self._stack(
                     SCALES["region"], options, report["region"], log, broker_after=1
                 )
-            if region is not None:
-                figures, national = uploads_paired(
-                    region, stack, options["uploads"] or scale.uploads
-                )
+                figures, national = uploads_paired(region, stack, count)
+                self._uploaded(report["region"], figures, "region", log)
+                report["upload_p95_region_ms"] = figures["p95_ms"]
+                self._uploaded(report, national, scale.name, log)
                 if not options["skip_refold"]:  # the whole-ledger operations at its size
                     from grading.lab.refoldbench import refold_figures
 
                     report["region"].update(refold_figures(region, log))
                 region.close()  # before the pages: its processes idle, but they hold memory
                 region = None
-                self._uploaded(report["region"], figures, "region", log)
-                report["upload_p95_region_ms"] = figures["p95_ms"]
-                self._uploaded(report, national, scale.name, log)
             elif not options["skip_upload"]:
-                upload = upload_benchmark(stack, options["uploads"] or scale.uploads)
-                self._uploaded(report, upload, scale.name, log)
+                self._uploaded(report, upload_benchmark(stack, count), scale.name, log)
             self._after_uploads(stack, scale, options, report, log)
         except KeyboardInterrupt:
             raise
@@ -262,6 +256,7 @@ class Command(BaseCommand):
 
     @staticmethod
     def _uploaded(report: dict, upload: dict, label: str, log) -> None:
+        """An upload benchmark's figures into ``report``, and logged as they come."""
         report.update(
             upload_p50_ms=upload["p50_ms"],
             upload_p95_ms=upload["p95_ms"],
