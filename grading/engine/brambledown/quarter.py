@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 # One year beyond each end of the calendar, so that the quarter before any date's quarter and
 # the one after it exist; their first and last days are clamped to the calendar.
@@ -23,12 +23,15 @@ class Quarter:
 
     year: int
     q: int
+    # its name, made once: a whole-ledger rebuild writes millions of quarters as text
+    text: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not 1 <= self.q <= 4:
             raise ValueError(f"a quarter is 1 to 4, got {self.q}")
         if not FIRST_YEAR <= self.year <= LAST_YEAR:
             raise ValueError(f"no quarter in the year {self.year}")
+        object.__setattr__(self, "text", f"{self.year:04d}Q{self.q}")
 
     @classmethod
     def parse(cls, text: str) -> Quarter:
@@ -73,7 +76,7 @@ class Quarter:
         )
 
     def __str__(self) -> str:
-        return _text(self.year, self.q)
+        return self.text
 
 
 @functools.lru_cache(maxsize=4096)
@@ -81,8 +84,3 @@ def _quarter(year: int, q: int) -> Quarter:
     """One object per quarter, for the ones the engine makes: tables keyed and sorted by
     quarter then compare them by identity first (a whole-ledger rebuild makes millions)."""
     return Quarter(year, q)
-
-
-@functools.lru_cache(maxsize=4096)
-def _text(year: int, q: int) -> str:
-    return f"{year:04d}Q{q}"

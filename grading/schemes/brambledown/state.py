@@ -7,7 +7,7 @@ Both forms hold each member and pair alike (:func:`player_fields`, :func:`pair_f
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from django.db.models import Q
 
@@ -40,7 +40,7 @@ def quarter_of_text(text: str | None) -> Quarter | None:
 
 
 def _counts_out(items) -> list:
-    return [[str(q), n] for q, n in items]
+    return [[q.text, n] for q, n in items]
 
 
 def _counts_in(items) -> tuple:
@@ -56,8 +56,8 @@ def player_fields(p: BrambledownPlayer) -> dict:
         "quarter_iprs": list(p.quarter_iprs),
         "tournaments": p.tournaments,
         "quarters": _counts_out(p.quarters),
-        "partners": [[str(q), list(names)] for q, names in p.partners],
-        "history": [[h.date.isoformat(), str(h.quarter), h.grade, h.reason] for h in p.history],
+        "partners": [[q.text, list(names)] for q, names in p.partners],
+        "history": [[h.date.isoformat(), h.quarter.text, h.grade, h.reason] for h in p.history],
     }
 
 
@@ -115,6 +115,25 @@ def state_dump(state: BrambledownState, player_json=player_fields) -> dict:
     }  # (in the order of numbers: the same whichever way the state was reached)
 
 
+def state_dump_text(
+    state: BrambledownState,
+    player_text: Callable[[BrambledownPlayer], str],
+    pair_text: Callable[[PairRecord], str],
+    encode: Callable[[object], str],
+) -> str:
+    """:func:`state_dump` as JSON text, each member's entry ``player_text(player)`` and each
+    pair's ``pair_text(record)`` (a caller's memo of their texts, ``encode``'s compact form):
+    a whole-ledger rebuild writes every member's text in its row too."""
+    quarter = str(state.quarter) if state.quarter else ""
+    regraded = str(state.regraded) if state.regraded else ""
+    players = ",".join(player_text(state.players[n]) for n in sorted(state.players))
+    pairs = ",".join(pair_text(state.pairs[k]) for k in sorted(state.pairs))
+    return (
+        f'{{"quarter":{encode(quarter)},"regraded":{encode(regraded)},'
+        f'"players":[{players}],"pairs":[{pairs}]}}'
+    )
+
+
 def state_load(data: dict) -> BrambledownState:
     if not data:
         return BrambledownState()
@@ -145,10 +164,10 @@ def member_rows(
     ]
 
 
-def pair_rows(club_id: int, pairs: Iterable[PairRecord]) -> list[dict]:
+def pair_rows(club_id: int, pairs: Iterable[PairRecord], fields=pair_fields) -> list[dict]:
+    """``fields``: :func:`pair_fields`, or a caller's memo of it."""
     return [
-        {"club_id": club_id, **pair_fields(r), "last_quarter": _last_quarter(r.quarters)}
-        for r in pairs
+        {"club_id": club_id, **fields(r), "last_quarter": _last_quarter(r.quarters)} for r in pairs
     ]
 
 

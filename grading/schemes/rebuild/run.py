@@ -35,7 +35,13 @@ from django.utils import timezone
 
 from grading.common.collector import collector_paused
 from grading.common.stale import member_pages_invalidate
-from grading.engine.brambledown import BrambledownState, Quarter, brambledown_apply
+from grading.engine.brambledown import (
+    BrambledownPlayer,
+    BrambledownState,
+    PairRecord,
+    Quarter,
+    brambledown_apply,
+)
 from grading.engine.brambledown.bulk import brambledown_replay_bulk
 from grading.engine.brambledown.replay import session_order
 from grading.engine.ppi import ppi_suit
@@ -43,7 +49,14 @@ from grading.engine.ppi.bulk import PPIBulkFold
 from grading.engine.ppi.cbulk import CPPIFold, ppi_bulk_fold
 from grading.ledger.lock import ledger_head_lock
 from grading.models import BrambledownClubState, BrambledownListEntry
-from grading.schemes.brambledown.state import member_rows, pair_rows, player_fields, state_dump
+from grading.schemes.brambledown.state import (
+    member_rows,
+    pair_fields,
+    pair_json,
+    pair_rows,
+    player_fields,
+    state_dump_text,
+)
 from grading.schemes.brambledown.tables import key_json
 from grading.schemes.brambledown.update import ClubSession, club_host_pairs
 from grading.schemes.log import scheme_head_lock
@@ -64,6 +77,7 @@ from grading.schemes.rebuild.write import (
     JSON_COLUMNS,
     as_json,
     indexes_built_once,
+    object_text,
     ppi_columns_write,
     ppi_points_write,
     table_write,
@@ -242,16 +256,7 @@ def _club_fold(
 ) -> _Club:
     """One club's Brambledown as the steps leave it (``brambledown_club_update``)."""
     out = _Club(club_id)
-    fields: dict[int, tuple] = {}  # id(player) -> (player, its JSON values)
-
-    def player_json(player) -> dict:
-        """``player_fields`` once per player: the state now shares with the snapshot every
-        member who has not played since the last regrade (most of a club's)."""
-        found = fields.get(id(player))
-        if found is None:
-            found = fields[id(player)] = (player, player_fields(player))
-        return found[1]
-
+    texts = _Texts()
     now = timezone.now()
     if through is None:  # nothing closed: the first quarter recorded from empty
         open_q = Quarter.of(items[0].session.date) if items else None
@@ -263,7 +268,7 @@ def _club_fold(
                 state = step.state
                 ratings.append((item, step.ratings))
         recorded = [item for item, _ in ratings]
-        snapshot: dict = {}
+        snapshot = as_json({})
         regraded = ""
         open_text = str(open_q) if open_q else ""
     else:
@@ -286,7 +291,8 @@ def _club_fold(
             if result.quarters
             else BrambledownState(quarter=open_q, regraded=through)
         )
-        snapshot, state = state_dump(after, player_json), result.state
+        snapshot = state_dump_text(after, texts.player_entry, texts.pair_entry, as_json)
+        state = result.state
         regraded, open_text = str(through), str(open_q)
     _rating_rows(out, ratings, members)
     last = key_json(session_order(recorded[-1].session) if recorded else None)
@@ -294,22 +300,63 @@ def _club_fold(
         club_id,
         regraded,
         open_text,
-        as_json(snapshot),
+        snapshot,
         _rated(out),
         now,
         as_json(last),
         len(recorded),
     )  # (the club's last entry and latest date follow: ``_brambledown``)
     _grade_rows(out, state, regraded, members)
-    for name, rows in (
-        ("bd_members", member_rows(club_id, state.players.values(), player_json)),
-        ("bd_pairs", pair_rows(club_id, state.pairs.values())),
+    for name, rows in (  # (their JSON columns hold their texts)
+        ("bd_members", member_rows(club_id, state.players.values(), texts.player_columns)),
+        ("bd_pairs", pair_rows(club_id, state.pairs.values(), texts.pair_columns)),
     ):
         target = out.members if name == "bd_members" else out.pairs
-        target += [
-            tuple(as_json(r[c]) if c in JSON_COLUMNS else r[c] for c in COLUMNS[name]) for r in rows
-        ]
+        target += [tuple(r[c] for c in COLUMNS[name]) for r in rows]
     return out
+
+
+class _Texts:
+    """Each member's and pair's JSON made once, as the columns of its row (``player_fields``,
+    ``pair_fields``, the JSON columns as their texts) and as its entry in the snapshot
+    (``state_dump``'s): the state now shares with the snapshot every member and pair who has
+    not played since the last regrade (most of a club's), and the row and the entry hold the
+    same texts."""
+
+    def __init__(self) -> None:
+        self.players: dict[int, tuple] = {}  # id(record) -> (record, columns, entry)
+        self.pairs: dict[int, tuple] = {}
+
+    def player_columns(self, player: BrambledownPlayer) -> dict:
+        return self._player(player)[1]
+
+    def player_entry(self, player: BrambledownPlayer) -> str:
+        return self._player(player)[2]
+
+    def pair_columns(self, record: PairRecord) -> dict:
+        return self._pair(record)[1]
+
+    def pair_entry(self, record: PairRecord) -> str:
+        return self._pair(record)[2]
+
+    def _player(self, player: BrambledownPlayer) -> tuple:
+        found = self.players.get(id(player))
+        if found is None:
+            columns = _texts_of(player_fields(player))
+            found = self.players[id(player)] = (player, columns, object_text(columns, JSON_COLUMNS))
+        return found
+
+    def _pair(self, record: PairRecord) -> tuple:
+        found = self.pairs.get(id(record))
+        if found is None:
+            columns = _texts_of(pair_fields(record))
+            entry = {**pair_json(record), "quarters": columns["quarters"]}
+            found = self.pairs[id(record)] = (record, columns, object_text(entry, JSON_COLUMNS))
+        return found
+
+
+def _texts_of(fields: dict) -> dict:
+    return {k: as_json(v) if k in JSON_COLUMNS else v for k, v in fields.items()}
 
 
 def _rated(out: _Club) -> int:
