@@ -9,6 +9,8 @@ PORT ?= 8000
 
 LIBS_STAMP := $(VENV)/.libs-stamp
 C_SOURCES := $(wildcard grading/engine/*/csrc/*.c)
+# the modules that hold the compile commands (their flags): a changed flag rebuilds too
+C_BUILDERS := grading/engine/cbuild.py grading/engine/ngs/clib.py grading/engine/ppi/cbulk.py
 
 install: $(STAMP) $(LIBS_STAMP)
 
@@ -21,7 +23,7 @@ $(STAMP): pyproject.toml
 # The optional compiled NGS kernel and PPI fold (docs/ngs.md, docs/schemes.md), built again
 # whenever their C source changes (a library that no longer matches its source is not loaded,
 # and the Python fold runs instead, correct and slower); without a C compiler Python is used.
-$(LIBS_STAMP): $(STAMP) $(C_SOURCES)
+$(LIBS_STAMP): $(STAMP) $(C_SOURCES) $(C_BUILDERS)
 	$(PY) -m grading.engine.ngs.ckernel --build || true
 	$(PY) -m grading.engine.ppi.cbulk --build || true
 	@touch $(LIBS_STAMP)
