@@ -241,14 +241,14 @@ def test_the_clubs_folded_in_a_second_process_store_what_the_steps_stored(ledger
 
 
 def test_a_club_fold_that_fails_in_the_second_process_writes_nothing(ledger, monkeypatch):
-    from grading.schemes.rebuild import run
+    from grading.schemes.rebuild import clubfold
 
     stepped = tables()
 
     def broken(*args, **kwargs):
         raise RuntimeError("the club's fold failed")
 
-    monkeypatch.setattr(run, "_club_fold", broken)  # before the second process is forked
+    monkeypatch.setattr(clubfold, "_club_fold", broken)  # before the second process is forked
     with pytest.raises(RuntimeError, match="the club's fold failed") as failed:
         schemes_rebuild(processes=2)
     for name, rows in stepped.items():

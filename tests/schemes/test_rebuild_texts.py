@@ -19,7 +19,7 @@ from grading.schemes.brambledown.state import (
     state_dump,
     state_dump_text,
 )
-from grading.schemes.rebuild.run import _Texts
+from grading.schemes.rebuild.clubfold import JsonTexts
 from grading.schemes.rebuild.write import JSON_COLUMNS, as_json, object_text
 from tests.engine.test_brambledown_bulk import _sessions
 
@@ -59,7 +59,7 @@ def test_the_snapshot_composed_from_texts_reads_as_state_dump(seed):
     through = Quarter.of(max(s.date for s in sessions)).previous()
     state = brambledown_replay_bulk(sessions, through).state
     assert len(state.players) > 20 and len(state.pairs) > 20
-    texts = _Texts()
+    texts = JsonTexts()
     composed = state_dump_text(state, texts.player_entry, texts.pair_entry, as_json)
     assert json.loads(composed) == state_dump(state)
     assert composed == STANDARD(state_dump(state))  # the very bytes of the old write

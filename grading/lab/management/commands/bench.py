@@ -236,8 +236,13 @@ class Command(BaseCommand):
                 report["upload_p95_region_ms"] = figures["p95_ms"]
                 self._uploaded(report, national, scale.name, log)
                 if not options["skip_refold"]:  # the whole-ledger operations at its size
+                    from grading.lab.broker import queue_wait
                     from grading.lab.refoldbench import refold_figures
 
+                    # the national uploads' follow-up work (their pages rendered ahead) done
+                    # first: the region's refolds are timed alone on the machine
+                    waited = queue_wait(stack.redis_url, 600.0, log)
+                    report["region"]["refold_waited_s"] = round(waited, 1)
                     report["region"].update(refold_figures(region, log))
                 region.close()  # before the pages: its processes idle, but they hold memory
                 region = None
