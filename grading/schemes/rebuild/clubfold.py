@@ -113,7 +113,7 @@ def _club_fold(
         now,
         as_json(last),
         len(recorded),
-    )  # (the club's last entry and latest date follow: ``_brambledown``)
+    )  # (the club's last entry and latest date follow: ``job_fold``)
     _grade_rows(out, state, regraded, members)
     for name, rows in (  # (their JSON columns hold their texts)
         ("bd_members", member_rows(club_id, state.players.values(), texts.player_columns)),
