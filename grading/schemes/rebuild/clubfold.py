@@ -132,7 +132,9 @@ class JsonTexts:
     same texts."""
 
     def __init__(self) -> None:
-        self.players: dict[int, tuple] = {}  # id(record) -> (record, columns, entry)
+        # id(record) -> (record, columns, entry): by identity (hashing a frozen record hashes
+        # its whole history), the record kept so that its id is never another's
+        self.players: dict[int, tuple] = {}
         self.pairs: dict[int, tuple] = {}
 
     def player_columns(self, player: BrambledownPlayer) -> dict:
