@@ -32,10 +32,20 @@ def env_list(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
+# psycopg's ``prepare_threshold`` on PostgreSQL: a count of runs no query reaches by itself, so
+# only the queries that ask are prepared (grading/common/compiled.py).
+PREPARE_WHEN_ASKED = 2**62
+
+
 def database_from_url(url: str) -> dict:
     """A Django DATABASES entry from ``postgres://user:pass@host:port/name?opt=v``."""
     parsed = urlparse(url)
     if parsed.scheme in {"postgres", "postgresql", "pgsql"}:
+        options = dict(parse_qsl(parsed.query))
+        if env_bool("DB_PREPARED_STATEMENTS", True):
+            # The queries every page makes are prepared statements (grading/common/compiled.py);
+            # off (0) behind a connection pooler that cannot keep them.
+            options.setdefault("prepare_threshold", PREPARE_WHEN_ASKED)
         return {
             "ENGINE": "django.db.backends.postgresql",
             "NAME": unquote(parsed.path.lstrip("/")),
@@ -43,7 +53,7 @@ def database_from_url(url: str) -> dict:
             "PASSWORD": unquote(parsed.password or ""),
             "HOST": parsed.hostname or "",
             "PORT": str(parsed.port or ""),
-            "OPTIONS": dict(parse_qsl(parsed.query)),
+            "OPTIONS": options,
             "CONN_MAX_AGE": int(os.environ.get("DB_CONN_MAX_AGE", "60")),
             "CONN_HEALTH_CHECKS": True,
         }

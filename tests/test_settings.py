@@ -15,7 +15,13 @@ def test_database_url_postgres_is_parsed():
     assert db["ENGINE"] == "django.db.backends.postgresql"
     assert (db["NAME"], db["USER"], db["PASSWORD"]) == ("grades", "alice", "s@cret")
     assert (db["HOST"], db["PORT"]) == ("db.example", "6543")
-    assert db["OPTIONS"] == {"sslmode": "require"}
+    assert db["OPTIONS"] == {"sslmode": "require", "prepare_threshold": 2**62}
+
+
+def test_prepared_statements_can_be_turned_off_for_a_pooler(monkeypatch):
+    monkeypatch.setenv("DB_PREPARED_STATEMENTS", "0")
+    db = database_from_url("postgres://alice@db.example/grades?sslmode=require")
+    assert db["OPTIONS"] == {"sslmode": "require"}  # psycopg's default as Django sets it: none
 
 
 def test_unknown_database_scheme_is_refused():

@@ -16,6 +16,14 @@ values, turning the rows into model instances as the ORM's ``ModelIterable`` doe
 ``values_list`` queryset, into the tuples it gives. Where a marker
 is not found exactly once among the compiled parameters (the ORM folded or repeated it), the
 queryset is run the ordinary way every time: the result is the same, only slower.
+
+On PostgreSQL the compiled SQL is also a prepared statement of the connection (its parameters
+bound by the server): PostgreSQL plans it once, where every request's query was planned anew.
+On the national database the user's query took 0.77 ms a request sent as text (about 0.45 ms
+of it the server's planning, measured with ``pgbench``) and 0.12 ms prepared. Django disables
+psycopg's prepared statements (for connection poolers that cannot keep them), so the settings
+give the connection a threshold no query reaches by itself (``settings.PREPARE_WHEN_ASKED``) and these
+queries ask; with ``DB_PREPARED_STATEMENTS=0`` they are sent as text as before.
 """
 
 from __future__ import annotations
@@ -26,6 +34,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import connections
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.backends.postgresql.base import ServerBindingCursor
 from django.db.models import Model, QuerySet
 from django.db.models.query import ModelIterable, ValuesListIterable, get_related_populators
 
@@ -62,7 +72,7 @@ class CompiledQuery:
         params = list(compiled.params)
         for position, value in zip(compiled.positions, values, strict=True):
             params[position] = value
-        with connections[db].cursor() as cursor:
+        with _cursor(connections[db]) as cursor:
             cursor.execute(compiled.sql, params)
             rows = cursor.fetchall()
         converted = compiled.compiler.results_iter([rows])  # the fields' converters
@@ -126,3 +136,25 @@ def _compile(queryset: QuerySet, markers: tuple) -> _Compiled | None:
         populators=get_related_populators(klass_info, compiler.select, queryset.db),
         annotations=dict(compiler.annotation_col_map or {}),
     )
+
+
+def _cursor(db: BaseDatabaseWrapper):
+    """A cursor of ``db`` that runs its queries as prepared statements on PostgreSQL (the
+    server binds the parameters); Django's own cursor elsewhere. Either is wrapped by Django
+    as its own are (errors translated, queries logged and counted where Django does)."""
+    if db.vendor != "postgresql":
+        return db.cursor()
+    db.validate_thread_sharing()  # what ``db.cursor()`` does before it makes its cursor
+    db.close_if_health_check_failed()
+    db.ensure_connection()
+    with db.wrap_database_errors:
+        cursor = _PreparedCursor(db.connection)
+    return db.make_debug_cursor(cursor) if db.queries_logged else db.make_cursor(cursor)
+
+
+class _PreparedCursor(ServerBindingCursor):
+    """Each query prepared: psycopg keeps the statement on the connection by its text, and
+    prepares it only where the connection's ``prepare_threshold`` is not None."""
+
+    def execute(self, query, params=None, *, prepare=True, binary=None):
+        return super().execute(query, params, prepare=prepare, binary=binary)
