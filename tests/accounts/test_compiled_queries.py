@@ -134,3 +134,21 @@ def test_with_prepared_statements_off_the_same_rows_come_as_text(postgres, monke
         assert _fields(got) == _fields(_user_with_member_query(user.pk).get()), name
     with postgres.cursor() as cursor:
         assert _prepared_statements(cursor) == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_connection_the_server_closed_is_replaced_before_a_prepared_query(postgres):
+    """As at a request's start: Django's health check finds the closed connection and opens
+    another, on which the query is prepared again."""
+    from django.db import close_old_connections
+
+    from tests.otherconn import other_connection
+
+    user = UserFactory()
+    assert MemberBackend().get_user(user.pk).pk == user.pk
+    pid = postgres.connection.info.backend_pid
+    with other_connection(autocommit=True) as other:
+        other.execute("SELECT pg_terminate_backend(%s)", [pid])
+    close_old_connections()  # what Django does when a request starts
+    assert MemberBackend().get_user(user.pk).pk == user.pk
+    assert postgres.connection.info.backend_pid != pid
