@@ -25,8 +25,9 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.template.defaulttags import CsrfTokenNode
 from django.template.loader import get_template
-from django.urls import get_script_prefix, get_urlconf
 from django.utils.safestring import mark_safe
+
+from members.templatetags.sitelinks import addresses_key
 
 register = template.Library()
 
@@ -58,25 +59,24 @@ def _bar_context(values: tuple) -> dict:
     }
 
 
-def bar_render(values: tuple) -> str:
+def _bar_render(values: tuple) -> str:
     """The bar for these values, with the placeholder for the token (rendered outside a request:
     each application's addresses have one instance, so none depends on the page)."""
     return get_template(NAV_TEMPLATE).render(_bar_context(values))
 
 
 @lru_cache(maxsize=KEPT)
-def _kept_bar(urlconf, prefix: str, values: tuple) -> str:
-    # ``urlconf`` and ``prefix`` are the request's (thread-local), which ``reverse`` reads.
-    return bar_render(values)
+def _kept_bar(addresses: tuple, values: tuple) -> str:
+    return _bar_render(values)  # ``addresses``: what the bar's addresses were worked out under
 
 
 @register.simple_tag(takes_context=True)
 def navbar(context) -> str:
     values = _nav_values(context)
     if settings.DEBUG:
-        bar = bar_render(values)
+        bar = _bar_render(values)
     else:
-        bar = _kept_bar(get_urlconf() or settings.ROOT_URLCONF, get_script_prefix(), values)
+        bar = _kept_bar(addresses_key(), values)
     if _TOKEN_FIELD in bar:  # only a signed-in bar asks for a token (so a cookie is set)
         bar = bar.replace(_TOKEN_FIELD, CsrfTokenNode().render(context))
     return mark_safe(bar)  # noqa: S308 - rendered by the template engine, escaped there

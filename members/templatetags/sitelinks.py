@@ -21,6 +21,13 @@ register = template.Library()
 KEPT = 4096  # addresses kept per process: the site's own pages, a few per club
 
 
+def addresses_key() -> tuple:
+    """What ``reverse`` reads besides its arguments: the request's URL configuration (or the
+    settings') and script prefix, both thread-local. Part of the key of anything kept that
+    holds addresses."""
+    return (get_urlconf() or settings.ROOT_URLCONF, get_script_prefix())
+
+
 @lru_cache(maxsize=KEPT)
 def _reverse(urlconf, prefix, view_name, args, kwargs, current_app) -> str:
     # ``urlconf`` and ``prefix`` are the request's (thread-local): part of the key, and what
@@ -48,8 +55,7 @@ class KeptURLNode(defaulttags.URLNode):
                 current_app = None
         url = ""
         try:
-            urlconf = get_urlconf() or settings.ROOT_URLCONF  # what ``reverse`` reads
-            url = _reverse(urlconf, get_script_prefix(), view_name, args, kwargs, current_app)
+            url = _reverse(*addresses_key(), view_name, args, kwargs, current_app)
         except NoReverseMatch:
             if self.asvar is None:
                 raise

@@ -9,7 +9,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.template import engines
 from django.template.loader import render_to_string
 from django.test import Client, RequestFactory
-from django.urls import reverse
+from django.urls import reverse, set_script_prefix
 
 from clubs.models import ClubRole
 from members.auth import MemberBackend
@@ -126,3 +126,17 @@ def test_with_debug_on_the_bar_is_rendered_every_time(settings):
     kept, plain = _both(user)
     assert _without_tokens(kept) == _without_tokens(plain)
     assert navbar._kept_bar.cache_info().currsize == 0
+
+
+@pytest.mark.django_db
+def test_the_script_prefix_is_part_of_the_key():
+    """A bar kept under one prefix is not served under another (its addresses carry it)."""
+    user = _signed_in(MemberFactory(user=UserFactory()).user)
+    plain_bar = _both(user)[0]
+    try:
+        set_script_prefix("/grades/")
+        prefixed, expected = _both(user)
+    finally:
+        set_script_prefix("/")
+    assert 'href="/grades/' in prefixed and _without_tokens(prefixed) == _without_tokens(expected)
+    assert _without_tokens(_both(user)[0]) == _without_tokens(plain_bar)
