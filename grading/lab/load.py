@@ -24,6 +24,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,11 +33,14 @@ from urllib.parse import urlparse, urlunparse
 from grading.lab.bench import Scale
 from grading.lab.bench_setup import SIM_SEED, multipart, sim_start
 from grading.lab.broker import pages_ahead_drop, queue_wait
+from grading.lab.pageturns import in_turns, pass_median
 from grading.lab.wrk import parse_wrk, wrk_script
 
 NATIONAL_CLUBS = 400
 # The email burst: the players of the last uploads open their pages (issue 31 item 3).
 BURST_UPLOADS = 5
+# The warm pass and the burst, each in this many slices taken in turns with the floor's.
+PAGE_ROUNDS = 3
 
 BASE_DIR = Path(__file__).resolve().parents[2]  # the project root (manage.py)
 PY = sys.executable
@@ -395,7 +399,8 @@ class BenchStack:
 
     def burst_benchmark(self, seconds: int, clients: int, last: int = BURST_UPLOADS) -> dict:
         """The email burst: right after the timed uploads, ``/me/`` and ``/me/sessions/`` of the
-        players of the last ``last`` uploads (signed in), as their emails send them."""
+        players of the last ``last`` uploads (signed in), as their emails send them, timed in
+        turns with the no-op floor (``pageturns.in_turns``, slices of ``seconds``)."""
         logins = self.state.get("burst_logins") or {}
         recent = {n for players in self.state.get("burst_files", [])[-last:] for n in players}
         numbers = sorted(n for n in recent if n in logins)
@@ -406,8 +411,11 @@ class BenchStack:
         # of their cards and first history pages, those kept under current keys (the workers')
         out = self.workdir / "kept.json"
         self._run("-m", "grading.lab.bench_setup", "--kept", str(out), *numbers, **self._deployed())
-        burst = self._wrk(wrk_script(sessions, ["/me/", "/me/sessions/"]), seconds, clients)
-        return burst | {
+        script = wrk_script(sessions, ["/me/", "/me/sessions/"])
+        turns = in_turns(
+            lambda: self._wrk(script, seconds, clients), self._floor(seconds, clients), PAGE_ROUNDS
+        )
+        return turns | {
             "members": len(sessions),
             "uploads": last,
             "kept": json.loads(out.read_text()),
@@ -415,8 +423,10 @@ class BenchStack:
 
     def page_benchmark(self, seconds: int, clients: int) -> dict[str, Any]:
         """``/me/``, ``/me/sessions/`` (random members) and the club's grade list (its
-        administrator), cold then warm; the email burst (the players of the last uploads,
-        ``burst_benchmark``); then the no-op floor view, with the same clients and duration."""
+        administrator), cold for ``seconds``, then warm; then the email burst (the players of
+        the last uploads, ``burst_benchmark``). The warm pass and the burst are each timed in
+        turns with the no-op floor view, with the same clients, in ``PAGE_ROUNDS`` slices
+        that add up to ``seconds`` (``pageturns.in_turns``)."""
         if not shutil.which("wrk"):
             raise RuntimeError("wrk is not installed (apt-get install -y wrk)")
         club_page = f"/clubs/{self.state['club']}/grades/"
@@ -429,20 +439,28 @@ class BenchStack:
         # (the other schemes, the pages warmed after each step) finish first.
         drained = self._queue_empty(timeout=600.0)
         # the first pass meets the member-page cache cold (most pages rendered for the first
-        # time: the figures reported); the second, the same pages again, warm
+        # time: the figures reported); then the same pages again, warm
         pages = self._wrk(script, seconds, clients)
-        warm = self._wrk(script, seconds, clients)
-        burst = self.burst_benchmark(seconds, clients)  # after the server's own first requests
-        floor = self._wrk(wrk_script(self.state["sessions"], ["/bench-floor/"]), seconds, clients)
+        piece = max(1, round(seconds / PAGE_ROUNDS))
+        warm = in_turns(
+            lambda: self._wrk(script, piece, clients), self._floor(piece, clients), PAGE_ROUNDS
+        )
+        burst = self.burst_benchmark(piece, clients)  # after the server's own first requests
+        floors = [r["floor"] for turns in (warm, burst) for r in turns.get("rounds", [])]
         return pages | {
             "clients": clients,
             "seconds": seconds,
             "members": len(self.state["sessions"]),
             "queue_drained_s": drained,
-            "warm": warm,
-            "floor": floor,
-            "burst": burst,
+            "warm": warm["pass"] | {k: warm[k] for k in ("p95_ratio", "rps_share")},
+            "floor": pass_median(floors),
+            "burst": _burst_figures(burst),
+            "turns": {"warm": warm["rounds"], "burst": burst.get("rounds", [])},
         }
+
+    def _floor(self, seconds: int, clients: int) -> Callable[[], dict[str, Any]]:
+        script = wrk_script(self.state["sessions"], ["/bench-floor/"])
+        return lambda: self._wrk(script, seconds, clients)
 
     def _wrk(self, script_text: str, seconds: int, clients: int) -> dict[str, Any]:
         script = self.workdir / "pages.lua"
@@ -511,3 +529,12 @@ def players_of(usebio: bytes) -> list[str]:
     """The membership numbers in a USEBIO file (its players)."""
     found = re.findall(rb"<NATIONAL_ID_NUMBER>([^<]+)</NATIONAL_ID_NUMBER>", usebio)
     return sorted({n.decode() for n in found})
+
+
+def _burst_figures(burst: dict[str, Any]) -> dict[str, Any]:
+    """The burst's figures as the report gives them: the pass's medians with its ratios to
+    the floor beside it, and who it was (nothing when no member of the last uploads signed in)."""
+    if not burst:
+        return {}
+    keep = ("p95_ratio", "rps_share", "members", "uploads", "kept")
+    return burst["pass"] | {k: burst[k] for k in keep}

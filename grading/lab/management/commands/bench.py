@@ -207,6 +207,10 @@ class Command(BaseCommand):
             page_warm_rps=None,
             page_burst_p95_ms=None,
             page_burst_rps=None,
+            page_warm_p95_ratio=None,
+            page_warm_rps_share=None,
+            page_burst_p95_ratio=None,
+            page_burst_rps_share=None,
             **evening_empty_report(),
         )
         if not (options["skip_upload"] and options["skip_pages"]):
@@ -332,6 +336,11 @@ class Command(BaseCommand):
                 page_warm_rps=measured["warm"]["rps"],
                 page_burst_p95_ms=measured["burst"].get("p95_ms"),
                 page_burst_rps=measured["burst"].get("rps"),
+                # the medians of each round's ratios to the floor timed beside it
+                page_warm_p95_ratio=measured["warm"]["p95_ratio"],
+                page_warm_rps_share=measured["warm"]["rps_share"],
+                page_burst_p95_ratio=measured["burst"].get("p95_ratio"),
+                page_burst_rps_share=measured["burst"].get("rps_share"),
                 pages=measured,
             )
             figures("pages", measured)
@@ -409,14 +418,23 @@ class Command(BaseCommand):
                 f"pages ({p['clients']} clients, {p['seconds']} s, {p['members']} members): "
                 f"p50 {f(p['p50_ms'])} ms, p95 {f(p['p95_ms'])} ms, p99 {f(p['p99_ms'])} ms,"
                 f" {f(p['rps'])} req/s, {p['errors']} errors; floor p95 "
-                f"{f(p['floor']['p95_ms'])} ms, {f(p['floor']['rps'])} req/s; warm pass p95 "
-                f"{f(p['warm']['p95_ms'])} ms, {f(p['warm']['rps'])} req/s"
+                f"{f(p['floor']['p95_ms'])} ms, {f(p['floor']['rps'])} req/s"
             )
-            b = p.get("burst") or {}
-            out.append(
-                f"  email burst ({b.get('members', 0)} members of the last {b.get('uploads', 0)} "
-                f"uploads): p95 {f(b.get('p95_ms'))} ms, {f(b.get('rps'))} req/s"
-            )
+            w, b = p["warm"], p.get("burst") or {}
+            for label, x in (
+                ("warm pass", w),
+                (
+                    f"email burst ({b.get('members', 0)} members of the last "
+                    f"{b.get('uploads', 0)} uploads)",
+                    b,
+                ),
+            ):
+                share = x.get("rps_share")
+                out.append(
+                    f"  {label}: p95 {f(x.get('p95_ms'))} ms, {f(x.get('rps'))} req/s; in turns "
+                    f"with the floor: p95 {f(x.get('p95_ratio'), '{:.2f}')}x, throughput "
+                    f"{f(share and 100 * share)} % (medians of {x.get('slices', 0)} rounds)"
+                )
         if r.get("evening"):
             e = r["evening"]
             out.append(
