@@ -16,7 +16,7 @@ from clubs.services import ExemptionRefused
 from grading.common.spreadsheet import cell_text
 from grading.privacy import privacy_limits
 from grading.schemes.selectors import member_schemes
-from members import charts, pagecache
+from members import charts, pagecache, pageshell
 from members.forms import ForecastForm, HistoryFilterForm, HostExemptionForm, PrivacyForm
 from members.selectors import base, exemptions
 from members.selectors import card as cards
@@ -53,7 +53,9 @@ def grade_card(request, member):
     content = pagecache.member_page_content(
         member=member, page="card", build=lambda: _grade_card_content(request, member)
     )
-    return render(request, "members/grade_card.html", {"content": content, "nav": "card"})
+    return pageshell.kept_shell_render(
+        request, "members/grade_card.html", {"content": content, "nav": "card"}
+    )
 
 
 def _grade_card_content(request, member) -> str:
@@ -86,7 +88,9 @@ def session_history(request, member):
         build=lambda: _session_history_content(request, member),
         variant=pagecache.cacheable_query(request.META.get("QUERY_STRING", "")),
     )
-    return render(request, "members/history.html", {"content": content, "nav": "sessions"})
+    return pageshell.kept_shell_render(
+        request, "members/history.html", {"content": content, "nav": "sessions"}
+    )
 
 
 def _session_history_content(request, member) -> str:

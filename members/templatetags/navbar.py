@@ -32,6 +32,12 @@ from members.templatetags.sitelinks import addresses_key
 register = template.Library()
 
 NAV_TEMPLATE = "partials/nav.html"
+MESSAGES_TEMPLATE = "partials/messages.html"
+# A page's shell (``members.pageshell``) is rendered with this set: the bar and the messages,
+# which differ from request to request, are left as these marks, random like the token's.
+SHELL = "page_shell"
+BAR_MARK = f"bar-placeholder-{secrets.token_hex(16)}"
+MESSAGES_MARK = f"messages-placeholder-{secrets.token_hex(16)}"
 KEPT = 4096  # bars kept per process: one per user seen recently (about 2 KB each)
 # What the kept bar holds where the request's token goes; random, so no username can forge it.
 _TOKEN = f"csrf-placeholder-{secrets.token_hex(16)}"
@@ -72,6 +78,29 @@ def _kept_bar(addresses: tuple, values: tuple) -> str:
 
 @register.simple_tag(takes_context=True)
 def navbar(context) -> str:
+    if context.get(SHELL):
+        return mark_safe(BAR_MARK)  # noqa: S308 - a fixed mark, put in by pageshell
+    return bar_html(context)
+
+
+@register.simple_tag(takes_context=True)
+def page_messages(context) -> str:
+    """The messages waiting for this request (then marked as read), if any."""
+    if context.get(SHELL):
+        return mark_safe(MESSAGES_MARK)  # noqa: S308 - a fixed mark, put in by pageshell
+    return messages_html(context.get("messages"))
+
+
+def messages_html(messages) -> str:
+    if not messages:  # the storage's length: reads what waits, and nothing is marked read
+        return ""
+    html = get_template(MESSAGES_TEMPLATE).render({"messages": messages})
+    return mark_safe(html)  # noqa: S308 - rendered by the template engine, escaped there
+
+
+def bar_html(context) -> str:
+    """The bar for ``context`` (a template's, or a mapping with the user, the navigation's
+    values and the CSRF token as the context processors give them)."""
     values = _nav_values(context)
     if settings.DEBUG:
         bar = _bar_render(values)
