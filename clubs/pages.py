@@ -12,6 +12,8 @@ from django.urls import reverse
 
 from clubs.models import Club
 from clubs.selectors.access import admin_clubs, user_can_administer
+from clubs.templatetags.club_signups import NOTICE_MARK, notice_html
+from members.pageshell import kept_shell_render
 
 
 def administered_club(request, slug: str) -> Club:
@@ -59,6 +61,20 @@ def club_render(request, club: Club, template: str, context: dict, *, tab: str, 
         template,
         {"club": club, "tab": tab, "uploads_path": uploads_path(club), **context},
         status=status,
+    )
+
+
+def club_kept_render(request, club: Club, template: str, content: str, *, tab: str):
+    """``club_render`` of a page whose content is kept (``members.pagecache``): joined into
+    the template's shell kept per process (``members.pageshell``) under what the club's header
+    shows of it, with the sign-ups notice made for each request."""
+    path = uploads_path(club)
+    return kept_shell_render(
+        request,
+        template,
+        {"club": club, "tab": tab, "uploads_path": path, "content": content},
+        key=(club.pk, club.slug, club.name, club.national_number, tab, path),
+        fills=((NOTICE_MARK, lambda: notice_html(club)),),
     )
 
 

@@ -30,7 +30,7 @@ from clubs.handicaps.forms import (
 from clubs.handicaps.players import club_players
 from clubs.handicaps.table import SLOTS, TEAMS, handicap_table_build
 from clubs.models import Club, HostExemptionRequest, PlannedSession
-from clubs.pages import club_page, club_render
+from clubs.pages import club_kept_render, club_page, club_render
 from clubs.selectors.access import club_members
 from clubs.selectors.bands import band_distribution
 from clubs.selectors.grades import (
@@ -108,7 +108,7 @@ def club_grades(request, club: Club):
         build=lambda: _grades_content(request, club),
         variant=pagecache.choice_query(request.META.get("QUERY_STRING", ""), GRADE_LIST_QUERIES),
     )
-    return club_render(request, club, "clubs/grades.html", {"content": content}, tab="grades")
+    return club_kept_render(request, club, "clubs/grades.html", content, tab="grades")
 
 
 def _grades_content(request, club: Club) -> str:

@@ -11,10 +11,12 @@ from django.test import RequestFactory
 from django.urls import set_script_prefix
 from django.utils.safestring import mark_safe
 
+from clubs.pages import administered_club, club_kept_render, club_render
 from members import pageshell
 from members.auth import MemberBackend
+from members.models import SignUpRequest
 from members.templatetags import navbar
-from tests.factories import MemberFactory, UserFactory
+from tests.factories import ClubRoleFactory, MemberFactory, UserFactory
 from tests.members.conftest import url
 from tests.members.test_navbar import TOKEN, _viewers, _without_tokens
 
@@ -39,6 +41,10 @@ def _request(user, path="/me/"):
     return request
 
 
+def _refused(*args, **kwargs):
+    raise AssertionError("rendered, not served from its shell")
+
+
 def _both(user, template, nav, *, note=None) -> tuple[str, str]:
     """The page from its kept shell and from Django's ``render``, each for a request of its own
     (the same user; ``note`` a message waiting for each)."""
@@ -53,7 +59,10 @@ def _both(user, template, nav, *, note=None) -> tuple[str, str]:
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(("template", "nav"), PAGES)
-def test_the_page_from_its_shell_is_the_page_django_renders_for_every_viewer(template, nav):
+def test_the_page_from_its_shell_is_the_page_django_renders_for_every_viewer(
+    template, nav, monkeypatch
+):
+    monkeypatch.setattr(pageshell, "render", _refused)  # every page from its shell
     for user in _viewers():
         for _ in range(2):  # the shell rendered, then kept
             kept, plain = _both(user, template, nav)
@@ -130,3 +139,55 @@ def test_a_template_whose_shell_cannot_be_cut_is_rendered(settings):
     # partials/nav.html alone has a bar but no messages nor content: rendered as ever
     page = pageshell.kept_shell_render(request, "partials/nav.html", {"content": CONTENT})
     assert "Log out" in page.content.decode() and "placeholder" not in page.content.decode()
+
+
+def _club_pages(user, club, content=CONTENT) -> tuple[str, str]:
+    """A club's grade list from its kept shell and from ``club_render``, each for a request of
+    its own by ``user`` (the club as the page's door hands it over)."""
+    pages = []
+    for kept in (True, False):
+        request = _request(MemberBackend().get_user(user.pk), f"/clubs/{club.slug}/grades/")
+        door = administered_club(request, club.slug)
+        if kept:
+            page = club_kept_render(request, door, "clubs/grades.html", content, tab="grades")
+        else:
+            page = club_render(
+                request, door, "clubs/grades.html", {"content": content}, tab="grades"
+            )
+        pages.append(page.content.decode())
+    return pages[0], pages[1]
+
+
+@pytest.mark.django_db
+def test_a_club_grade_list_from_its_shell_is_the_list_django_renders(monkeypatch):
+    monkeypatch.setattr(pageshell, "render", _refused)  # every page from its shell
+    admin = UserFactory()
+    member = MemberFactory(user=admin)
+    busy = ClubRoleFactory(member=member, role="admin", club__name="Busy & <Bold>").club
+    quiet = ClubRoleFactory(member=member, role="admin").club
+    for status in ("waiting", "waiting", "declined"):
+        SignUpRequest.objects.create(member=MemberFactory(), club=busy, status=status)
+    staff = UserFactory(is_staff=True)
+    for user, club in ((admin, busy), (admin, quiet), (staff, busy), (staff, quiet)):
+        for _ in range(2):
+            kept, plain = _club_pages(user, club)
+            assert _without_tokens(kept) == _without_tokens(plain) and CONTENT in kept
+    assert "2 sign-ups waiting for your answer" in _club_pages(admin, busy)[0]
+    assert "sign-ups-waiting" not in _club_pages(admin, quiet)[0]
+    # the notice is the request's own: one more waiting shows at once, and none when answered
+    SignUpRequest.objects.create(member=MemberFactory(), club=busy, status="waiting")
+    assert "3 sign-ups waiting" in _club_pages(admin, busy)[0]
+    SignUpRequest.objects.filter(club=busy).update(status="declined")
+    assert "sign-ups-waiting" not in _club_pages(staff, busy)[0]
+
+
+@pytest.mark.django_db
+def test_a_renamed_club_shows_its_new_name_at_once():
+    admin = UserFactory()
+    club = ClubRoleFactory(member=MemberFactory(user=admin), role="admin", club__name="Before").club
+    assert "Before" in _club_pages(admin, club)[0]
+    club.name, club.national_number = "After", "C-42"
+    club.save()
+    kept, plain = _club_pages(admin, club)
+    assert "Before" not in kept and "After · club C-42" in kept
+    assert _without_tokens(kept) == _without_tokens(plain)
