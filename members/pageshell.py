@@ -13,7 +13,8 @@ token), its messages and the kept content. The context processors the bar needs 
 
 A club's grade list, kept the same way, is served so too (``clubs.pages.club_kept_render``):
 its header's notice of the sign-ups waiting is a part made for each request (``fills``), and
-its shell is kept under what the header shows of the club (``key``).
+its shell is kept under what the header shows of the club (``key``). A session's results
+page (``grading.results.views``) is kept under its session and what its title shows.
 
 A shell is kept under the site's addresses (``sitelinks.addresses_key``), the template's name
 and the values the view gives besides the content; with ``DEBUG`` on (templates read afresh)
@@ -40,7 +41,7 @@ from members.templatetags.sitelinks import addresses_key
 
 __all__ = ["kept_shell_render"]
 
-KEPT = 64  # shells kept per process: a few page templates, each with its fixed values
+KEPT = 1024  # shells kept per process: a few page templates; a club or a session each (~5 KB)
 CONTENT_MARK = f"content-placeholder-{secrets.token_hex(16)}"
 _MARKS = (BAR_MARK, MESSAGES_MARK, CONTENT_MARK)  # in the order base.html puts them
 

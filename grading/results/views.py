@@ -28,7 +28,7 @@ from grading.results.services import (
     emails_by_link,
     member_results_emails_set,
 )
-from members import pagecache
+from members import pagecache, pageshell
 from members.models import Member
 from members.views import member_required
 
@@ -65,7 +65,13 @@ def session_results(request, session_id: int, number: int | None = None):
             pair=pair,
         ),
     )
-    return render(request, "results/session.html", {"session": session, "content": content})
+    # the page around the content kept too, under what its title shows (members/pageshell.py)
+    return pageshell.kept_shell_render(
+        request,
+        "results/session.html",
+        {"session": session, "content": content},
+        key=(session.pk, session.event.name, session.date),
+    )
 
 
 def _session_results_content(user, session, number: int | None, pair: str | None) -> str:

@@ -2,6 +2,9 @@
 is the one Django's ``render`` makes for the same request (its bar, its messages, its
 content), for every kind of viewer, with its own working token; the same queries are asked."""
 
+import datetime as dt
+from types import SimpleNamespace
+
 import pytest
 from django.contrib import messages
 from django.contrib.messages.storage.fallback import FallbackStorage
@@ -21,6 +24,7 @@ from tests.members.conftest import url
 from tests.members.test_navbar import TOKEN, _viewers, _without_tokens
 
 PAGES = [("members/grade_card.html", "card"), ("members/history.html", "sessions")]
+DAY = dt.date(2026, 12, 1)
 CONTENT = mark_safe('<section class="kept">A kept page &amp; its <em>figures</em></section>')
 
 
@@ -191,3 +195,27 @@ def test_a_renamed_club_shows_its_new_name_at_once():
     kept, plain = _club_pages(admin, club)
     assert "Before" not in kept and "After · club C-42" in kept
     assert _without_tokens(kept) == _without_tokens(plain)
+
+
+@pytest.mark.django_db
+def test_a_results_page_from_its_shell_is_the_page_django_renders(monkeypatch):
+    """The results page's shell is kept under its session and what its title shows
+    (grading/results/views.py); a renamed event is a new shell."""
+    monkeypatch.setattr(pageshell, "render", _refused)
+    user = MemberFactory(user=UserFactory()).user
+    session = SimpleNamespace(pk=7, event=SimpleNamespace(name="Pairs <Cup>"), date=DAY)
+    for name in ("Pairs <Cup>", "Pairs <Cup>", "Renamed & Co"):
+        session.event.name = name
+        pages = []
+        for serve in (pageshell.kept_shell_render, render):
+            request = _request(MemberBackend().get_user(user.pk), "/results/7/")
+            context = {"session": session, "content": CONTENT}
+            key = {"key": (session.pk, session.event.name, session.date)}
+            pages.append(
+                serve(request, "results/session.html", context, **key).content.decode()
+                if serve is not render
+                else serve(request, "results/session.html", context).content.decode()
+            )
+        assert _without_tokens(pages[0]) == _without_tokens(pages[1])
+    assert "<title>Results: Renamed &amp; Co 1 Dec 2026 · Bridge grading</title>" in pages[0]
+    assert pageshell._kept_shell.cache_info().currsize == 2
