@@ -24,7 +24,6 @@ one.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
@@ -36,13 +35,14 @@ from django.template.context_processors import csrf
 from django.template.loader import get_template
 
 from members.context_processors import navigation
-from members.templatetags.navbar import BAR_MARK, MESSAGES_MARK, SHELL, bar_html, messages_html
+from members.shellmarks import SHELL, placeholder
+from members.templatetags.navbar import BAR_MARK, MESSAGES_MARK, bar_html, messages_html
 from members.templatetags.sitelinks import addresses_key
 
 __all__ = ["kept_shell_render"]
 
-KEPT = 1024  # shells kept per process: a few page templates; a club or a session each (~5 KB)
-CONTENT_MARK = f"content-placeholder-{secrets.token_hex(16)}"
+KEPT = 1024  # shells kept per process: a few page templates, a club or a session each (< 1 KB)
+CONTENT_MARK = placeholder("content")
 _MARKS = (BAR_MARK, MESSAGES_MARK, CONTENT_MARK)  # in the order base.html puts them
 
 

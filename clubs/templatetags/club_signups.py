@@ -1,20 +1,18 @@
 """The sign-ups waiting for a club's answer, on each of its pages and the administrator's
 dashboard until decided (S15)."""
 
-import secrets
-
 from django import template
 from django.template.loader import get_template
 from django.utils.safestring import mark_safe
 
 from members.accounts.selectors import sign_ups_waiting_count
-from members.templatetags.navbar import SHELL
+from members.shellmarks import made_per_request, placeholder
 
 register = template.Library()
 
 NOTICE_TEMPLATE = "clubs/_sign_ups_notice.html"
 # Where a club page's shell (``members.pageshell``) leaves the notice, made for each request.
-NOTICE_MARK = f"sign-ups-placeholder-{secrets.token_hex(16)}"
+NOTICE_MARK = placeholder("sign-ups")
 
 
 @register.simple_tag
@@ -26,10 +24,9 @@ def sign_ups_waiting(club) -> int:
 
 
 @register.simple_tag(takes_context=True)
+@made_per_request(NOTICE_MARK)
 def sign_ups_notice(context, club) -> str:
     """The notice of the sign-ups waiting, under a club page's heading (nothing when none)."""
-    if context.get(SHELL):
-        return mark_safe(NOTICE_MARK)  # noqa: S308 - a fixed mark, put in by pageshell
     return notice_html(club)
 
 

@@ -16,7 +16,6 @@ the bar is rendered every time.
 
 from __future__ import annotations
 
-import secrets
 from functools import lru_cache
 from types import SimpleNamespace
 
@@ -27,20 +26,19 @@ from django.template.defaulttags import CsrfTokenNode
 from django.template.loader import get_template
 from django.utils.safestring import mark_safe
 
+from members.shellmarks import made_per_request, placeholder
 from members.templatetags.sitelinks import addresses_key
 
 register = template.Library()
 
 NAV_TEMPLATE = "partials/nav.html"
 MESSAGES_TEMPLATE = "partials/messages.html"
-# A page's shell (``members.pageshell``) is rendered with this set: the bar and the messages,
-# which differ from request to request, are left as these marks, random like the token's.
-SHELL = "page_shell"
-BAR_MARK = f"bar-placeholder-{secrets.token_hex(16)}"
-MESSAGES_MARK = f"messages-placeholder-{secrets.token_hex(16)}"
+# In a page's shell (``members.pageshell``) the bar and the messages are left as these marks.
+BAR_MARK = placeholder("bar")
+MESSAGES_MARK = placeholder("messages")
 KEPT = 4096  # bars kept per process: one per user seen recently (about 2 KB each)
 # What the kept bar holds where the request's token goes; random, so no username can forge it.
-_TOKEN = f"csrf-placeholder-{secrets.token_hex(16)}"
+_TOKEN = placeholder("csrf")
 _TOKEN_FIELD = CsrfTokenNode().render(template.Context({"csrf_token": _TOKEN}))
 
 
@@ -77,17 +75,15 @@ def _kept_bar(addresses: tuple, values: tuple) -> str:
 
 
 @register.simple_tag(takes_context=True)
+@made_per_request(BAR_MARK)
 def navbar(context) -> str:
-    if context.get(SHELL):
-        return mark_safe(BAR_MARK)  # noqa: S308 - a fixed mark, put in by pageshell
     return bar_html(context)
 
 
 @register.simple_tag(takes_context=True)
+@made_per_request(MESSAGES_MARK)
 def page_messages(context) -> str:
     """The messages waiting for this request (then marked as read), if any."""
-    if context.get(SHELL):
-        return mark_safe(MESSAGES_MARK)  # noqa: S308 - a fixed mark, put in by pageshell
     return messages_html(context.get("messages"))
 
 
