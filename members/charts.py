@@ -7,13 +7,13 @@ import functools
 import json
 import math
 from decimal import ROUND_HALF_UP, Context, Decimal
+from html import escape as html_escape
 
 import plotly.graph_objects as go
 from django.template.defaultfilters import date as date_filter
 from django.template.defaultfilters import floatformat
 from django.utils.formats import date_format
-from django.utils.html import format_html_join
-from django.utils.safestring import SafeString
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 
 from members.selectors.bands import band_limits
@@ -74,15 +74,26 @@ def _day(x, months: dict[int, str]) -> object:
     return date_filter(x, "j M Y") if getattr(x, "year", None) else x
 
 
+def _text(value) -> str:
+    """``{{ value }}`` in a template: escaped (a safe string as it is). Django's ``escape`` is
+    the standard library's behind its lazy-string wrapper, which cost most of a decade's
+    figures tables on a cold grade card (issue 31, docs/benchmarks.md)."""
+    if hasattr(value, "__html__"):
+        return value.__html__()
+    return html_escape(str(value))
+
+
 def figure_rows(points: list[ChartPoint]) -> SafeString:
     """The chart's figures as table rows, newest first: date (``j M Y``), event and club, grade
     to 2 decimals. Written without a template per row: a decade of points made that most of
     the grade card's first rendering (issue 17)."""
     months = _months()
-    return format_html_join(
-        "",
-        '<tr><td>{}</td><td>{}, {}</td><td class="num">{}</td></tr>',
-        ((_day(p.date, months), p.event, p.club, two_decimals(p.grade)) for p in reversed(points)),
+    return mark_safe(  # noqa: S308 - every value escaped by _text
+        "".join(
+            f"<tr><td>{_text(_day(p.date, months))}</td><td>{_text(p.event)}, "
+            f'{_text(p.club)}</td><td class="num">{_text(two_decimals(p.grade))}</td></tr>'
+            for p in reversed(points)
+        )
     )
 
 
@@ -91,10 +102,12 @@ def xy_rows(points: list[tuple[object, object]]) -> SafeString:
     ``j M Y`` (any other x as it is) and the value as ``floatformat:"-2"``. Written without a
     template per row: a decade of PPI points made that most of the grade card's rendering."""
     months = _months()
-    return format_html_join(
-        "",
-        '<tr><td>{}</td><td class="num">{}</td></tr>',
-        ((_day(x, months), whole_or_two_decimals(y)) for x, y in points),
+    return mark_safe(  # noqa: S308 - every value escaped by _text
+        "".join(
+            f"<tr><td>{_text(_day(x, months))}</td>"
+            f'<td class="num">{_text(whole_or_two_decimals(y))}</td></tr>'
+            for x, y in points
+        )
     )
 
 

@@ -77,7 +77,7 @@ def _history(request, member):
     form = HistoryFilterForm(request.GET or None, choices=choices)
     data = form.cleaned_data if form.is_valid() else {}
     filters = histories.HistoryFilters(data.get("club"), data.get("partner"), data.get("year"))
-    return form, histories.history_filtered(member=member, filters=filters)
+    return form, filters, histories.history_filtered(member=member, filters=filters)
 
 
 @member_required
@@ -94,8 +94,9 @@ def session_history(request, member):
 
 
 def _session_history_content(request, member) -> str:
-    form, rows = _history(request, member)
-    page = Paginator(rows, HISTORY_PAGE_SIZE).get_page(request.GET.get("page"))
+    form, filters, rows = _history(request, member)
+    counted = histories.history_counted(member=member, filters=filters, rows=rows)
+    page = Paginator(counted, HISTORY_PAGE_SIZE).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
     return render_to_string(
@@ -134,7 +135,7 @@ CSV_COLUMNS = [
 @member_required
 def session_history_csv(request, member):
     """The member's own history as CSV, with the page's filters (S7: one's own data only)."""
-    _, rows = _history(request, member)
+    *_, rows = _history(request, member)
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = (
         f'attachment; filename="sessions-{member.national_number}.csv"'

@@ -91,17 +91,20 @@ def ppi_view(*, member: Member, viewer=None, today: dt.date | None = None) -> PP
     own = is_own(member, viewer)
     if hidden_from(member, viewer):
         return PPIView(None, PRIVATE)
-    row = PPIRating.objects.filter(member=member).select_related("member").first()
+    row = PPIRating.objects.filter(member=member).first()
     if row is None:
         return PPIView(None, NO_PPI)
     if not own and not row.shown:
         return PPIView(None, NOT_YET_SHOWN)
     as_of = max(today or _today(), row.as_of)
-    standing = ppi_standing(
-        PPIState({row.member.national_number: _ppi_player(row)}), row.member.national_number, as_of
+    row.member = member  # the member asked for: not read again
+    number = member.national_number
+    standing = ppi_standing(PPIState({number: _ppi_player(row)}), number, as_of)
+    # Drawn by date of play (a late upload's point takes its place in time), not fold order;
+    # a decade's points as (date, PPI) only, not as model instances (the cold card's cost).
+    points = list(
+        PPIPoint.objects.filter(member=member).order_by("date", "seq").values_list("date", "ppi")
     )
-    # Drawn by date of play (a late upload's point takes its place in time), not fold order.
-    points = list(PPIPoint.objects.filter(member=member).order_by("date", "seq"))
     symbol, name, red = SUITS[standing.suit]
     return PPIView(
         ppi=round(standing.ppi, 2),
@@ -117,12 +120,12 @@ def ppi_view(*, member: Member, viewer=None, today: dt.date | None = None) -> PP
     )
 
 
-def ppi_chart(points: list[PPIPoint]) -> dict:
-    """A small line of the PPI after each event."""
+def ppi_chart(points: list[tuple[dt.date, float]]) -> dict:
+    """A small line of the PPI after each event, from its (date, PPI) points."""
     trace = {
         "type": "scatter",
-        "x": [p.date.isoformat() for p in points],
-        "y": [round(p.ppi, 2) for p in points],
+        "x": [date.isoformat() for date, _ in points],
+        "y": [round(ppi, 2) for _, ppi in points],
         "mode": "lines+markers",
         "line": {"color": "#1f5f8b", "width": 2},
         "marker": {"size": 4},
@@ -208,12 +211,15 @@ def _tournaments_since(member: Member, rows: list[BrambledownGrade]) -> dict[int
 
 
 def _points_by_club(member: Member, rows: list[BrambledownGrade]) -> dict[int, list]:
-    """The member's grade points at each graded club, in one query."""
+    """The member's grade points at each graded club, in one query: (date, grade, quarter,
+    reason) in date order."""
     graded = [row.club_id for row in rows if row.grade is not None]
     points: dict[int, list] = {}
     if graded:
-        for point in BrambledownPoint.objects.filter(member=member, club_id__in=graded):
-            points.setdefault(point.club_id, []).append(point)
+        for club_id, *point in BrambledownPoint.objects.filter(
+            member=member, club_id__in=graded
+        ).values_list("club_id", "date", "grade", "quarter", "reason"):
+            points.setdefault(club_id, []).append(tuple(point))
     return points
 
 
@@ -274,16 +280,17 @@ def brambledown_views(*, member: Member, viewer=None) -> list[BrambledownView]:
     return views
 
 
-def brambledown_chart(points: list[BrambledownPoint]) -> dict:
-    """A small step line of the grade: set after three performances, then each quarter."""
+def brambledown_chart(points: list[tuple[dt.date, int, str, str]]) -> dict:
+    """A small step line of the grade: set after three performances, then each quarter; from
+    its (date, grade, quarter, reason) points."""
     trace = {
         "type": "scatter",
-        "x": [p.date.isoformat() for p in points],
-        "y": [p.grade for p in points],
+        "x": [date.isoformat() for date, *_ in points],
+        "y": [grade for _, grade, *_ in points],
         "mode": "lines+markers",
         "line": {"color": "#7a3e9d", "width": 2, "shape": "hv"},
         "marker": {"size": 5},
-        "customdata": [[p.quarter, p.reason] for p in points],
+        "customdata": [[quarter, reason] for *_, quarter, reason in points],
         "hovertemplate": "%{x|%d %b %Y}<br>%{y} (%{customdata[1]}, %{customdata[0]})"
         "<extra></extra>",
     }

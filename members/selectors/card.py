@@ -118,18 +118,15 @@ def grade_card(*, member: Member) -> GradeCard:
     if current is None:
         return GradeCard(member=member, has_grade=False, private=member.grade_private)
     params = active_params()
-    # The chart's points are kept with the member's pages; when they are built, the rows they
-    # read serve the weights too (otherwise the weights read only their own columns).
-    read: list[list[LiveGraded]] = []
+    # The chart's points and the weights are worked out from the member's rows, read once for
+    # both their pages (members.selectors.digest); the points are kept with the pages too.
+    graded = live_graded(member=member)
 
     def points_built() -> list[ChartPoint]:
-        read.append(live_graded(member=member))
-        return grade_points(member=member, current=current, params=params, graded=read[0])
+        return grade_points(member=member, current=current, params=params, graded=graded)
 
     points = member_page_value(member=member, page="grade-points", build=points_built)
-    weights = grade_weights(
-        member=member, current=current, params=params, graded=read[0] if read else None
-    )
+    weights = grade_weights(member=member, current=current, params=params, graded=graded)
     return GradeCard(
         member=member,
         has_grade=True,

@@ -30,6 +30,7 @@ from grading.privacy import (
 )
 from members.models import Member
 from members.selectors.base import score_text, score_unit
+from members.selectors.digest import member_history
 from members.selectors.groups import sopp_hidden
 
 # --------------------------------------------------------------------------- weights
@@ -114,24 +115,13 @@ class LiveGraded:
 
 def live_graded(*, member: Member) -> list[LiveGraded]:
     """The member's live graded sessions, oldest first (by date, then ledger order), with their
-    event and club: one read of their rows for the whole grade card. A decade of sessions is
-    a few hundred rows on as many of the table's pages, and the card read them three times
-    (its chart's grades, its chart's labels, the weights: issue 31, docs/benchmarks.md)."""
-    rows = (
-        SessionGrade.objects.filter(member=member, live=True, session_grade__isnull=False)
-        .order_by("date", "entry__seq")
-        .values_list(
-            "pk",
-            "entry__seq",
-            "date",
-            "boards",
-            "session_grade",
-            "factor",
-            "version__session__event__name",
-            "version__session__event__club__name",
-        )
-    )
-    return [LiveGraded(*row) for row in rows]
+    event and club: from the member's rows read once for both their pages
+    (``members.selectors.digest``)."""
+    rows = [r for r in member_history(member=member) if r.live and r.grade is not None]
+    rows.sort(key=lambda r: (r.date, r.seq is None, r.seq or 0))  # as PostgreSQL orders them
+    return [
+        LiveGraded(r.pk, r.seq, r.date, r.boards, r.grade, r.factor, r.event, r.club) for r in rows
+    ]
 
 
 def grade_weights(
@@ -346,9 +336,48 @@ def history_decorate(*, member: Member, rows) -> list[HistoryRow]:
     """History rows with weights and flags; ``rows`` is one page of ``history_filtered``."""
     rows = list(rows)
     params = active_params()
-    weights = grade_weights(member=member, params=params)
+    weights = grade_weights(member=member, params=params, graded=live_graded(member=member))
     hidden = sopp_hidden(viewer=member, grades=rows, params=params)
     return [history_row(row, weights, sopp_shown=row.pk not in hidden) for row in rows]
+
+
+def _shown_rows(member: Member, filters: HistoryFilters | None = None):
+    """The member's rows the history shows (``history_rows``' rows), with ``filters``."""
+    for row in member_history(member=member):
+        if not row.shown:
+            continue
+        if filters is not None and (
+            (filters.club and row.club_id != filters.club)
+            or (filters.partner and row.partner_id != filters.partner)
+            or (filters.year and row.date.year != filters.year)
+        ):
+            continue
+        yield row
+
+
+class CountedRows:
+    """``history_filtered``'s rows with their count known already: a paginator's count from
+    the member's kept rows instead of a query over their whole history."""
+
+    def __init__(self, rows: QuerySet[SessionGrade], count: int) -> None:
+        self._rows = rows
+        self._count = count
+
+    def count(self) -> int:
+        return self._count
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, key):
+        return self._rows[key]
+
+
+def history_counted(
+    *, member: Member, filters: HistoryFilters, rows: QuerySet[SessionGrade]
+) -> CountedRows:
+    """``rows`` (``history_filtered(member=member, filters=filters)``) with their count."""
+    return CountedRows(rows, sum(1 for _ in _shown_rows(member, filters)))
 
 
 @dataclass
@@ -359,21 +388,14 @@ class HistoryChoices:
 
 
 def history_choices(*, member: Member) -> HistoryChoices:
-    """What the history can be filtered by: the member's clubs, partners and years played (one
-    query)."""
-    rows = history_rows(member=member).order_by()
+    """What the history can be filtered by: the member's clubs, partners and years played
+    (from the member's kept rows)."""
     clubs, partners, years = set(), set(), set()
-    for club_id, club, partner_id, partner, date in rows.values_list(
-        "version__session__event__club_id",
-        "version__session__event__club__name",
-        "partner_id",
-        "partner__name",
-        "date",
-    ):
-        clubs.add((club_id, club))
-        if partner_id:
-            partners.add((partner_id, partner))
-        years.add(date.year)
+    for row in _shown_rows(member):
+        clubs.add((row.club_id, row.club))
+        if row.partner_id:
+            partners.add((row.partner_id, row.partner))
+        years.add(row.date.year)
     return HistoryChoices(
         sorted(clubs, key=lambda c: c[1]),
         sorted(partners, key=lambda p: p[1]),
