@@ -104,6 +104,14 @@ def test_each_filters_count_is_the_querys(graded):
     assert withdrawn and SessionGrade.objects.filter(member=member).count() > rows.count()
 
 
+def test_the_members_rows_are_read_by_the_compiled_query_as_the_orm_reads_them(graded):
+    """Compiled once per connection with the member as its one parameter (not the ORM's
+    compilation on every cold page), and giving the ORM's rows."""
+    member = graded.me
+    assert digest._rows_of(member.pk) == list(digest._rows_query(member.pk))
+    assert digest._rows_of._compiled()[1] is not None
+
+
 def test_the_card_and_the_history_read_the_members_rows_once(me_client, graded, monkeypatch):
     reads = []
     read = digest._rows_of
