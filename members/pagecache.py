@@ -8,7 +8,8 @@ nightly refresh, PPI and Brambledown updates, a privacy change), and under today
 and Brambledown figures are as of today). The version is read with the member, so a cached
 page costs no extra query, and every web process sees a bump at once, whatever the cache.
 Values the pages are built from and that cost a recomputation (the grade chart's as-of
-points) are kept the same way (``member_page_value``), so the API reads them too. The page
+points, the member's rows both pages are worked out from) are kept the same way
+(``member_page_value``), so the API reads them too. The page
 around the content (navigation, messages, the log-out form's CSRF token) is
 rendered for each request. A cache that is down only means rendering every time.
 

@@ -44,11 +44,17 @@ class MemberRow(NamedTuple):
     partner: str | None
 
 
+def of_live_version() -> Exists:
+    """Whether a session row is of its session's live version: a row of the history (S5.3).
+    Asked as "some session's live version" (a session's live version is one of its own,
+    grading sets it so): PostgreSQL then walks the member's rows by their index."""
+    return Exists(Session.objects.filter(live_version=OuterRef("version_id")))
+
+
 def _rows_query(member_id: int):
-    shown = Exists(Session.objects.filter(live_version=OuterRef("version_id")))
     return (
         SessionGrade.objects.filter(member_id=member_id)
-        .annotate(shown=shown)
+        .annotate(shown=of_live_version())
         .filter(Q(live=True) | Q(shown=True))
         .order_by()
         .values_list(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
-from django.db.models import Exists, OuterRef, QuerySet, Subquery
+from django.db.models import OuterRef, QuerySet, Subquery
 
 from grading.engine.ngs import (
     HistoryEntry,
@@ -20,7 +20,6 @@ from grading.models import (
     CurrentGrade,
     PairResult,
     Scoring,
-    Session,
     SessionGrade,
 )
 from grading.params import active_params
@@ -30,7 +29,7 @@ from grading.privacy import (
 )
 from members.models import Member
 from members.selectors.base import score_text, score_unit
-from members.selectors.digest import member_history
+from members.selectors.digest import member_history, of_live_version
 from members.selectors.groups import sopp_hidden
 
 # --------------------------------------------------------------------------- weights
@@ -40,13 +39,10 @@ def history_rows(*, member: Member) -> QuerySet[SessionGrade]:
     """The member's session rows of each session's live version (graded or not), newest first.
     Withdrawn versions drop out; a correction shows its new version (S5.3)."""
     pair = PairResult.objects.filter(version=OuterRef("version_id"), pair_id=OuterRef("pair_id"))
-    # "Its session's live version", asked as "some session's live version" (a session's live
-    # version is one of its own, grading sets it so): PostgreSQL then walks the member's
-    # newest rows, where the join it replaces misled the planner into reading the whole
-    # history once per club on every page.
-    live = Exists(Session.objects.filter(live_version=OuterRef("version_id")))
+    # (``of_live_version``: the join it replaced misled the planner into reading the whole
+    # history once per club on every page.)
     return (
-        SessionGrade.objects.filter(live, member=member)
+        SessionGrade.objects.filter(of_live_version(), member=member)
         .select_related("version__session__event__club", "partner")
         # The version's parsed file is read by grading only: decoding it for each row was
         # most of a history page's cost.
@@ -364,9 +360,6 @@ class CountedRows:
         self._count = count
 
     def count(self) -> int:
-        return self._count
-
-    def __len__(self) -> int:
         return self._count
 
     def __getitem__(self, key):

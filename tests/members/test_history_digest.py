@@ -98,7 +98,7 @@ def test_each_filters_count_is_the_querys(graded):
     for chosen in filters:
         rows = histories.history_filtered(member=member, filters=chosen)
         counted = histories.history_counted(member=member, filters=chosen, rows=rows)
-        assert counted.count() == len(counted) == rows.count()
+        assert counted.count() == rows.count()
         assert list(counted[0:5]) == list(rows[0:5])
     withdrawn = SessionGrade.objects.filter(member=member, live=False).count()
     assert withdrawn and SessionGrade.objects.filter(member=member).count() > rows.count()
@@ -108,7 +108,8 @@ def test_the_members_rows_are_read_by_the_compiled_query_as_the_orm_reads_them(g
     """Compiled once per connection with the member as its one parameter (not the ORM's
     compilation on every cold page), and giving the ORM's rows."""
     member = graded.me
-    assert digest._rows_of(member.pk) == list(digest._rows_query(member.pk))
+    rows = digest._rows_of(member.pk)
+    assert rows and sorted(rows) == sorted(digest._rows_query(member.pk))
     assert digest._rows_of._compiled()[1] is not None
 
 
