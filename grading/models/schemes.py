@@ -87,7 +87,10 @@ class PPIRating(models.Model):
 class PPIPoint(models.Model):
     """One value of a member's PPI history: after the event of scheme entry ``seq``."""
 
-    member = models.ForeignKey("members.Member", on_delete=models.CASCADE, related_name="+")
+    # No index of its own: the unique (member, seq) and the chart's index lead with it.
+    member = models.ForeignKey(
+        "members.Member", on_delete=models.CASCADE, related_name="+", db_index=False
+    )
     version = models.ForeignKey(
         SessionVersion, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -102,6 +105,12 @@ class PPIPoint(models.Model):
         ordering = ["seq"]
         constraints = [
             models.UniqueConstraint(fields=["member", "seq"], name="ppi_point_once_per_event")
+        ]
+        # The grade card's PPI chart (``grading.schemes.selectors.ppi_view``) reads a member's
+        # points from this index alone: their points lie together in it, where the table holds
+        # them in the order they were folded, one page each (docs/decisions.md).
+        indexes = [
+            models.Index(fields=["member", "date", "seq"], include=["ppi"], name="ppi_chart")
         ]
 
     def __str__(self) -> str:

@@ -86,6 +86,13 @@ def _ppi_player(row: PPIRating) -> PPIPlayer:
     return PPIPlayer(row.member.national_number, row.ppi, row.boards, months)
 
 
+def ppi_chart_points(*, member: Member):
+    """The member's PPI points as (date, PPI), drawn by date of play (a late upload's point
+    takes its place in time), not fold order; as tuples, not model instances (the cold card's
+    cost). Answered from the ``ppi_chart`` index alone on PostgreSQL."""
+    return PPIPoint.objects.filter(member=member).order_by("date", "seq").values_list("date", "ppi")
+
+
 def ppi_view(*, member: Member, viewer=None, today: dt.date | None = None) -> PPIView:
     """A member's PPI card (S10) as ``viewer`` may see it (S7)."""
     own = is_own(member, viewer)
@@ -100,11 +107,7 @@ def ppi_view(*, member: Member, viewer=None, today: dt.date | None = None) -> PP
     row.member = member  # the member asked for: not read again
     number = member.national_number
     standing = ppi_standing(PPIState({number: _ppi_player(row)}), number, as_of)
-    # Drawn by date of play (a late upload's point takes its place in time), not fold order;
-    # a decade's points as (date, PPI) only, not as model instances (the cold card's cost).
-    points = list(
-        PPIPoint.objects.filter(member=member).order_by("date", "seq").values_list("date", "ppi")
-    )
+    points = list(ppi_chart_points(member=member))
     symbol, name, red = SUITS[standing.suit]
     return PPIView(
         ppi=round(standing.ppi, 2),
