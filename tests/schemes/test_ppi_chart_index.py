@@ -21,13 +21,18 @@ def _two_sessions_late_one_last(upload, club):
     return Member.objects.get(national_number="1001")
 
 
-def test_the_chart_s_points_come_from_the_index_alone(postgres, club, upload):
-    member = _two_sessions_late_one_last(upload, club)
+def _plan(queryset) -> str:
+    """The query's plan, the table being tiny: the planner made to show which index could
+    answer it (no sequential or bitmap scan), as it does for a national table."""
     with connection.cursor() as cursor:
-        # a tiny table: make the planner show which index could answer the query by itself
         cursor.execute("SET LOCAL enable_seqscan = off")
         cursor.execute("SET LOCAL enable_bitmapscan = off")
-        plan = ppi_chart_points(member=member).explain()
+        return queryset.explain()
+
+
+def test_the_chart_s_points_come_from_the_index_alone(postgres, club, upload):
+    member = _two_sessions_late_one_last(upload, club)
+    plan = _plan(ppi_chart_points(member=member))
     assert "Index Only Scan using ppi_chart" in plan
 
 
@@ -47,9 +52,6 @@ def test_the_chart_s_points_are_by_date_of_play_then_fold_order(club, upload):
 def test_a_query_the_index_does_not_cover_is_not_planned_index_only(postgres, club, upload):
     """The plan check above can fail: a column the index does not hold needs the table."""
     member = _two_sessions_late_one_last(upload, club)
-    with connection.cursor() as cursor:
-        cursor.execute("SET LOCAL enable_seqscan = off")
-        cursor.execute("SET LOCAL enable_bitmapscan = off")
-        plan = ppi_chart_points(member=member).values_list("date", "ppi", "boards").explain()
+    plan = _plan(ppi_chart_points(member=member).values_list("date", "ppi", "boards"))
     assert "Index Only Scan" not in plan
     assert "ppi_chart" in plan or "ppi_point_once_per_event" in plan
