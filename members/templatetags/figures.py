@@ -17,3 +17,12 @@ def two_places(value) -> str:
     if isinstance(value, float) or (isinstance(value, int) and not isinstance(value, bool)):
         return two_decimals(value)
     return floatformat(value, 2)
+
+
+@register.filter
+def count(value) -> str:
+    """A count as a reader writes it, its thousands separated ("37,377 boards"); anything
+    else (None, text) as it is."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return "" if value is None else str(value)

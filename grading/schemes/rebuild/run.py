@@ -255,10 +255,10 @@ class _PPI:
         """The points of the chunk just folded."""
         fold = self.fold
         if not isinstance(fold, CPPIFold):
-            return ppi_points_write(fold.points_take(), self.members, events)
+            return ppi_points_write(fold.points_take(), self.members, events, frozen=True)
         for number in fold.numbers[len(self.member_of) :]:  # (from a payload: maybe none)
             self.member_of.append(self.members.get(number, -1))
-        return ppi_columns_write(fold.points_take(), self.member_of, events)
+        return ppi_columns_write(fold.points_take(), self.member_of, events, frozen=True)
 
 
 # --------------------------------------------------------------------------------------------

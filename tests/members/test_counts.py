@@ -1,0 +1,50 @@
+"""Counts on the pages are written with their thousands separated ("37,377 boards in all"), as
+a reader writes them (docs/decisions.md, "Counts are written with a thousands separator")."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+from django.template import Context, Template
+from django.template.loader import render_to_string
+
+from members.templatetags.figures import count
+
+
+@pytest.mark.parametrize(
+    ("value", "written"),
+    [
+        (0, "0"),
+        (999, "999"),
+        (1000, "1,000"),
+        (37377, "37,377"),
+        (1234567, "1,234,567"),
+        (-1500, "-1,500"),
+        (None, ""),
+        ("n/a", "n/a"),
+        (True, "True"),
+    ],
+)
+def test_a_count_is_written_with_its_thousands_separated(value, written):
+    assert count(value) == written
+
+
+def test_the_filter_is_what_the_templates_load():
+    html = Template("{% load figures %}{{ n|count }} boards").render(Context({"n": 12500}))
+    assert html == "12,500 boards"
+
+
+def test_the_ppi_card_writes_a_decade_s_boards_with_a_separator():
+    ppi = SimpleNamespace(
+        ppi=55.1,
+        text="55.10%",
+        suit=None,
+        provisional=False,
+        boards=37377,
+        recent_boards=1204,
+        active=True,
+        chart=None,
+    )
+    html = render_to_string("schemes/ppi_card.html", {"schemes": SimpleNamespace(ppi=ppi)})
+    assert "37,377 boards in all, 1,204 in the last 3 months" in html
