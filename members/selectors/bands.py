@@ -108,7 +108,7 @@ def status_info(status: str, boards_in_window: int, params: NGSParams = NGS_DEFA
         return StatusInfo(
             status,
             label,
-            f"{pad} to {mature - 1} boards in the last {params.window_years} years: the "
+            f"{pad:,} to {mature - 1:,} boards in the last {params.window_years} years: the "
             "grade is published and still moves quickly.",
             Status.MATURE.label,
             max(mature - boards_in_window, 0),
@@ -117,7 +117,7 @@ def status_info(status: str, boards_in_window: int, params: NGSParams = NGS_DEFA
         return StatusInfo(
             status,
             label,
-            f"{mature} or more boards in the last {params.window_years} years: the grade "
+            f"{mature:,} or more boards in the last {params.window_years} years: the grade "
             "rests on a full window of results.",
             None,
             None,

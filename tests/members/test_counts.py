@@ -9,6 +9,7 @@ import pytest
 from django.template import Context, Template
 from django.template.loader import render_to_string
 
+from members.selectors.bands import status_info
 from members.templatetags.figures import count
 
 
@@ -48,3 +49,8 @@ def test_the_ppi_card_writes_a_decade_s_boards_with_a_separator():
     )
     html = render_to_string("schemes/ppi_card.html", {"schemes": SimpleNamespace(ppi=ppi)})
     assert "37,377 boards in all, 1,204 in the last 3 months" in html
+
+
+def test_the_status_meanings_write_their_board_counts_with_a_separator():
+    assert status_info("M", 1200).meaning.startswith("1,000 or more boards in the last 3 years")
+    assert status_info("E", 408).meaning.startswith("300 to 999 boards in the last 3 years")
