@@ -71,7 +71,7 @@ class BandCount:
 
     @property
     def text(self) -> str:
-        return "fewer than 5" if self.count is None else str(self.count)
+        return "fewer than 5" if self.count is None else f"{self.count:,}"
 
 
 @dataclass
@@ -97,7 +97,7 @@ class Distribution:
 
     @property
     def private_text(self) -> str:
-        return "fewer than 5" if self.private is None else str(self.private)
+        return "fewer than 5" if self.private is None else f"{self.private:,}"
 
 
 def _distribution(name: str, slug: str, counts: dict[str, int], private: int) -> Distribution:

@@ -9,7 +9,8 @@ import pytest
 from django.template import Context, Template
 from django.template.loader import render_to_string
 
-from members.selectors.bands import status_info
+from members.selectors.bands import band_card, status_info
+from members.selectors.public import BandCount, Distribution
 from members.templatetags.figures import count
 
 
@@ -54,3 +55,10 @@ def test_the_ppi_card_writes_a_decade_s_boards_with_a_separator():
 def test_the_status_meanings_write_their_board_counts_with_a_separator():
     assert status_info("M", 1200).meaning.startswith("1,000 or more boards in the last 3 years")
     assert status_info("E", 408).meaning.startswith("300 to 999 boards in the last 3 years")
+
+
+def test_the_national_band_counts_are_written_with_a_separator():
+    band = band_card("Two")
+    assert BandCount(band, 12345).text == "12,345"
+    assert BandCount(band, None).text == "fewer than 5"
+    assert Distribution("National", "", [], False, private=4321).private_text == "4,321"
