@@ -14,6 +14,7 @@ from grading.engine.ngs import (
 )
 from grading.models import CurrentGrade
 from grading.privacy import PUBLISHED_STATUSES, public_q
+from members.selectors.base import count_text
 
 Status = CurrentGrade.Status
 
@@ -108,7 +109,7 @@ def status_info(status: str, boards_in_window: int, params: NGSParams = NGS_DEFA
         return StatusInfo(
             status,
             label,
-            f"{pad:,} to {mature - 1:,} boards in the last {params.window_years} years: the "
+            f"{count_text(pad)} to {count_text(mature - 1)} boards in the last {params.window_years} years: the "
             "grade is published and still moves quickly.",
             Status.MATURE.label,
             max(mature - boards_in_window, 0),
@@ -117,7 +118,7 @@ def status_info(status: str, boards_in_window: int, params: NGSParams = NGS_DEFA
         return StatusInfo(
             status,
             label,
-            f"{mature:,} or more boards in the last {params.window_years} years: the grade "
+            f"{count_text(mature)} or more boards in the last {params.window_years} years: the grade "
             "rests on a full window of results.",
             None,
             None,

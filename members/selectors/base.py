@@ -1,4 +1,5 @@
-"""Helpers every member page shares: the member of a login, the parameter set, score units."""
+"""Helpers every member page shares: the member of a login, the parameter set, score units,
+counts as written."""
 
 from __future__ import annotations
 
@@ -44,3 +45,11 @@ def score_text(value: float | None, scoring: str) -> str:
     if unit == "points":
         return f"{value:.0f} points"
     return f"{value:.2f}"
+
+
+def count_text(value) -> str:
+    """A count as a reader writes it, its thousands separated ("37,377 boards"); anything
+    else (None: empty; text) as it is. The pages' one way of writing a count."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return "" if value is None else str(value)

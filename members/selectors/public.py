@@ -27,6 +27,7 @@ from grading.privacy import (
 )
 from members.models import Member
 from members.selectors.bands import BandCard, band_card, band_counts, band_limits
+from members.selectors.base import count_text
 
 Status = CurrentGrade.Status
 
@@ -71,7 +72,7 @@ class BandCount:
 
     @property
     def text(self) -> str:
-        return "fewer than 5" if self.count is None else f"{self.count:,}"
+        return "fewer than 5" if self.count is None else count_text(self.count)
 
 
 @dataclass
@@ -97,7 +98,7 @@ class Distribution:
 
     @property
     def private_text(self) -> str:
-        return "fewer than 5" if self.private is None else f"{self.private:,}"
+        return "fewer than 5" if self.private is None else count_text(self.private)
 
 
 def _distribution(name: str, slug: str, counts: dict[str, int], private: int) -> Distribution:

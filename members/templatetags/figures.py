@@ -6,6 +6,7 @@ from django import template
 from django.template.defaultfilters import floatformat
 
 from members.charts import two_decimals
+from members.selectors.base import count_text
 
 register = template.Library()
 
@@ -21,8 +22,5 @@ def two_places(value) -> str:
 
 @register.filter
 def count(value) -> str:
-    """A count as a reader writes it, its thousands separated ("37,377 boards"); anything
-    else (None, text) as it is."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return f"{value:,}"
-    return "" if value is None else str(value)
+    """``count_text``: a count with its thousands separated."""
+    return count_text(value)
