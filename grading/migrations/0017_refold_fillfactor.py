@@ -7,7 +7,7 @@ are rewritten; a table a whole refold has updated is twice its packed size eithe
 
 from django.db import migrations
 
-from grading.migrations._fillfactor import fillfactor_half
+from grading.migrations._table_parameters import fillfactor_half
 
 TABLES = ("grading_sessiongrade", "grading_pairresult", "grading_ledgerhistory")
 

@@ -9,7 +9,7 @@ on the row's own page it is a HOT update. Existing pages keep their fill until r
 
 from django.db import migrations
 
-from grading.migrations._fillfactor import fillfactor_half
+from grading.migrations._table_parameters import fillfactor_half
 
 TABLES = ("grading_partnershipgrade", "grading_ledgersubject")
 

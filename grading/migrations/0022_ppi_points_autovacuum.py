@@ -4,12 +4,13 @@ member's points from the index alone only where their table pages are marked all
 schemes' rebuild writes its points marked, and the points each upload adds are marked by a
 VACUUM. PostgreSQL's default starts one after inserts of 20 % of the table: 2.5 million points
 nationally, about two years of a union's sessions, during which every member's newer points
-would be read from the table again. A fixed count, about a week of points nationally, keeps
-the unmarked points few; each such VACUUM reads only the pages not yet marked."""
+would be read from the table again. A fixed count, about six days of points nationally (12.5 million
+over the decade), keeps the unmarked points few; such a VACUUM skips the table's pages
+already marked."""
 
 from django.db import migrations
 
-from grading.migrations._fillfactor import table_parameters
+from grading.migrations._table_parameters import table_parameters
 
 NEW_POINTS = 20_000
 

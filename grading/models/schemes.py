@@ -106,9 +106,9 @@ class PPIPoint(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["member", "seq"], name="ppi_point_once_per_event")
         ]
-        # The grade card's PPI chart (``grading.schemes.selectors.ppi_chart_points``) reads a member's
-        # points from this index alone: their points lie together in it, where the table holds
-        # them in the order they were folded, one page each (docs/decisions.md).
+        # The grade card's PPI chart (``grading.schemes.selectors.ppi_chart_points``) reads a
+        # member's points from this index alone: their points lie together in it, where the
+        # table holds them in the order they were folded, one page each (docs/decisions.md).
         indexes = [
             models.Index(fields=["member", "date", "seq"], include=["ppi"], name="ppi_chart")
         ]

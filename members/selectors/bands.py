@@ -109,8 +109,8 @@ def status_info(status: str, boards_in_window: int, params: NGSParams = NGS_DEFA
         return StatusInfo(
             status,
             label,
-            f"{count_text(pad)} to {count_text(mature - 1)} boards in the last {params.window_years} years: the "
-            "grade is published and still moves quickly.",
+            f"{count_text(pad)} to {count_text(mature - 1)} boards in the last "
+            f"{params.window_years} years: the grade is published and still moves quickly.",
             Status.MATURE.label,
             max(mature - boards_in_window, 0),
         )
@@ -118,8 +118,8 @@ def status_info(status: str, boards_in_window: int, params: NGSParams = NGS_DEFA
         return StatusInfo(
             status,
             label,
-            f"{count_text(mature)} or more boards in the last {params.window_years} years: the grade "
-            "rests on a full window of results.",
+            f"{count_text(mature)} or more boards in the last {params.window_years} years: "
+            "the grade rests on a full window of results.",
             None,
             None,
         )

@@ -20,7 +20,5 @@ def two_places(value) -> str:
     return floatformat(value, 2)
 
 
-@register.filter
-def count(value) -> str:
-    """``count_text``: a count with its thousands separated."""
-    return count_text(value)
+# ``{{ n|count }}``: a count with its thousands separated (``count_text``).
+register.filter("count", count_text)

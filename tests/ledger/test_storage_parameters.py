@@ -1,5 +1,5 @@
 """The tables' PostgreSQL storage parameters as the migrations set them (grading/migrations/
-_fillfactor.py): room on each page for a refold's in-place rewrites (0017, 0019; fillfactor 50,
+_table_parameters.py): room on each page for a refold's in-place rewrites (0017, 0019; fillfactor 50,
 docs/decisions.md), and autovacuum's visits to the PPI points after a fixed count of new
 points, so the chart's index-only scan keeps finding their pages marked (0022)."""
 

@@ -25,22 +25,20 @@ def _two_sessions_late_one_last(upload, club):
     return Member.objects.get(national_number="1001")
 
 
-def _plan(queryset) -> str:
-    """The query's plan, the table being tiny: the planner made to show which index could
-    answer it (no sequential or bitmap scan), as it does for a national table."""
+def _plan(queryset, **options) -> str:
+    """The query's plan (``options``: EXPLAIN's), the table being tiny: the planner made to
+    show which index could answer it (no sequential or bitmap scan), as it does for a
+    national table."""
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_seqscan = off")
         cursor.execute("SET LOCAL enable_bitmapscan = off")
-        return queryset.explain()
+        return queryset.explain(**options)
 
 
 def _heap_fetches(queryset) -> int:
     """How many rows the chart's index-only scan had to look up in the table (those on
     pages not marked visible to all)."""
-    with connection.cursor() as cursor:
-        cursor.execute("SET LOCAL enable_seqscan = off")
-        cursor.execute("SET LOCAL enable_bitmapscan = off")
-        plan = queryset.explain(analyze=True)
+    plan = _plan(queryset, analyze=True)
     fetches = [line for line in plan.splitlines() if "Heap Fetches:" in line]
     assert fetches, plan
     return int(fetches[0].split("Heap Fetches:")[1])
